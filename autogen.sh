@@ -1,0 +1,3 @@
+#!/bin/sh
+# Regenerate the build system.
+exec autoreconf -fi

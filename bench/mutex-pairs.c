@@ -1,0 +1,166 @@
+/*
+ * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair.
+ *
+ *   mutex-pairs [--write] [N] [ROUNDS]      (defaults: N=1000000, ROUNDS=5)
+ *
+ * After a warm-up, runs ROUNDS rounds of N lock+unlock pairs on one default
+ * mutex and times each round with CLOCK_MONOTONIC. Prints one line:
+ *
+ *   ns_per_pair=<median> min=<fastest round> max=<slowest round> pairs=<N*ROUNDS> impl=<lib>
+ *
+ * impl= names the object that pthread_mutex_lock resolved to, so a caller
+ * can tell whether a preloaded wrapper really interposed.
+ *
+ * --write times N write(fd, buf, 1) calls to /dev/null per round instead
+ * (ns_per_write=..., writes=...), for the write() row of the benchmarks.
+ *
+ * It is used by run-mutex.sh to compare running bare, under a dormant
+ * shimtrace preload, under shimtrace recording and under LTTng-UST.
+ *
+ * Single thread on purpose: no other thread is ever created, because a
+ * second thread would switch glibc off its single-threaded fast paths
+ * (e.g. atomics skipped while the process has one thread) and the bare
+ * numbers would no longer be the baseline a traced program starts from.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static int devnull = -1;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void mutex_pairs(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		pthread_mutex_lock(&mutex);
+		pthread_mutex_unlock(&mutex);
+	}
+}
+
+static void writes(unsigned long n)
+{
+	static const char buf[1] = { 'x' };
+
+	for (unsigned long i = 0; i < n; i++) {
+		if (write(devnull, buf, 1) != 1) {
+			perror("write");
+			exit(1);
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static unsigned long parse_count(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || s[0] == '-') {
+		fprintf(stderr, "mutex-pairs: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Short name of the object defining fn, as the dynamic linker bound it. */
+static const char *impl_of(void *fn)
+{
+	Dl_info info;
+	const char *slash;
+
+	if (!dladdr(fn, &info) || !info.dli_fname || !*info.dli_fname)
+		return "?";
+	slash = strrchr(info.dli_fname, '/');
+	return slash ? slash + 1 : info.dli_fname;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = 1000000, rounds = 5, warm;
+	int argi = 1, write_mode = 0, nargs = 0;
+	void (*body)(unsigned long) = mutex_pairs;
+	const char *unit = "pair", *impl;
+	double *ns;
+
+	for (; argi < argc; argi++) {
+		if (strcmp(argv[argi], "--write") == 0) {
+			write_mode = 1;
+		} else if (strcmp(argv[argi], "-h") == 0 || strcmp(argv[argi], "--help") == 0) {
+			printf("usage: %s [--write] [N] [ROUNDS]\n", argv[0]);
+			return 0;
+		} else if (nargs == 0) {
+			n = parse_count(argv[argi], "N");
+			nargs++;
+		} else if (nargs == 1) {
+			rounds = parse_count(argv[argi], "ROUNDS");
+			nargs++;
+		} else {
+			fprintf(stderr, "usage: %s [--write] [N] [ROUNDS]\n", argv[0]);
+			return 2;
+		}
+	}
+
+	if (write_mode) {
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (devnull < 0) {
+			perror("/dev/null");
+			return 1;
+		}
+		body = writes;
+		unit = "write";
+		impl = impl_of((void *)write);
+	} else {
+		impl = impl_of((void *)pthread_mutex_lock);
+	}
+
+	ns = calloc(rounds, sizeof(*ns));
+	if (!ns) {
+		perror("calloc");
+		return 1;
+	}
+
+	/* Warm-up: fault in code and data, let the CPU clock settle. */
+	warm = n < 100000 ? n : 100000;
+	body(warm);
+
+	for (unsigned long r = 0; r < rounds; r++) {
+		double t0 = now_ns();
+
+		body(n);
+		ns[r] = (now_ns() - t0) / (double)n;
+	}
+
+	qsort(ns, rounds, sizeof(*ns), cmp_double);
+	printf("ns_per_%s=%.2f min=%.2f max=%.2f %ss=%lu impl=%s\n", unit,
+	       rounds % 2 ? ns[rounds / 2] : (ns[rounds / 2 - 1] + ns[rounds / 2]) / 2,
+	       ns[0], ns[rounds - 1], unit, n * rounds, impl);
+	free(ns);
+	if (devnull >= 0)
+		close(devnull);
+	return 0;
+}

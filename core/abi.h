@@ -1,0 +1,238 @@
+/*
+ * The contract between a traced process (core/) and the session daemon
+ * (ctl/): shared-memory layouts and control-socket messages.
+ *
+ * Shared memory holds fixed-size integers and offsets, never pointers. The
+ * daemon maps what a process gives it and trusts none of it: every count,
+ * offset and length read from here is bounds-checked on the daemon side.
+ *
+ * Three kinds of shared memory, all memfds created by the process:
+ *
+ *   status  page 0: struct st_abi_control (daemon writes the session
+ *                   configurations, the process writes its loss counters)
+ *           page k: the state page of the k-th registered provider
+ *                   (struct st_provider_state, daemon writes masks and ids)
+ *   pool    one per (process, session): page 0 struct st_abi_pool, then
+ *           `nslots` per-thread ring buffers (struct st_abi_slot + data)
+ *
+ * Sub-buffer protocol of one slot (one producer: the owning thread; one
+ * consumer: the daemon). Sequence numbers s = 0, 1, 2, ... name the
+ * successive sub-buffers; s lives in sb[s % sb_count].
+ *
+ *   producer opens s    sb.commit = 0, sb.closed = 0, sb.tid; then
+ *                       store-release sb.seq = s + 1
+ *   producer writes     record bytes, then store-release sb.commit = end
+ *   producer closes s   sb.events; store-release sb.closed = 1
+ *   consumer reads s    when sb.seq == s + 1: bytes [read, sb.commit); once
+ *                       sb.closed, all of it, then store-release
+ *                       slot.rseq = s + 1 (discard mode only)
+ *
+ *   discard mode: the producer opens s + 1 only when s + 1 - rseq < sb_count,
+ *                 otherwise it drops the event and counts it in lost_full.
+ *   overwrite:    the producer opens s + 1 unconditionally; the consumer
+ *                 copies a sub-buffer and keeps the copy only if sb.seq is
+ *                 unchanged afterwards (the producer writes seq before data).
+ *
+ * Every committed byte is a whole record, so a consumer reading after the
+ * process died (SIGKILL) finds complete records up to sb.commit.
+ */
+#ifndef ST_ABI_H
+#define ST_ABI_H
+
+#include <stdint.h>
+
+#define ST_ABI_VERSION 1
+#define ST_ABI_PAGE 4096u
+
+#define ST_ABI_MAX_SESSIONS 32
+#define ST_ABI_NAME_MAX 64 /* provider, tracepoint and field names, NUL included */
+#define ST_ABI_MSG_MAX 65536 /* largest control message */
+
+/* ---- event records, byte-packed, copied verbatim into CTF streams ---- */
+
+/* event.header, then the stream event context (vpid, ip), then fields. */
+struct st_abi_record {
+	uint16_t id;
+	uint64_t timestamp;
+	int32_t vpid;
+	uint64_t ip;
+} __attribute__((packed));
+
+#define ST_ABI_RECORD_HDR ((uint32_t)sizeof(struct st_abi_record))
+
+/* ---- status page 0 ---- */
+
+enum st_abi_clock {
+	ST_CLOCK_MONOTONIC = 1, /* CLOCK_MONOTONIC, nanoseconds */
+	ST_CLOCK_TSC = 2,	/* rdtsc, cycles */
+};
+
+enum st_abi_mode {
+	ST_MODE_DISCARD = 1,
+	ST_MODE_OVERWRITE = 2,
+};
+
+/* Limits the process enforces on what the daemon configures. */
+#define ST_ABI_SB_SIZE_MIN 4096u
+#define ST_ABI_SB_SIZE_MAX (64u << 20)
+#define ST_ABI_SB_COUNT_MIN 2u
+#define ST_ABI_SB_COUNT_MAX 1024u
+#define ST_ABI_SLOTS_MAX 4096u
+
+struct st_abi_session {
+	uint32_t generation; /* daemon: nonzero while the session exists */
+	uint32_t mode;	     /* enum st_abi_mode */
+	uint32_t sb_size;    /* bytes per sub-buffer, a multiple of ST_ABI_PAGE */
+	uint32_t sb_count;   /* sub-buffers per thread buffer */
+	uint32_t nslots;     /* thread buffers per process: the memory bound */
+	uint32_t pad;
+};
+
+struct st_abi_control {
+	uint32_t magic; /* ST_ABI_CONTROL_MAGIC, written by the process */
+	uint32_t version;
+	/* daemon-written */
+	uint32_t clock;	    /* enum st_abi_clock */
+	uint32_t ns_shift;  /* ns = (cycles * ns_mult) >> ns_shift */
+	uint64_t ns_mult;
+	struct st_abi_session session[ST_ABI_MAX_SESSIONS];
+	/* process-written: events dropped for want of a buffer, per session */
+	uint64_t lost_no_buffer[ST_ABI_MAX_SESSIONS];
+};
+
+#define ST_ABI_CONTROL_MAGIC 0x53544331u /* "STC1" */
+
+/* ---- buffer pools ---- */
+
+struct st_abi_pool {
+	uint32_t magic; /* ST_ABI_POOL_MAGIC */
+	uint32_t version;
+	uint32_t session;
+	uint32_t generation;
+	uint32_t mode;
+	uint32_t sb_size;
+	uint32_t sb_count;
+	uint32_t nslots;
+	uint64_t slot_size; /* bytes per slot: header area + sb_count * sb_size */
+	uint64_t hdr_size;  /* bytes of a slot's header area, page multiple */
+};
+
+#define ST_ABI_POOL_MAGIC 0x53545031u /* "STP1" */
+
+struct st_abi_subbuf {
+	uint64_t seq;	 /* s + 1 of the content; 0 when never used */
+	uint64_t commit; /* bytes of complete records */
+	uint64_t events; /* records in the sub-buffer, written when closed */
+	uint32_t tid;	 /* writer thread */
+	uint32_t closed; /* 1 once the producer left this sub-buffer */
+};
+
+struct st_abi_slot {
+	uint32_t owner; /* tid of the owning thread; 0 when free (CAS) */
+	uint32_t pad;
+	uint64_t rseq;	      /* consumer: next sequence to consume */
+	uint64_t lost_full;   /* producer: dropped, buffer full */
+	uint64_t lost_nested; /* producer, in signal handlers: dropped, nested */
+	uint64_t overwritten; /* producer: events overwritten (overwrite mode) */
+	uint64_t reserved[3];
+	struct st_abi_subbuf sb[]; /* sb_count */
+};
+
+/* The slot header area, rounded to whole pages. */
+static inline uint64_t st_abi_slot_hdr_size(uint32_t sb_count)
+{
+	uint64_t n = sizeof(struct st_abi_slot) + (uint64_t)sb_count * sizeof(struct st_abi_subbuf);
+
+	return (n + ST_ABI_PAGE - 1) / ST_ABI_PAGE * ST_ABI_PAGE;
+}
+
+/* ---- control socket messages (SOCK_SEQPACKET, one message per packet) ----
+ *
+ * Every message starts with struct st_abi_msg; `len` counts the whole
+ * message. Variable parts are packed byte strings read with bounds checks.
+ */
+enum st_abi_msg_type {
+	ST_MSG_HELLO = 1,   /* P->D + status memfd: struct st_abi_hello */
+	ST_MSG_PROVIDER,    /* P->D: a provider and its tracepoints */
+	ST_MSG_PROVIDER_GONE, /* P->D: struct st_abi_provider_gone */
+	ST_MSG_MAPS,	    /* P->D: struct st_abi_maps */
+	ST_MSG_SYNC,	    /* P->D: struct st_abi_sync, answered by READY */
+	ST_MSG_READY,	    /* D->P: struct st_abi_sync, once all before is done */
+	ST_MSG_POOL,	    /* P->D + pool memfd: struct st_abi_pool_msg */
+	ST_MSG_SUBBUF,	    /* P->D: struct st_abi_subbuf_msg */
+	ST_MSG_EXIT,	    /* P->D: the process is exiting */
+};
+
+struct st_abi_msg {
+	uint32_t type;
+	uint32_t len;
+};
+
+struct st_abi_hello {
+	struct st_abi_msg hdr;
+	uint32_t version;     /* ST_ABI_VERSION */
+	int32_t ppid;
+	uint32_t status_size; /* bytes of the status memfd */
+	uint32_t pad;
+	char name[16];	      /* comm */
+	/* followed by the executable path, NUL-terminated */
+};
+
+/*
+ * ST_MSG_PROVIDER body: struct st_abi_provider, then `count` tracepoints,
+ * each: uint32 slot, uint32 nfields, name (NUL-terminated), then nfields
+ * times: uint32 type, name (NUL-terminated).
+ */
+struct st_abi_provider {
+	struct st_abi_msg hdr;
+	uint32_t page; /* page index in the status memfd */
+	uint32_t count;
+	char name[ST_ABI_NAME_MAX];
+};
+
+struct st_abi_provider_gone {
+	struct st_abi_msg hdr;
+	uint32_t page;
+	uint32_t pad;
+};
+
+/*
+ * ST_MSG_MAPS: the process's mappings changed (or are first reported). The
+ * daemon reads /proc/PID/maps and the ELF files itself and writes the
+ * statedump events with timestamp `ts`; the process sends a SYNC after it
+ * and waits, so the mappings are still there when the daemon looks.
+ */
+enum st_abi_maps_kind {
+	ST_MAPS_STATEDUMP = 1, /* registration: every loaded object */
+	ST_MAPS_DLOPEN = 2,    /* after a successful dlopen */
+	ST_MAPS_DLCLOSE = 3,   /* after dlclose */
+};
+
+struct st_abi_maps {
+	struct st_abi_msg hdr;
+	uint32_t kind; /* enum st_abi_maps_kind */
+	uint32_t pad;
+	/* When, in both clocks: the daemon picks the trace's. */
+	uint64_t ts_tsc;
+	uint64_t ts_mono;
+};
+
+struct st_abi_sync {
+	struct st_abi_msg hdr;
+	uint64_t seq; /* echoed in the READY that answers it */
+};
+
+struct st_abi_pool_msg {
+	struct st_abi_msg hdr;
+	uint32_t session;
+	uint32_t generation;
+	uint64_t size; /* bytes of the pool memfd */
+};
+
+struct st_abi_subbuf_msg {
+	struct st_abi_msg hdr;
+	uint32_t session;
+	uint32_t slot;
+};
+
+#endif /* ST_ABI_H */

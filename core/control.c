@@ -1,0 +1,302 @@
+/*
+ * The process side of the control socket: registration with the session
+ * daemon (the status query) and the messages the process sends.
+ *
+ * Registration connects to the daemon's SOCK_SEQPACKET socket, sends HELLO
+ * with the status memfd, the providers and a MAPS message, then SYNC, and
+ * waits a bounded time for READY: by then the daemon has written the
+ * session configurations and enable bits into the status memory, so the
+ * process traces from its first call. With no daemon, connect() fails at
+ * once and the process runs with everything disabled.
+ *
+ * The socket's descriptor number is kept for the life of the process (a
+ * new connection is dup3()'d onto it), and every use first checks that the
+ * number still refers to our socket: a program that closes descriptors it
+ * does not own must not make us write into a file it opens next.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+
+#include "internal.h"
+#include "sys.h"
+
+int st__ctl_fd = -1;
+
+static bool connected;
+static dev_t ctl_dev;
+static ino_t ctl_ino;
+static uint64_t sync_seq, ready_seen;
+static int timeout_ms = 500;
+
+#define MAX_PATHS 3
+static struct sockaddr_un paths[MAX_PATHS];
+static int npaths;
+
+static void add_path(const char *dir)
+{
+	struct sockaddr_un *a = &paths[npaths];
+
+	if (!dir || !*dir || npaths >= MAX_PATHS ||
+	    strlen(dir) + sizeof("/shimtrace.sock") > sizeof(a->sun_path))
+		return;
+	a->sun_family = AF_UNIX;
+	strcpy(a->sun_path, dir);
+	strcat(a->sun_path, "/shimtrace.sock");
+	npaths++;
+}
+
+/*
+ * Where daemons listen, in order: $SHIMTRACE_RUNDIR (set by `shimtrace
+ * record` for its private daemon; nothing else is tried then), the user's
+ * daemon under $XDG_RUNTIME_DIR/shimtrace, the system daemon.
+ */
+void st__control_setup(void)
+{
+	const char *rundir = getenv("SHIMTRACE_RUNDIR");
+	const char *t = getenv("SHIMTRACE_TIMEOUT_MS");
+	char buf[sizeof(paths[0].sun_path)];
+
+	if (t && atoi(t) > 0)
+		timeout_ms = atoi(t);
+	if (rundir && *rundir) {
+		add_path(rundir);
+		return;
+	}
+	t = getenv("XDG_RUNTIME_DIR");
+	if (t && *t && strlen(t) + sizeof("/shimtrace") < sizeof(buf)) {
+		strcpy(buf, t);
+		strcat(buf, "/shimtrace");
+		add_path(buf);
+	}
+	add_path("/run/shimtrace");
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* True when fd still is the descriptor we opened (dev and inode match). */
+static bool fd_is(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && st__sys2(SYS_fstat, fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+static int raw_send(int fd, const void *msg, uint32_t len, int pass_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	return (int)st__sys3(SYS_sendmsg, fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* The daemon went away (or our descriptor was taken): stop tracing. */
+static void lost(void)
+{
+	int fd = st__status_fd();
+
+	connected = false;
+	if (st__ctl_fd >= 0)
+		st__sys2(SYS_shutdown, st__ctl_fd, SHUT_RDWR);
+	/* Switch every tracepoint off: nobody would read the events. */
+	if (fd >= 0) {
+		static const uint8_t zero[ST_ABI_PAGE];
+
+		for (uint32_t p = 1; p < st__status_size() / ST_ABI_PAGE; p++)
+			st__sys4(SYS_pwrite64, fd, zero, ST_ABI_PAGE, (long)p * ST_ABI_PAGE);
+	}
+}
+
+int st__control_send(const void *msg, uint32_t len, int pass_fd)
+{
+	const struct st_abi_msg *m = msg;
+	int fd = st__ctl_fd, ret;
+
+	if (!connected || !fd_is(fd, ctl_dev, ctl_ino)) {
+		if (connected)
+			lost();
+		return -ENOTCONN;
+	}
+	ret = raw_send(fd, msg, len, pass_fd);
+	if (ret == -EAGAIN && m->type != ST_MSG_SUBBUF) {
+		/* The daemon is slow: wait a bounded time for room. Sub-buffer
+		 * notices may be dropped: the daemon also scans periodically. */
+		struct pollfd p = { fd, POLLOUT, 0 };
+
+		st__sys3(SYS_poll, &p, 1, timeout_ms);
+		ret = raw_send(fd, msg, len, pass_fd);
+	}
+	if (ret == -EPIPE || ret == -ECONNRESET || ret == -ENOTCONN || ret == -ECONNREFUSED)
+		lost();
+	return ret < 0 ? ret : 0;
+}
+
+int st__control_sync(void)
+{
+	struct st_abi_sync m = { { ST_MSG_SYNC, sizeof(m) }, 0 };
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	int ret;
+
+	m.seq = __atomic_add_fetch(&sync_seq, 1, __ATOMIC_RELAXED);
+	ret = st__control_send(&m, sizeof(m), -1);
+	if (ret < 0)
+		return ret;
+	/* Several threads may wait at once (dlopen in two threads): whoever
+	 * reads a READY records it for all. */
+	while (__atomic_load_n(&ready_seen, __ATOMIC_ACQUIRE) < m.seq) {
+		struct st_abi_sync r;
+		struct pollfd p = { st__ctl_fd, POLLIN, 0 };
+		uint64_t now = now_ms();
+		long n;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		st__sys3(SYS_poll, &p, 1, (long)(deadline - now));
+		n = st__sys(SYS_recvfrom, st__ctl_fd, &r, sizeof(r), MSG_DONTWAIT, NULL, NULL);
+		if (n == 0 || n == -ECONNRESET) {
+			lost();
+			return -ECONNRESET;
+		}
+		if (n == (long)sizeof(r) && r.hdr.type == ST_MSG_READY) {
+			uint64_t seen = __atomic_load_n(&ready_seen, __ATOMIC_RELAXED);
+
+			while (r.seq > seen && r.seq <= m.seq &&
+			       !__atomic_compare_exchange_n(&ready_seen, &seen, r.seq, false,
+							    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+				;
+		}
+	}
+	return 0;
+}
+
+void st__control_maps_changed(uint32_t kind)
+{
+	struct st_abi_maps m = { { ST_MSG_MAPS, sizeof(m) }, kind, 0, 0, 0 };
+	struct timespec ts;
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	m.ts_tsc = ((uint64_t)hi << 32) | lo;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	m.ts_mono = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	st__control_send(&m, sizeof(m), -1);
+}
+
+static int hello(int fd)
+{
+	struct {
+		struct st_abi_hello h;
+		char exe[4096];
+	} m;
+	long n;
+
+	memset(&m.h, 0, sizeof(m.h));
+	m.h.hdr.type = ST_MSG_HELLO;
+	m.h.version = ST_ABI_VERSION;
+	m.h.ppid = (int32_t)st__sys0(SYS_getppid);
+	m.h.status_size = st__status_size();
+	st__sys2(SYS_prctl, PR_GET_NAME, m.h.name);
+	n = st__sys3(SYS_readlink, "/proc/self/exe", m.exe, sizeof(m.exe) - 1);
+	m.exe[n > 0 ? n : 0] = '\0';
+	m.h.hdr.len = (uint32_t)(sizeof(m.h) + (n > 0 ? n : 0) + 1);
+	return raw_send(fd, &m, m.h.hdr.len, st__status_fd());
+}
+
+/* Opens a connection to the first daemon that answers; -errno if none. */
+static int dial(void)
+{
+	int ret = -ENOENT;
+
+	for (int i = 0; i < npaths; i++) {
+		long fd = st__sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (fd < 0)
+			return (int)fd;
+		ret = (int)st__sys3(SYS_connect, fd, &paths[i], sizeof(paths[i]));
+		if (ret == 0)
+			return (int)fd;
+		st__close((int)fd);
+	}
+	return ret;
+}
+
+int st__control_register(void)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (st__status_fd() < 0 || npaths == 0)
+		return -ENOENT;
+	fd = dial();
+	if (fd < 0)
+		return fd;
+	/* Keep one descriptor number for good: replace the old socket. */
+	if (st__ctl_fd >= 0 && fd != st__ctl_fd) {
+		if (st__sys3(SYS_dup3, fd, st__ctl_fd, O_CLOEXEC) < 0) {
+			st__close(fd);
+			return -EBADF;
+		}
+		st__close(fd);
+		fd = st__ctl_fd;
+	}
+	if (st__sys2(SYS_fstat, fd, &st) < 0)
+		return -EBADF;
+	ctl_dev = st.st_dev;
+	ctl_ino = st.st_ino;
+	st__ctl_fd = fd;
+	ret = hello(fd);
+	if (ret < 0)
+		goto fail;
+	connected = true;
+	st__registry_send_all();
+	st__control_maps_changed(ST_MAPS_STATEDUMP);
+	ret = st__control_sync();
+	if (ret < 0)
+		goto fail;
+	st__clock_configure();
+	st__pools_create_active();
+	return 0;
+fail:
+	lost();
+	return ret;
+}
+
+/* Fork child (single-threaded): the inherited socket is the parent's. */
+void st__control_disconnect(void)
+{
+	connected = false;
+	ready_seen = 0;
+	sync_seq = 0;
+	if (st__ctl_fd >= 0 && fd_is(st__ctl_fd, ctl_dev, ctl_ino))
+		st__close(st__ctl_fd);
+	st__ctl_fd = -1;
+}

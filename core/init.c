@@ -1,0 +1,90 @@
+/*
+ * Process start, fork and exit.
+ *
+ * The constructor sets up the status memory and registers with the session
+ * daemon before main() runs. A fork child gets its own status memory and
+ * registers as a new process from the pthread_atfork child handler; until
+ * then st__live->pid is 0 (its page is wiped on fork) and events are not
+ * written. At exit the calling thread's buffers are flushed and the daemon
+ * told; buffers of threads still running are salvaged by the daemon from
+ * their commit counters.
+ *
+ * SHIMTRACE_DISABLE=1 in the environment leaves the process untouched.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "sys.h"
+
+static struct st__live live_unset; /* pid 0: nothing is written */
+struct st__live *st__live = &live_unset;
+
+static int initialised;
+
+void st__warn_once(int *once, const char *msg)
+{
+	if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
+		return;
+	st__sys3(SYS_write, 2, msg, strlen(msg));
+	st__sys3(SYS_write, 2, "\n", 1);
+}
+
+static void atfork_child(void)
+{
+	uint32_t busy = st__tls.busy;
+
+	st__tls.busy = 2;
+	st__live->pid = 0; /* in case the kernel could not wipe the page */
+	st__control_disconnect();
+	st__thread_forget();
+	st__pools_forget();
+	if (st__status_reinit_child() == 0) {
+		st__live->pid = st__getpid();
+		st__control_register();
+	}
+	st__tls.busy = busy;
+}
+
+
+void st__init(void)
+{
+	const char *off = getenv("SHIMTRACE_DISABLE");
+	struct st__live *live;
+
+	if (initialised)
+		return;
+	initialised = 1;
+	if (off && strcmp(off, "1") == 0)
+		return;
+	st__tls.busy = 2;
+	live = st__mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!live || st__status_init() < 0)
+		goto out;
+	st__sys3(SYS_madvise, live, ST_ABI_PAGE, MADV_WIPEONFORK);
+	live->pid = st__getpid();
+	st__live = live;
+	st__writer_init();
+	st__control_setup();
+	pthread_atfork(NULL, NULL, atfork_child);
+	st__control_register();
+out:
+	st__tls.busy = 0;
+}
+
+static void __attribute__((constructor(101))) init(void)
+{
+	st__init();
+}
+
+static void __attribute__((destructor(101))) fini(void)
+{
+	struct st_abi_msg m = { ST_MSG_EXIT, sizeof(m) };
+
+	if (st__live->pid == 0)
+		return;
+	st__thread_flush();
+	st__control_send(&m, sizeof(m), -1);
+}

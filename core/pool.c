@@ -1,0 +1,236 @@
+/*
+ * Buffer pools: one shared-memory pool per (process, session), holding a
+ * bounded number of per-thread ring buffers (slots).
+ *
+ * A pool is a sealed memfd (it can neither shrink nor grow, so the daemon's
+ * mapping can never fault) created by the first thread that needs it and
+ * passed to the daemon over the control socket. Its pages are allocated as
+ * they are first written, so the bound costs nothing until used.
+ *
+ * A thread claims a free slot with a compare-and-swap on slot->owner (its
+ * tid) on its first event and gives it back at exit; a later thread reuses
+ * it and continues its sequence numbers. A slot whose owner died without
+ * giving it back (a thread killed by pthread_cancel in a non-cancellable
+ * place, say) is taken over when no slot is free.
+ *
+ * Pools are never unmapped while the process lives: writers of other threads
+ * may hold pointers into them. A session recreated under the same index gets
+ * a new pool; the old one stays mapped and unused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "sys.h"
+
+struct pool_ref {
+	uint32_t lock;	      /* 1 while a thread creates the pool */
+	uint32_t failed_gen;  /* generation whose creation failed: no retry */
+	struct st__pool *pool; /* published with release */
+};
+
+static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
+
+static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
+{
+	return (struct st_abi_slot *)(p->base + ST_ABI_PAGE + (uint64_t)i * p->slot_size);
+}
+
+/* Reads and validates the daemon's configuration of session s. */
+static int read_config(uint32_t s, struct st__pool *p)
+{
+	const volatile struct st_abi_session *c = &st__control->session[s];
+
+	p->session = s;
+	p->generation = c->generation;
+	p->mode = c->mode;
+	p->sb_size = c->sb_size;
+	p->sb_count = c->sb_count;
+	p->nslots = c->nslots;
+	if (p->generation == 0)
+		return -ENOENT;
+	if ((p->mode != ST_MODE_DISCARD && p->mode != ST_MODE_OVERWRITE) ||
+	    p->sb_size < ST_ABI_SB_SIZE_MIN || p->sb_size > ST_ABI_SB_SIZE_MAX ||
+	    p->sb_size % ST_ABI_PAGE || p->sb_count < ST_ABI_SB_COUNT_MIN ||
+	    p->sb_count > ST_ABI_SB_COUNT_MAX || p->nslots < 1 || p->nslots > ST_ABI_SLOTS_MAX)
+		return -EINVAL;
+	p->hdr_size = st_abi_slot_hdr_size(p->sb_count);
+	p->slot_size = p->hdr_size + (uint64_t)p->sb_count * p->sb_size;
+	p->size = ST_ABI_PAGE + (uint64_t)p->nslots * p->slot_size;
+	return 0;
+}
+
+static struct st__pool *pool_create(uint32_t s)
+{
+	struct st__pool tmp, *p;
+	struct st_abi_pool *hdr;
+	struct st_abi_pool_msg msg;
+	uint64_t wsize;
+	long fd;
+
+	if (!st__control || read_config(s, &tmp) < 0)
+		return NULL;
+	fd = st__sys2(SYS_memfd_create, "shimtrace-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return NULL;
+	if (st__sys2(SYS_ftruncate, fd, tmp.size) < 0 ||
+	    st__sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto fail_fd;
+	tmp.base = st__mmap(NULL, tmp.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (!tmp.base)
+		goto fail_fd;
+	/* The pool descriptor and the writers live in one private mapping. */
+	wsize = sizeof(struct st__pool) + (uint64_t)tmp.nslots * sizeof(struct st__writer);
+	p = st__mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!p)
+		goto fail_map;
+	*p = tmp;
+	p->fd = -1;
+	p->writers = (struct st__writer *)(p + 1);
+	for (uint32_t i = 0; i < p->nslots; i++) {
+		struct st__writer *w = &p->writers[i];
+
+		w->slot = slot_at(p, i);
+		w->data = (uint8_t *)w->slot + p->hdr_size;
+		w->sb_size = p->sb_size;
+		w->off = p->sb_size; /* the first write opens a sub-buffer */
+		w->pool = p;
+		w->index = i;
+		w->generation = p->generation;
+		w->live_generation = &st__control->session[s].generation;
+	}
+	hdr = (struct st_abi_pool *)p->base;
+	hdr->magic = ST_ABI_POOL_MAGIC;
+	hdr->version = ST_ABI_VERSION;
+	hdr->session = s;
+	hdr->generation = p->generation;
+	hdr->mode = p->mode;
+	hdr->sb_size = p->sb_size;
+	hdr->sb_count = p->sb_count;
+	hdr->nslots = p->nslots;
+	hdr->slot_size = p->slot_size;
+	hdr->hdr_size = p->hdr_size;
+
+	msg.hdr.type = ST_MSG_POOL;
+	msg.hdr.len = sizeof(msg);
+	msg.session = s;
+	msg.generation = p->generation;
+	msg.size = p->size;
+	if (st__control_send(&msg, sizeof(msg), (int)fd) < 0)
+		goto fail_all; /* nobody would ever read it */
+	st__close((int)fd);
+	return p;
+
+fail_all:
+	st__munmap(p, wsize);
+fail_map:
+	st__munmap(tmp.base, tmp.size);
+fail_fd:
+	st__close((int)fd);
+	return NULL;
+}
+
+struct st__pool *st__pool_get(uint32_t s)
+{
+	struct pool_ref *r = &refs[s];
+	struct st__pool *p = __atomic_load_n(&r->pool, __ATOMIC_ACQUIRE);
+	uint32_t gen, unlocked = 0;
+
+	if (!st__control)
+		return NULL;
+	gen = __atomic_load_n(&st__control->session[s].generation, __ATOMIC_ACQUIRE);
+	if (p && p->generation == gen)
+		return p;
+	if (gen == 0 || r->failed_gen == gen)
+		return NULL;
+	/* One creator; a thread that loses the race drops its event (counted
+	 * by the caller) rather than wait: this may run in a signal handler. */
+	if (!__atomic_compare_exchange_n(&r->lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return NULL;
+	p = __atomic_load_n(&r->pool, __ATOMIC_ACQUIRE);
+	if (!p || p->generation != gen) {
+		p = pool_create(s);
+		if (p)
+			__atomic_store_n(&r->pool, p, __ATOMIC_RELEASE);
+		else
+			r->failed_gen = gen;
+	}
+	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	return p && p->generation == gen ? p : NULL;
+}
+
+static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, int32_t tid)
+{
+	struct st_abi_slot *slot = slot_at(p, i);
+
+	if (!__atomic_compare_exchange_n(&slot->owner, &expect, (uint32_t)tid, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return NULL;
+	__atomic_store_n(&p->hint, i + 1, __ATOMIC_RELAXED);
+	return &p->writers[i];
+}
+
+struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
+{
+	uint32_t n = p->nslots, start = __atomic_load_n(&p->hint, __ATOMIC_RELAXED);
+	int32_t pid = st__live->pid;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (start + k) % n;
+		struct st__writer *w;
+
+		if (__atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED) != 0)
+			continue;
+		w = take(p, i, 0, tid);
+		if (w)
+			return w;
+	}
+	/* No free slot: take over one whose owner thread no longer exists. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t owner = __atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED);
+		struct st__writer *w;
+
+		if (owner == 0 || st__sys3(SYS_tgkill, pid, owner, 0) != -ESRCH)
+			continue;
+		w = take(p, i, owner, tid);
+		if (w) {
+			if (w->opened && !w->closed)
+				st__writer_close(w);
+			return w;
+		}
+	}
+	return NULL;
+}
+
+void st__writer_release(struct st__writer *w)
+{
+	if (w->opened && !w->closed)
+		st__writer_close(w);
+	__atomic_store_n(&w->slot->owner, 0, __ATOMIC_RELEASE);
+}
+
+void st__pools_forget(void)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st__pool *p = refs[s].pool;
+
+		/* Only the mapping of the parent's memory goes: the child must
+		 * not be able to write into the parent's buffers. */
+		if (p)
+			st__munmap(p->base, p->size);
+		refs[s].pool = NULL;
+		refs[s].lock = 0;
+		refs[s].failed_gen = 0;
+	}
+}
+
+void st__pools_create_active(void)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		if (st__control && st__control->session[s].generation)
+			(void)st__pool_get(s);
+}

@@ -1,0 +1,161 @@
+/*
+ * Status memory: the process's half of the status query, as shared memory.
+ *
+ * One memfd per process. Page 0 is the control page (struct
+ * st_abi_control): session configurations and the clock, written by the
+ * daemon; loss counters, written by the process. Page k >= 1 backs the
+ * state page of the k-th provider registered: the provider's own page-aligned
+ * page inside its object is replaced (MAP_FIXED) by a shared mapping of page
+ * k, so the tracepoint sites keep reading their page with one RIP-relative
+ * load while the daemon switches tracepoints on and off by writing to it.
+ *
+ * The memfd is sealed against shrinking, so the daemon's mapping can never
+ * fault; it grows by a page per provider. Pages of providers that went away
+ * (dlclose) are not reused: a later provider gets a new page, so a stale
+ * daemon write can never switch on an unrelated tracepoint.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "sys.h"
+
+#define MAX_PAGES 4096u
+
+struct st_abi_control *st__control;
+
+static int status_fd = -1;
+static dev_t status_dev;
+static ino_t status_ino;
+static uint32_t npages; /* pages in the memfd, control page included */
+
+/* The descriptor, if it still is our memfd (the program may have closed
+ * it and opened something else under the same number); -1 otherwise. */
+int st__status_fd(void)
+{
+	struct stat st;
+
+	if (status_fd < 0 || st__sys2(SYS_fstat, status_fd, &st) < 0 || st.st_dev != status_dev ||
+	    st.st_ino != status_ino)
+		return -1;
+	return status_fd;
+}
+
+static int status_create(void)
+{
+	struct st_abi_control *c;
+	struct stat st;
+	long fd = st__sys2(SYS_memfd_create, "shimtrace-status", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return (int)fd;
+	if (st__sys2(SYS_ftruncate, fd, ST_ABI_PAGE) < 0 ||
+	    st__sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
+		st__close((int)fd);
+		return -EIO;
+	}
+	c = st__mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (!c || st__sys2(SYS_fstat, fd, &st) < 0) {
+		st__close((int)fd);
+		return -ENOMEM;
+	}
+	status_dev = st.st_dev;
+	status_ino = st.st_ino;
+	c->magic = ST_ABI_CONTROL_MAGIC;
+	c->version = ST_ABI_VERSION;
+	status_fd = (int)fd;
+	npages = 1;
+	__atomic_store_n(&st__control, c, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int st__status_init(void)
+{
+	return status_fd >= 0 ? 0 : status_create();
+}
+
+static const uint8_t zero_page[ST_ABI_PAGE];
+
+/* Backs `state` with page `page` of the memfd, which starts as `init`. */
+static int map_page(struct st_provider_state *state, uint32_t page, const void *init)
+{
+	long off = (long)page * ST_ABI_PAGE;
+
+	if (st__sys4(SYS_pwrite64, status_fd, init, ST_ABI_PAGE, off) != ST_ABI_PAGE)
+		return -EIO;
+	if (st__mmap(state, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, status_fd,
+		     off) != (void *)state)
+		return -ENOMEM;
+	return 0;
+}
+
+int st__status_attach(struct st_provider_state *state)
+{
+	uint32_t page = npages;
+	int ret;
+
+	if (st__status_fd() < 0 || ((uintptr_t)state & (ST_ABI_PAGE - 1)))
+		return -EINVAL;
+	if (page >= MAX_PAGES)
+		return -ENOSPC;
+	if (st__sys2(SYS_ftruncate, status_fd, (long)(page + 1) * ST_ABI_PAGE) < 0)
+		return -EIO;
+	/* A provider registers with nothing enabled. */
+	ret = map_page(state, page, zero_page);
+	if (ret < 0)
+		return ret;
+	npages = page + 1;
+	return (int)page;
+}
+
+void st__status_detach(struct st_provider_state *state, uint32_t page)
+{
+	/* The object is being unloaded and its pages go with it; nothing to
+	 * unmap. Clear the shared page so the daemon's view is consistent. */
+	(void)state;
+	if (st__status_fd() >= 0 && page > 0 && page < npages)
+		st__sys4(SYS_pwrite64, status_fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
+}
+
+uint32_t st__status_size(void)
+{
+	return npages * ST_ABI_PAGE;
+}
+
+/*
+ * Fork child: the inherited mappings are shared with the parent. Give the
+ * child its own memfd (nothing enabled) and re-back every provider page.
+ */
+int st__status_reinit_child(void)
+{
+	struct st_abi_control *old = st__control;
+	int ret;
+
+	st__control = NULL;
+	if (st__status_fd() >= 0)
+		st__close(status_fd);
+	status_fd = -1;
+	if (old)
+		st__munmap(old, ST_ABI_PAGE);
+	ret = status_create();
+	if (ret < 0)
+		return ret;
+	return st__registry_reattach();
+}
+
+/* Used by st__registry_reattach(): re-backs a provider at its old index,
+ * with nothing enabled until the child has registered. */
+int st__status_reattach(struct st_provider_state *state, uint32_t page)
+{
+	if (page == 0 || page >= MAX_PAGES)
+		return -EINVAL;
+	if (page >= npages) {
+		if (st__sys2(SYS_ftruncate, status_fd, (long)(page + 1) * ST_ABI_PAGE) < 0)
+			return -EIO;
+		npages = page + 1;
+	}
+	return map_page(state, page, zero_page);
+}

@@ -1,0 +1,18 @@
+/*
+ * The tracepoints of the wrapper families, generated from their specs
+ * (gen-wrappers catalog): what `record -e` patterns are checked against and
+ * which preload libraries a pattern needs.
+ */
+#ifndef ST_CTL_CATALOG_H
+#define ST_CTL_CATALOG_H
+
+struct st_catalog_entry {
+	const char *provider; /* also the family: libshimtrace-PROVIDER.so */
+	const char *name;
+	const char *fields;   /* "TYPE name, ..." for listings */
+};
+
+extern const struct st_catalog_entry st_catalog[];
+extern const unsigned st_catalog_count;
+
+#endif

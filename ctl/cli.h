@@ -1,0 +1,57 @@
+/*
+ * The shimtrace command line: verbs, their options (the one source of both
+ * --help and the man page), and helpers shared by the verbs.
+ */
+#ifndef ST_CTL_CLI_H
+#define ST_CTL_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct st_opt {
+	const char *name;  /* long option */
+	char short_name;   /* 0 when none */
+	const char *arg;   /* argument name, NULL for a flag */
+	const char *help;  /* one line for --help */
+	const char *more;  /* extra text for the man page, or NULL */
+};
+
+struct st_verb {
+	const char *name;
+	const char *synopsis; /* after "shimtrace VERB " */
+	const char *summary;  /* one line */
+	const char *description; /* man page paragraph(s) */
+	const struct st_opt *opts; /* terminated by a zero entry */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct st_verb st_verbs[];
+
+/* Prints "shimtrace VERB: message" to stderr. */
+void st_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the --help text of a verb. */
+void st_verb_help(const struct st_verb *v);
+const struct st_verb *st_verb_find(const char *name);
+/*
+ * getopt_long over v's table. Returns the option matched, NULL at the end,
+ * or &st_opt_error on a bad option (after printing a one-line error).
+ * `stop_at_operand` stops at the first operand (for `record -- COMMAND`).
+ */
+extern const struct st_opt st_opt_error;
+const struct st_opt *st_getopt(const struct st_verb *v, int argc, char **argv,
+			       bool stop_at_operand, const char **optarg_out);
+int st_optind(void);
+/* True when o is the option named `name`. */
+bool st_opt_is(const struct st_opt *o, const char *name);
+
+/* "16M", "512k", "4096", "1G": bytes, or -1 when malformed. */
+int64_t st_parse_size(const char *s);
+
+/* Where the preload libraries are: the build tree when run from it. */
+const char *st_libdir_core(void);
+const char *st_libdir_wrappers(void);
+
+int st_cmd_record(int argc, char **argv);
+int st_cmd_view(int argc, char **argv);
+
+#endif

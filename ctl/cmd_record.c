@@ -1,0 +1,418 @@
+/*
+ * shimtrace record: run a command under a private session daemon and write
+ * its trace.
+ *
+ * Everything that can be checked is checked before the command runs (the
+ * options, the patterns against the known tracepoints, the output
+ * directory, the command itself), so a mistake never costs a run. The
+ * daemon code is the one shimtraced uses; here it runs in this process,
+ * listening in a private directory that the command finds through
+ * SHIMTRACE_RUNDIR, while the command runs with the libraries preloaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/catalog.h"
+#include "ctl/cli.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/loop.h"
+#include "ctl/defaults.h"
+
+extern char **environ;
+
+struct record {
+	const char *outdir;
+	const char **patterns;
+	int npatterns;
+	bool overwrite, quiet;
+	uint64_t buffer_size, subbuf_size, max_memory;
+	uint32_t clock;
+	char command[PATH_MAX];
+	char **argv;
+	pid_t child;
+	int status;
+	bool exited;
+};
+
+static const char *V = "record";
+
+static int parse_clock(const char *s, uint32_t *out)
+{
+	if (strcmp(s, "tsc") == 0)
+		*out = ST_CLOCK_TSC;
+	else if (strcmp(s, "monotonic") == 0)
+		*out = ST_CLOCK_MONOTONIC;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_size_opt(const char *name, const char *arg, uint64_t *out)
+{
+	int64_t v = st_parse_size(arg);
+
+	if (v <= 0) {
+		st_err(V, "--%s: '%s' is not a size (examples: 4096, 64k, 16M, 1G)", name, arg);
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int parse_args(struct record *r, int argc, char **argv)
+{
+	const struct st_verb *v = st_verb_find(V);
+	const struct st_opt *o;
+	const char *arg;
+
+	while ((o = st_getopt(v, argc, argv, true, &arg)) != NULL) {
+		if (o == &st_opt_error)
+			return -1;
+		if (st_opt_is(o, "output")) {
+			r->outdir = arg;
+		} else if (st_opt_is(o, "event")) {
+			r->patterns[r->npatterns++] = arg;
+		} else if (st_opt_is(o, "quiet")) {
+			r->quiet = true;
+		} else if (st_opt_is(o, "help")) {
+			st_verb_help(v);
+			exit(0);
+		} else if (st_opt_is(o, "overwrite")) {
+			r->overwrite = true;
+		} else if (st_opt_is(o, "buffer-size")) {
+			if (parse_size_opt(o->name, arg, &r->buffer_size) < 0)
+				return -1;
+		} else if (st_opt_is(o, "subbuf-size")) {
+			if (parse_size_opt(o->name, arg, &r->subbuf_size) < 0)
+				return -1;
+		} else if (st_opt_is(o, "max-memory")) {
+			if (parse_size_opt(o->name, arg, &r->max_memory) < 0)
+				return -1;
+		} else if (st_opt_is(o, "clock")) {
+			if (parse_clock(arg, &r->clock) < 0) {
+				st_err(V, "--clock: '%s' is neither tsc nor monotonic", arg);
+				return -1;
+			}
+		}
+	}
+	if (st_optind() >= argc) {
+		st_err(V, "missing COMMAND (usage: shimtrace record [OPTIONS] -- COMMAND [ARGS...])");
+		return -1;
+	}
+	r->argv = argv + st_optind();
+	return 0;
+}
+
+/* Each pattern must match a known tracepoint; notes the families needed. */
+static int check_patterns(struct record *r, bool *families, size_t nfam, const char **famname)
+{
+	for (int i = 0; i < r->npatterns; i++) {
+		bool any = false;
+
+		for (unsigned k = 0; k < st_catalog_count; k++) {
+			char full[160];
+
+			snprintf(full, sizeof(full), "%s:%s", st_catalog[k].provider, st_catalog[k].name);
+			if (fnmatch(r->patterns[i], full, 0) != 0)
+				continue;
+			any = true;
+			for (size_t f = 0; f < nfam; f++)
+				if (strcmp(famname[f], st_catalog[k].provider) == 0)
+					families[f] = true;
+		}
+		if (!any) {
+			st_err(V, "pattern '%s' matches no tracepoint (try 'pthread:*')", r->patterns[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Resolves the command like a shell would; 127/126 as a shell exits. */
+static int find_command(struct record *r)
+{
+	const char *cmd = r->argv[0], *path = getenv("PATH");
+
+	if (strchr(cmd, '/')) {
+		if (executable_file(cmd)) {
+			snprintf(r->command, sizeof(r->command), "%s", cmd);
+			return 0;
+		}
+		st_err(V, "cannot run %s: %s", cmd,
+		       access(cmd, F_OK) == 0 ? "not an executable file" : "no such file");
+		return access(cmd, F_OK) == 0 ? 126 : 127;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(r->command, sizeof(r->command), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		if (executable_file(r->command))
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	st_err(V, "command not found: %s", cmd);
+	return 127;
+}
+
+static void default_outdir(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, n, "shimtrace-%s", stamp);
+	for (int i = 2; access(buf, F_OK) == 0 && i < 1000; i++)
+		snprintf(buf, n, "shimtrace-%s-%d", stamp, i);
+}
+
+/* The command's environment: our libraries first in LD_PRELOAD. */
+static char **child_env(const char *preload, const char *rundir)
+{
+	size_t n = 0, k = 0;
+	char **env;
+	const char *old = getenv("LD_PRELOAD");
+	char *pre, *run;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env || asprintf(&pre, "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
+			     old ? old : "") < 0 ||
+	    asprintf(&run, "SHIMTRACE_RUNDIR=%s", rundir) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    strncmp(environ[i], "SHIMTRACE_RUNDIR=", 17) != 0)
+			env[k++] = environ[i];
+	env[k++] = pre;
+	env[k++] = run;
+	env[k] = NULL;
+	return env;
+}
+
+/* Starts the command; -errno of a failed exec is reported through a pipe. */
+static int spawn(struct record *r, char **env)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	r->child = fork();
+	if (r->child < 0)
+		return -errno;
+	if (r->child == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		close(pfd[0]);
+		execve(r->command, r->argv, env);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == sizeof(err)) {
+		waitpid(r->child, NULL, 0);
+		return -err;
+	}
+	return 0;
+}
+
+static void on_child(struct st_daemon *d, void *arg)
+{
+	struct record *r = arg;
+	int status;
+
+	if (waitpid(r->child, &status, WNOHANG) != r->child)
+		return;
+	r->exited = true;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	d->quit = true;
+}
+
+static void human(uint64_t bytes, char *buf, size_t n)
+{
+	if (bytes >= 10ull << 20)
+		snprintf(buf, n, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 10ull << 10)
+		snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+}
+
+static void summary(const struct st_session *ses)
+{
+	uint64_t events = 0, lost = 0, corrupt = 0;
+	char size[32];
+
+	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
+		"lost");
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		const struct st_session_stats *st = &ses->stats[i];
+
+		fprintf(stderr, "shimtrace record: %-8d %-16s %12llu %10llu%s\n", st->pid, st->name,
+			(unsigned long long)st->events, (unsigned long long)st->lost,
+			st->corrupt_bytes ? "  (corrupt data dropped)" : "");
+		events += st->events;
+		lost += st->lost;
+		corrupt += st->corrupt_bytes;
+	}
+	human(ses->trace.bytes, size, sizeof(size));
+	fprintf(stderr, "shimtrace record: %llu events recorded, %llu lost, from %u process%s\n",
+		(unsigned long long)events, (unsigned long long)lost, ses->nstats,
+		ses->nstats == 1 ? "" : "es");
+	if (lost)
+		fprintf(stderr, "shimtrace record: events were lost: a larger --buffer-size, or "
+				"--max-memory for many threads, keeps them\n");
+	if (corrupt)
+		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
+			(unsigned long long)corrupt);
+	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n", ses->trace.dir, size);
+}
+
+int st_cmd_record(int argc, char **argv)
+{
+	static const char *famname[] = { "pthread" };
+	bool families[1] = { false };
+	struct record r = {
+		.buffer_size = ST_DEFAULT_BUFFER_SIZE,
+		.subbuf_size = ST_DEFAULT_SUBBUF_SIZE,
+		.max_memory = ST_DEFAULT_MAX_MEMORY,
+	};
+	char outdir[PATH_MAX], rundir[] = "/tmp/shimtrace-record-XXXXXX", err[512];
+	char preload[4 * PATH_MAX];
+	const char *patterns[argc + 1];
+	const char *env_clock = getenv("SHIMTRACE_CLOCK");
+	struct st_daemon_config dcfg = { 0 };
+	struct st_session_config scfg = { 0 };
+	struct st_daemon d;
+	char **env;
+	int s, ret;
+
+	r.patterns = patterns;
+	if (env_clock && *env_clock && parse_clock(env_clock, &r.clock) < 0) {
+		st_err(V, "SHIMTRACE_CLOCK: '%s' is neither tsc nor monotonic", env_clock);
+		return 2;
+	}
+	if (parse_args(&r, argc, argv) < 0)
+		return 2;
+	if (r.npatterns == 0)
+		r.patterns[r.npatterns++] = ST_DEFAULT_PATTERN;
+	if (check_patterns(&r, families, 1, famname) < 0)
+		return 2;
+	ret = find_command(&r);
+	if (ret)
+		return ret;
+	if (!r.outdir) {
+		default_outdir(outdir, sizeof(outdir));
+		r.outdir = outdir;
+	}
+
+	snprintf(preload, sizeof(preload), "%s/libshimtrace.so", st_libdir_core());
+	for (size_t f = 0; f < 1; f++) {
+		char lib[PATH_MAX];
+
+		if (!families[f])
+			continue;
+		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), famname[f]);
+		if (access(lib, R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", lib, strerror(errno));
+			return 2;
+		}
+		strncat(preload, ":", sizeof(preload) - strlen(preload) - 1);
+		strncat(preload, lib, sizeof(preload) - strlen(preload) - 1);
+	}
+	if (!mkdtemp(rundir)) {
+		st_err(V, "cannot create a private directory in /tmp: %s", strerror(errno));
+		return 2;
+	}
+	st_log_setup("shimtrace record", ST_LOG_WARN, false);
+	dcfg.rundir = rundir;
+	dcfg.clock = r.clock;
+	dcfg.private_instance = true;
+	if (st_daemon_init(&d, &dcfg, err, sizeof(err)) < 0) {
+		st_err(V, "%s", err);
+		rmdir(rundir);
+		return 2;
+	}
+	scfg.name = "record";
+	scfg.outdir = r.outdir;
+	scfg.mode = r.overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	scfg.buffer_size = r.buffer_size;
+	scfg.subbuf_size = r.subbuf_size;
+	scfg.max_memory = r.max_memory;
+	s = st_session_create(&d, &scfg, err, sizeof(err));
+	if (s < 0) {
+		st_err(V, "%s", err);
+		ret = 2;
+		goto out;
+	}
+	for (int i = 0; i < r.npatterns; i++)
+		st_session_add_rule(&d, (uint32_t)s, true, r.patterns[i]);
+	if (st_session_start(&d, (uint32_t)s, err, sizeof(err)) < 0) {
+		st_err(V, "%s", err);
+		ret = 2;
+		goto out;
+	}
+	env = child_env(preload, rundir);
+	if (!env) {
+		st_err(V, "out of memory");
+		ret = 2;
+		goto out;
+	}
+	ret = spawn(&r, env);
+	if (ret < 0) {
+		st_err(V, "cannot run %s: %s", r.command, strerror(-ret));
+		ret = ret == -ENOENT ? 127 : 126;
+		goto out;
+	}
+	d.child_pidfd = (int)syscall(SYS_pidfd_open, r.child, 0);
+	d.on_child = on_child;
+	d.on_child_arg = &r;
+	if (d.child_pidfd < 0 || st_loop_watch(&d, d.child_pidfd, ST_TAG_CHILD, NULL) < 0) {
+		st_err(V, "cannot watch the command: %s", strerror(errno));
+		kill(r.child, SIGKILL);
+		waitpid(r.child, NULL, 0);
+		ret = 2;
+		goto out;
+	}
+	st_daemon_run(&d);
+	st_session_stop(&d, (uint32_t)s);
+	if (!r.quiet)
+		summary(d.sessions[s]);
+	ret = r.status;
+out:
+	st_daemon_fini(&d);
+	rmdir(rundir);
+	return ret;
+}

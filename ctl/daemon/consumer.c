@@ -1,0 +1,294 @@
+/*
+ * The consumer: moves committed events from a process's ring buffers into
+ * the session's trace.
+ *
+ * Discard mode, for each slot, sub-buffers are emitted in sequence order:
+ * a closed sub-buffer whole (then slot->rseq is advanced, which gives it
+ * back to the producer), the open one up to its commit count when flushing
+ * (periodically, at stop, and when the process is gone: a process killed
+ * with SIGKILL loses nothing it committed). `roff` remembers how much of
+ * the current sub-buffer was already emitted, so a flushed sub-buffer is
+ * continued, not repeated.
+ *
+ * Overwrite mode (flight recorder), at the end: the sub-buffers still held
+ * are emitted in sequence order, oldest first.
+ *
+ * Every range is copied out of shared memory first and validated in the
+ * copy (the process could change the original under us): each record must
+ * have a class this process registered and a payload that fits; the vpid is
+ * set to the process's real pid and timestamps are kept monotonic. What
+ * does not parse is dropped and counted as corrupt, and only this process's
+ * stream is affected.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/daemon/daemon.h"
+
+/* Only classes of tracepoints the process registered; never the daemon's
+ * own (the process could otherwise forge statedump events). */
+static bool class_allowed(const struct st_proc *p, uint32_t id)
+{
+	return id >= ST_EV_BUILTIN_COUNT && id < p->allowed_bits &&
+	       (p->allowed[id / 8] & (1u << (id % 8)));
+}
+
+struct scan {
+	uint64_t valid;	 /* bytes of whole, valid records */
+	uint64_t events;
+	uint64_t first_ts, last_ts;
+};
+
+/* Validates and fixes the records in buf (a private copy). */
+static void scan_records(struct st_daemon *d, struct st_proc *p, uint8_t *buf, uint64_t len,
+			 uint64_t min_ts, struct scan *sc)
+{
+	const struct st_evclass *c = NULL;
+	uint64_t off = 0, prev = min_ts;
+	uint32_t cid = UINT32_MAX; /* the class c is for: ids repeat */
+
+	memset(sc, 0, sizeof(*sc));
+	while (len - off >= ST_ABI_RECORD_HDR) {
+		struct st_abi_record *h = (struct st_abi_record *)(buf + off);
+		uint16_t id = h->id;
+		uint64_t ts = h->timestamp;
+		int64_t size;
+
+		if (id != cid) {
+			c = class_allowed(p, id) ? st_evreg_get(&d->reg, id) : NULL;
+			cid = id;
+		}
+		if (!c)
+			break;
+		size = st_evclass_payload_size(c, buf + off + ST_ABI_RECORD_HDR,
+					       len - off - ST_ABI_RECORD_HDR);
+		if (size < 0)
+			break;
+		if (ts < prev)
+			h->timestamp = ts = prev;
+		h->vpid = p->pid;
+		prev = ts;
+		if (sc->events == 0)
+			sc->first_ts = ts;
+		sc->events++;
+		off += ST_ABI_RECORD_HDR + (uint64_t)size;
+	}
+	sc->last_ts = prev;
+	sc->valid = off;
+}
+
+static void warn_once(struct st_proc *p, int which, const char *what)
+{
+	if (p->warned[which])
+		return;
+	p->warned[which] = 1;
+	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
+}
+
+static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uint32_t s,
+				     uint32_t slot)
+{
+	struct st_slot_state *st = &p->pools[s].slots[slot];
+	struct st_session *ses = d->sessions[s];
+	char name[64];
+
+	if (!st->has_stream) {
+		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
+			 slot);
+		st_stream_open(&ses->trace, &st->stream, name, p->pid, 0);
+		st->has_stream = true;
+	}
+	return &st->stream;
+}
+
+static uint64_t slot_lost(const struct st_abi_slot *slot)
+{
+	return __atomic_load_n(&slot->lost_full, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&slot->lost_nested, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&slot->overwritten, __ATOMIC_RELAXED);
+}
+
+/* Copies, validates and writes [data, data + len) as one packet. */
+static void emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
+		 const uint8_t *data, uint64_t len, uint32_t tid, uint64_t discarded)
+{
+	struct st_session *ses = d->sessions[s];
+	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
+	struct st_stream *stream;
+	uint8_t *buf = st_packet_buf(len);
+	struct scan sc;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, len);
+	stream = slot_stream(d, p, s, slot);
+	scan_records(d, p, buf, len, stream->last_ts, &sc);
+	if (sc.valid < len) {
+		if (stats)
+			stats->corrupt_bytes += len - sc.valid;
+		warn_once(p, 0, "invalid records in its buffers were dropped");
+	}
+	if (sc.events == 0)
+		return;
+	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
+		return;
+	if (st_stream_packet(&ses->trace, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded,
+			     (int32_t)tid) == 0 &&
+	    stats)
+		stats->events += sc.events;
+}
+
+static struct st_abi_slot *slot_at(const struct st_proc_pool *pool, uint32_t i)
+{
+	return (struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
+}
+
+static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
+			  bool partial)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_abi_slot *slot = slot_at(pool, i);
+	struct st_slot_state *st = &pool->slots[i];
+	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
+
+	for (uint32_t guard = 0; guard <= pool->sb_count; guard++) {
+		uint32_t idx = (uint32_t)(st->rseq % pool->sb_count);
+		struct st_abi_subbuf *sb = &slot->sb[idx];
+		uint64_t seq = __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE), commit;
+		uint32_t closed;
+
+		if (seq != st->rseq + 1)
+			break;
+		closed = __atomic_load_n(&sb->closed, __ATOMIC_ACQUIRE);
+		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+		if (commit > pool->sb_size || commit < st->roff) {
+			warn_once(p, 1, "a buffer held an impossible commit count");
+			commit = st->roff;
+			closed = 1;
+		}
+		if (!closed && !partial)
+			break;
+		if (commit > st->roff)
+			emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
+			     commit - st->roff, __atomic_load_n(&sb->tid, __ATOMIC_RELAXED),
+			     slot_lost(slot));
+		st->roff = (uint32_t)commit;
+		if (!closed)
+			break;
+		st->rseq++;
+		st->roff = 0;
+		__atomic_store_n(&slot->rseq, st->rseq, __ATOMIC_RELEASE);
+	}
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
+static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_abi_slot *slot = slot_at(pool, i);
+	struct st_slot_state *st = &pool->slots[i];
+	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
+	uint64_t (*order)[2] = calloc(pool->sb_count, sizeof(*order)), max = 0;
+	uint32_t n = 0;
+
+	if (!order)
+		return;
+	for (uint32_t k = 0; k < pool->sb_count; k++) {
+		uint64_t seq = __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE);
+
+		/* seq is s + 1 and s lives at s % sb_count */
+		if (seq == 0 || (seq - 1) % pool->sb_count != k)
+			continue;
+		order[n][0] = seq;
+		order[n][1] = k;
+		max = seq > max ? seq : max;
+		n++;
+	}
+	qsort(order, n, sizeof(*order), cmp_seq);
+	for (uint32_t k = 0; k < n; k++) {
+		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
+		uint64_t seq = order[k][0], commit;
+
+		/* Only what was not emitted by an earlier snapshot. */
+		if (seq + pool->sb_count <= max || seq <= st->rseq)
+			continue;
+		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+		if (commit > pool->sb_size) {
+			warn_once(p, 1, "a buffer held an impossible commit count");
+			continue;
+		}
+		if (commit)
+			emit(d, p, s, i, data + order[k][1] * (uint64_t)pool->sb_size, commit,
+			     __atomic_load_n(&sb->tid, __ATOMIC_RELAXED), slot_lost(slot));
+		st->rseq = seq;
+	}
+	free(order);
+}
+
+void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
+		     enum st_drain how)
+{
+	struct st_proc_pool *pool;
+	struct st_session *ses;
+
+	if (s >= ST_ABI_MAX_SESSIONS)
+		return;
+	pool = &p->pools[s];
+	ses = d->sessions[s];
+	if (!pool->base || slot >= pool->nslots || !ses || ses->generation != pool->generation)
+		return;
+	if (pool->mode == ST_MODE_OVERWRITE) {
+		if (how == ST_DRAIN_FINAL)
+			drain_overwrite(d, p, s, slot);
+		return;
+	}
+	drain_discard(d, p, s, slot, how != ST_DRAIN_CLOSED);
+}
+
+int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
+		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end)
+{
+	struct st_session *ses = d->sessions[s];
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_session_stats *stats;
+	uint8_t *buf = st_packet_buf(len);
+	uint64_t lost;
+	char name[64];
+
+	if (!ses || !buf)
+		return -ENOENT;
+	if (len)
+		memcpy(buf, records, len);
+	if (!pool->has_meta) {
+		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->pid);
+		pool->has_meta = true;
+	}
+	/* Events lost for want of a buffer are counted on this stream. */
+	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
+	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
+		return -EIO;
+	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost, p->pid) < 0)
+		return -EIO;
+	pool->lost_reported = lost;
+	stats = st_session_stats_for(ses, p, true);
+	if (stats)
+		stats->events += events;
+	return 0;
+}
+
+void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		for (uint32_t i = 0; p->pools[s].base && i < p->pools[s].nslots; i++)
+			st_consume_slot(d, p, s, i, how);
+}

@@ -1,0 +1,361 @@
+/*
+ * The session daemon: registration of traced processes, sessions, the
+ * consumer that drains their buffers, and the CTF trace writer.
+ *
+ * One code base serves the system or per-user daemon (shimtraced) and the
+ * private instance `shimtrace record` runs in its own process. Everything
+ * runs on one thread around an epoll loop; nothing here is shared with
+ * another thread, so nothing takes a lock.
+ *
+ * Nothing that comes from a traced process is trusted: messages are parsed
+ * by msg.c with every length checked, shared memory is read with every
+ * count, offset and sequence number checked, and records are validated in a
+ * private copy before they reach a trace file.
+ */
+#ifndef ST_DAEMON_H
+#define ST_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <shimtrace/tracepoint.h>
+
+#include "core/abi.h"
+
+#define ST_PATH_MAX 4096
+
+/* Field type only the daemon writes: a byte sequence (u64 length, bytes). */
+#define ST_TYPE_BYTES 100
+
+/* ---- event classes (evclass.c) ---- */
+
+struct st_evfield {
+	char name[ST_ABI_NAME_MAX];
+	uint32_t type;
+};
+
+struct st_evclass {
+	uint32_t id;
+	char provider[ST_ABI_NAME_MAX];
+	char name[ST_ABI_NAME_MAX];
+	uint32_t nfields;
+	struct st_evfield *fields;
+	int32_t fixed_size; /* payload bytes when every field is fixed, else -1 */
+};
+
+struct st_evreg {
+	struct st_evclass **v;
+	uint32_t n, cap;
+};
+
+/* Ids of the classes the daemon writes itself. */
+enum st_builtin_class {
+	ST_EV_STATEDUMP_START,
+	ST_EV_STATEDUMP_BIN_INFO,
+	ST_EV_STATEDUMP_BUILD_ID,
+	ST_EV_STATEDUMP_DEBUG_LINK,
+	ST_EV_STATEDUMP_END,
+	ST_EV_LIB_LOAD,
+	ST_EV_LIB_BUILD_ID,
+	ST_EV_LIB_DEBUG_LINK,
+	ST_EV_LIB_UNLOAD,
+	ST_EV_PROCESS,
+	ST_EV_BUILTIN_COUNT
+};
+
+int st_evreg_init(struct st_evreg *r);
+void st_evreg_free(struct st_evreg *r);
+/* The id of the class with this name and these fields (created if new). */
+int st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
+		    const struct st_evfield *fields, uint32_t nfields);
+const struct st_evclass *st_evreg_get(const struct st_evreg *r, uint32_t id);
+/*
+ * Size of the record payload of class c at p (at most avail bytes), or -1
+ * if it does not fit or a string is unterminated or too long.
+ */
+int64_t st_evclass_payload_size(const struct st_evclass *c, const uint8_t *p, uint64_t avail);
+
+/* ---- messages from processes (msg.c): pure parsers, fuzzed ---- */
+
+struct st_msg_tracepoint {
+	uint32_t slot;
+	char name[ST_ABI_NAME_MAX];
+	uint32_t nfields;
+	struct st_evfield fields[255];
+};
+
+struct st_msg_provider {
+	uint32_t page;
+	char name[ST_ABI_NAME_MAX];
+	uint32_t count;
+	struct st_msg_tracepoint *tps; /* count entries, caller frees */
+};
+
+struct st_msg_hello {
+	int32_t ppid;
+	uint32_t status_size;
+	char name[17];
+	char exe[ST_PATH_MAX];
+};
+
+/* Each returns 0, or -1 and sets err (a short reason). */
+int st_msg_check(const void *buf, size_t len, uint32_t *type, const char **err);
+int st_msg_parse_hello(const void *buf, size_t len, struct st_msg_hello *out, const char **err);
+int st_msg_parse_provider(const void *buf, size_t len, struct st_msg_provider *out,
+			  const char **err);
+bool st_name_valid(const char *s);
+
+/* ---- clock (clock.c) ---- */
+
+struct st_clock {
+	uint32_t kind; /* enum st_abi_clock */
+	/* calibration samples: (cycles, CLOCK_MONOTONIC ns) */
+	uint64_t cal0_tsc, cal0_ns, cal1_tsc, cal1_ns;
+	uint64_t freq; /* Hz */
+	uint64_t ns_mult;
+	uint32_t ns_shift;
+};
+
+enum st_clock_choice { ST_CLOCK_AUTO = 0 };
+
+/* Chooses (choice: 0 auto, or an enum st_abi_clock) and calibrates. */
+int st_clock_init(struct st_clock *c, uint32_t choice, char *err, size_t errlen);
+/* Improves the TSC frequency estimate with the time elapsed since init. */
+void st_clock_refine(struct st_clock *c);
+/* CTF clock description: freq, and the offset putting cycle 0 at its
+ * wall-clock time (offset_s seconds + offset cycles). */
+void st_clock_ctf(const struct st_clock *c, uint64_t *freq, int64_t *offset_s, uint64_t *offset);
+uint64_t st_clock_now(const struct st_clock *c);
+bool st_clock_tsc_usable(void);
+
+/* ---- trace output (trace.c) ---- */
+
+struct st_stream {
+	int fd;
+	bool direct;		/* opened with O_DIRECT */
+	uint64_t size;		/* bytes in the file */
+	uint64_t instance_id;
+	uint64_t seq_num;	/* packet_seq_num of the next packet */
+	uint64_t last_ts;	/* timestamps never go back in a stream */
+	uint64_t discarded;	/* events_discarded written last */
+	int32_t pid, tid;
+	bool failed;		/* a write failed: the stream is abandoned */
+};
+
+struct st_trace {
+	char dir[ST_PATH_MAX];
+	uint8_t uuid[16];
+	char uuid_str[37];
+	uint32_t classes_written; /* event classes in the metadata on disk */
+	uint64_t next_instance;
+	uint64_t bytes;		/* bytes of packets written */
+	char name[64];
+	int dirfd;
+	bool direct_ok;		/* the filesystem takes O_DIRECT writes */
+	uint32_t align;		/* their alignment */
+};
+
+int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *err, size_t errlen);
+/* Writes the metadata if the registry grew since (or force). */
+int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
+		      bool force);
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
+		   int32_t tid);
+/*
+ * A buffer for the records of one packet, len bytes: the packet header goes
+ * in front of it and padding after it, so a packet is written with a single
+ * (direct) write. Valid until the next call.
+ */
+uint8_t *st_packet_buf(uint64_t len);
+/*
+ * Appends one packet holding `len` bytes of validated records at `records`
+ * (from st_packet_buf), ts_begin..ts_end; events_discarded is the stream's
+ * cumulative loss count.
+ */
+int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
+		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded, int32_t tid);
+void st_stream_close(struct st_stream *s);
+void st_trace_close(struct st_trace *t);
+
+/* ---- sessions (session.c) ---- */
+
+struct st_rule {
+	bool enable;
+	char pattern[2 * ST_ABI_NAME_MAX + 2]; /* glob over provider:name */
+};
+
+struct st_session_stats {
+	uint64_t instance;
+	pid_t pid;
+	char name[17];
+	uint64_t events;
+	uint64_t lost;
+	uint64_t corrupt_bytes;
+	bool ended;
+};
+
+struct st_session {
+	uint32_t index;
+	uint32_t generation;
+	char name[64];
+	uint32_t mode, sb_size, sb_count, nslots;
+	struct st_rule *rules;
+	uint32_t nrules;
+	bool active;
+	struct st_trace trace;
+	struct st_session_stats *stats;
+	uint32_t nstats, stats_cap;
+};
+
+struct st_session_config {
+	const char *name;
+	const char *outdir;
+	uint32_t mode;
+	uint64_t buffer_size; /* per thread */
+	uint64_t subbuf_size;
+	uint64_t max_memory;  /* per process */
+};
+
+/* ---- processes (proc.c) ---- */
+
+struct st_proc_provider {
+	uint32_t page;
+	char name[ST_ABI_NAME_MAX];
+	struct st_provider_state *map;
+	int32_t class_of[ST_PROVIDER_MAX_TRACEPOINTS]; /* -1: no tracepoint */
+};
+
+struct st_slot_state {
+	uint64_t rseq; /* next sequence to emit */
+	uint32_t roff; /* bytes of that sub-buffer already emitted */
+	struct st_stream stream;
+	bool has_stream;
+};
+
+struct st_proc_pool {
+	uint8_t *base;
+	uint64_t size;
+	uint32_t generation;
+	uint32_t mode, sb_size, sb_count, nslots;
+	uint64_t slot_size, hdr_size;
+	struct st_slot_state *slots;
+	struct st_stream meta; /* the daemon's own events for this process */
+	bool has_meta;
+	uint64_t lost_reported;
+};
+
+struct st_object {
+	uint64_t base, memsz;
+	char *path;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	char *debug_link;
+	uint32_t crc;
+	bool is_pic;
+};
+
+struct st_proc {
+	struct st_proc *next;
+	uint64_t instance;
+	int fd, pidfd;
+	pid_t pid, ppid;
+	uid_t uid;
+	gid_t gid;
+	char name[17];
+	char exe[ST_PATH_MAX];
+	bool hello, ended;
+	int status_fd;
+	uint64_t status_size;
+	struct st_abi_control *control;
+	struct st_proc_provider **provs;
+	uint32_t nprovs;
+	uint8_t *allowed; /* bitmap over class ids this process registered */
+	uint32_t allowed_bits;
+	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];
+	struct st_object *objs;
+	uint32_t nobjs;
+	uint64_t statedump_ts;
+	bool statedump_done;
+	char warned[8]; /* one-time warnings already logged */
+};
+
+/* ---- the daemon (loop.c) ---- */
+
+struct st_daemon_config {
+	const char *rundir;	/* where the socket lives */
+	uint32_t clock;		/* 0: auto */
+	bool foreground;
+	bool private_instance;	/* started by `shimtrace record` */
+	int log_level;
+};
+
+struct st_daemon {
+	int epfd, lfd, tfd, sfd;
+	char rundir[ST_PATH_MAX];
+	char sock_path[ST_PATH_MAX];
+	struct st_clock clock;
+	struct st_evreg reg;
+	struct st_session *sessions[ST_ABI_MAX_SESSIONS];
+	struct st_proc *procs;
+	uint64_t next_instance;
+	uint64_t ticks;
+	uid_t uid;
+	bool quit;
+	bool private_instance;
+	/* record: called when this pidfd (the command) becomes readable */
+	int child_pidfd;
+	void (*on_child)(struct st_daemon *d, void *arg);
+	void *on_child_arg;
+};
+
+int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
+		   size_t errlen);
+int st_daemon_run(struct st_daemon *d);
+void st_daemon_fini(struct st_daemon *d);
+
+/* Sessions. */
+int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
+		      size_t errlen);
+int st_session_add_rule(struct st_daemon *d, uint32_t s, bool enable, const char *pattern);
+int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
+/* Drains everything, writes the final metadata, closes the trace. */
+int st_session_stop(struct st_daemon *d, uint32_t s);
+void st_session_destroy(struct st_daemon *d, uint32_t s);
+/* Recomputes the enable bits of every tracepoint of p. */
+void st_session_apply(struct st_daemon *d, struct st_proc *p);
+/* The statistics of process p in session s, created when `create`. */
+struct st_session_stats *st_session_stats_for(struct st_session *s, struct st_proc *p, bool create);
+void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s);
+
+/* Processes. */
+void st_proc_accept(struct st_daemon *d);
+void st_proc_readable(struct st_daemon *d, struct st_proc *p);
+void st_proc_end(struct st_daemon *d, struct st_proc *p);
+void st_proc_reap(struct st_daemon *d);
+
+/* The consumer (consumer.c). */
+enum st_drain {
+	ST_DRAIN_CLOSED, /* closed sub-buffers (discard mode) */
+	ST_DRAIN_FLUSH,	 /* and what the open one holds (discard mode) */
+	ST_DRAIN_FINAL,	 /* everything; overwrite mode: the ring, oldest first */
+};
+void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
+		     enum st_drain how);
+void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
+void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* Writes records the daemon built for process p into its meta stream. */
+int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
+		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end);
+
+/* Statedump (maps.c). */
+int st_maps_read(pid_t pid, struct st_object **objs, uint32_t *n);
+void st_objects_free(struct st_object *objs, uint32_t n);
+void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
+
+/* Logging. */
+void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void st_log_setup(const char *ident, int level, bool use_syslog);
+enum { ST_LOG_ERR = 0, ST_LOG_WARN = 1, ST_LOG_INFO = 2, ST_LOG_DEBUG = 3 };
+
+#endif /* ST_DAEMON_H */

@@ -1,0 +1,222 @@
+/*
+ * Event classes: what the CTF metadata declares.
+ *
+ * A class is a provider:name and a typed field list. Classes are interned
+ * daemon-wide: the same tracepoint registered by many processes is one class
+ * with one id, and every trace declares every class known so far (declaring
+ * a class a trace never uses costs a few lines of metadata). Two processes
+ * registering one name with different fields (two versions of a program)
+ * get two classes.
+ *
+ * The first classes are the ones the daemon writes itself: the loaded-object
+ * statedump, shaped like LTTng-UST's lttng_ust_statedump and lttng_ust_lib
+ * events so that babeltrace2's debug-info filter symbolises callers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/daemon/daemon.h"
+
+struct builtin {
+	const char *provider, *name;
+	struct st_evfield f[6];
+	uint32_t n;
+};
+
+#define F(n, t) { n, ST_TYPE_##t }
+#define B(n, t) { n, ST_TYPE_BYTES }
+
+static const struct builtin builtins[ST_EV_BUILTIN_COUNT] = {
+	[ST_EV_STATEDUMP_START] = { "lttng_ust_statedump", "start", { { "", 0 } }, 0 },
+	[ST_EV_STATEDUMP_BIN_INFO] = { "lttng_ust_statedump",
+				       "bin_info",
+				       { F("baddr", HEX64), F("memsz", U64), F("path", STRING),
+					 F("is_pic", U8), F("has_build_id", U8),
+					 F("has_debug_link", U8) },
+				       6 },
+	[ST_EV_STATEDUMP_BUILD_ID] = { "lttng_ust_statedump",
+				       "build_id",
+				       { F("baddr", HEX64), B("build_id", BYTES) },
+				       2 },
+	[ST_EV_STATEDUMP_DEBUG_LINK] = { "lttng_ust_statedump",
+					 "debug_link",
+					 { F("baddr", HEX64), F("crc", U32), F("filename", STRING) },
+					 3 },
+	[ST_EV_STATEDUMP_END] = { "lttng_ust_statedump", "end", { { "", 0 } }, 0 },
+	[ST_EV_LIB_LOAD] = { "lttng_ust_lib",
+			     "load",
+			     { F("baddr", HEX64), F("memsz", U64), F("path", STRING),
+			       F("has_build_id", U8), F("has_debug_link", U8) },
+			     5 },
+	[ST_EV_LIB_BUILD_ID] = { "lttng_ust_lib",
+				 "build_id",
+				 { F("baddr", HEX64), B("build_id", BYTES) },
+				 2 },
+	[ST_EV_LIB_DEBUG_LINK] = { "lttng_ust_lib",
+				   "debug_link",
+				   { F("baddr", HEX64), F("crc", U32), F("filename", STRING) },
+				   3 },
+	[ST_EV_LIB_UNLOAD] = { "lttng_ust_lib", "unload", { F("baddr", HEX64) }, 1 },
+	[ST_EV_PROCESS] = { "shimtrace",
+			    "process",
+			    { F("ppid", S32), F("uid", U32), F("name", STRING), F("exe", STRING) },
+			    4 },
+};
+
+#undef F
+#undef B
+
+int st_evreg_init(struct st_evreg *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (uint32_t i = 0; i < ST_EV_BUILTIN_COUNT; i++) {
+		const struct builtin *b = &builtins[i];
+
+		if (st_evreg_intern(r, b->provider, b->name, b->f, b->n) != (int)i)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void st_evreg_free(struct st_evreg *r)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		free(r->v[i]->fields);
+		free(r->v[i]);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+static int64_t field_size(uint32_t type);
+
+static bool same_fields(const struct st_evclass *c, const struct st_evfield *f, uint32_t n)
+{
+	if (c->nfields != n)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (c->fields[i].type != f[i].type || strcmp(c->fields[i].name, f[i].name) != 0)
+			return false;
+	return true;
+}
+
+int st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
+		    const struct st_evfield *fields, uint32_t nfields)
+{
+	struct st_evclass *c;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		c = r->v[i];
+		if (strcmp(c->provider, provider) == 0 && strcmp(c->name, name) == 0 &&
+		    same_fields(c, fields, nfields))
+			return (int)i;
+	}
+	/* Record headers carry a 16-bit id. */
+	if (r->n >= UINT16_MAX)
+		return -ENOSPC;
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 64;
+		struct st_evclass **v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->fields = calloc(nfields ? nfields : 1, sizeof(*c->fields));
+	if (!c->fields) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->id = r->n;
+	snprintf(c->provider, sizeof(c->provider), "%s", provider);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	memcpy(c->fields, fields, nfields * sizeof(*fields));
+	c->nfields = nfields;
+	c->fixed_size = 0;
+	for (uint32_t i = 0; i < nfields; i++) {
+		int64_t n = field_size(fields[i].type);
+
+		if (n < 0) {
+			c->fixed_size = -1;
+			break;
+		}
+		c->fixed_size += (int32_t)n;
+	}
+	r->v[r->n] = c;
+	return (int)r->n++;
+}
+
+/* Bytes of a fixed-size field type; -1 for strings and byte sequences. */
+static int64_t field_size(uint32_t type)
+{
+	switch (type) {
+	case ST_TYPE_U8:
+	case ST_TYPE_S8:
+		return 1;
+	case ST_TYPE_U16:
+	case ST_TYPE_S16:
+		return 2;
+	case ST_TYPE_U32:
+	case ST_TYPE_S32:
+		return 4;
+	case ST_TYPE_U64:
+	case ST_TYPE_S64:
+	case ST_TYPE_HEX64:
+		return 8;
+	default:
+		return -1;
+	}
+}
+
+const struct st_evclass *st_evreg_get(const struct st_evreg *r, uint32_t id)
+{
+	return id < r->n ? r->v[id] : NULL;
+}
+
+/* Longest string a record may hold: process emitters stop at
+ * ST_STRING_MAX, the daemon's own paths at a page. */
+#define STRING_LIMIT 4096u
+
+int64_t st_evclass_payload_size(const struct st_evclass *c, const uint8_t *p, uint64_t avail)
+{
+	uint64_t off = 0;
+
+	if (c->fixed_size >= 0)
+		return (uint64_t)c->fixed_size <= avail ? c->fixed_size : -1;
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		int64_t fixed = field_size(c->fields[i].type);
+		uint64_t n;
+
+		if (fixed >= 0) {
+			n = (uint64_t)fixed;
+		} else if (c->fields[i].type == ST_TYPE_STRING) {
+			uint64_t lim = avail - off < STRING_LIMIT ? avail - off : STRING_LIMIT;
+			const uint8_t *nul = off < avail ? memchr(p + off, 0, lim) : NULL;
+
+			if (!nul)
+				return -1;
+			n = (uint64_t)(nul - (p + off)) + 1;
+		} else if (c->fields[i].type == ST_TYPE_BYTES) {
+			uint64_t len;
+
+			if (avail - off < 8)
+				return -1;
+			memcpy(&len, p + off, 8);
+			if (len > STRING_LIMIT)
+				return -1;
+			n = 8 + len;
+		} else {
+			return -1;
+		}
+		if (n > avail - off)
+			return -1;
+		off += n;
+	}
+	return (int64_t)off;
+}

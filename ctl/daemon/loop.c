@@ -1,0 +1,260 @@
+/*
+ * The daemon: setup and its single-threaded event loop.
+ *
+ * Watched: the listening socket, each process's connection and pidfd, a
+ * 100 ms timer, a signalfd, and (for `shimtrace record`) the command's
+ * pidfd. The timer drains closed sub-buffers whose notification was lost
+ * (a full socket) and, every second, flushes what open sub-buffers hold,
+ * so the trace on disk is never far behind the running program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/loop.h"
+#include "ctl/daemon/writer.h"
+
+struct tag {
+	enum st_tag_kind kind;
+	void *ptr;
+};
+
+/* Tags of the fixed descriptors; process tags point at the process. */
+static struct tag fixed[ST_TAG_CHILD + 1];
+
+int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t v;
+
+	if (kind <= ST_TAG_CHILD) {
+		fixed[kind].kind = kind;
+		fixed[kind].ptr = ptr;
+		ev.data.ptr = &fixed[kind];
+	} else {
+		/* Pointer to the process, low bit: 0 connection, 1 pidfd. */
+		v = (uint64_t)(uintptr_t)ptr | (kind == ST_TAG_PROC_EXIT);
+		ev.data.u64 = v | (1ull << 63);
+	}
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void st_loop_unwatch(struct st_daemon *d, int fd)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+static int make_rundir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static int listen_on(struct st_daemon *d, char *err, size_t errlen)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(d->sock_path) >= sizeof(a.sun_path)) {
+		snprintf(err, errlen, "socket path too long: %s", d->sock_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(a.sun_path, d->sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -errno;
+	}
+	/* A socket file left by a dead daemon is replaced; a live one is not. */
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		snprintf(err, errlen, "a daemon already listens on %s", d->sock_path);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	unlink(d->sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 512) < 0) {
+		snprintf(err, errlen, "cannot listen on %s: %s", d->sock_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	d->lfd = fd;
+	return 0;
+}
+
+int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
+		   size_t errlen)
+{
+	struct itimerspec it = { { 0, 100000000 }, { 0, 100000000 } };
+	struct rlimit rl;
+	sigset_t set;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->epfd = d->lfd = d->tfd = d->sfd = d->child_pidfd = -1;
+	d->uid = geteuid();
+	d->private_instance = cfg->private_instance;
+	/* One stream file per traced thread: allow as many as we may. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	snprintf(d->rundir, sizeof(d->rundir), "%s", cfg->rundir);
+	snprintf(d->sock_path, sizeof(d->sock_path), "%s/shimtrace.sock", cfg->rundir);
+	ret = st_clock_init(&d->clock, cfg->clock, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (st_evreg_init(&d->reg) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = make_rundir(d->rundir, err, errlen);
+	if (ret < 0)
+		return ret;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	d->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0 || timerfd_settime(d->tfd, 0, &it, NULL) < 0) {
+		snprintf(err, errlen, "event loop setup: %s", strerror(errno));
+		return -errno;
+	}
+	/* A client that goes away must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	ret = listen_on(d, err, errlen);
+	if (ret < 0)
+		return ret;
+	st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL);
+	st_loop_watch(d, d->tfd, ST_TAG_TIMER, NULL);
+	st_loop_watch(d, d->sfd, ST_TAG_SIGNAL, NULL);
+	return 0;
+}
+
+static void tick(struct st_daemon *d)
+{
+	uint64_t n, before = d->ticks;
+	enum st_drain how;
+
+	while (read(d->tfd, &n, sizeof(n)) > 0)
+		d->ticks += n;
+	how = d->ticks / 10 != before / 10 ? ST_DRAIN_FLUSH : ST_DRAIN_CLOSED;
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended)
+			st_consume_all(d, p, how);
+}
+
+static void on_signal(struct st_daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (d->private_instance) {
+			/* `record`: a signal from the terminal (sent by the kernel)
+			 * reached the command too, as it is in our process group;
+			 * one sent to us with kill() is passed on to it. */
+			if (si.ssi_code != SI_KERNEL && d->child_pidfd >= 0)
+				syscall(SYS_pidfd_send_signal, d->child_pidfd, si.ssi_signo, NULL, 0);
+			continue;
+		}
+		st_log(ST_LOG_INFO, "signal %u: stopping", si.ssi_signo);
+		d->quit = true;
+	}
+}
+
+int st_daemon_run(struct st_daemon *d)
+{
+	struct epoll_event ev[64];
+
+	while (!d->quit) {
+		int n = epoll_wait(d->epfd, ev, 64, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n && !d->quit; i++) {
+			uint64_t v = ev[i].data.u64;
+
+			if (v >> 63) {
+				struct st_proc *p = (struct st_proc *)(uintptr_t)(v & ~(1ull << 63) & ~1ull);
+
+				if (p->ended)
+					continue;
+				if (v & 1)
+					st_proc_end(d, p);
+				else
+					st_proc_readable(d, p);
+				continue;
+			}
+			switch (((struct tag *)ev[i].data.ptr)->kind) {
+			case ST_TAG_LISTEN:
+				st_proc_accept(d);
+				break;
+			case ST_TAG_TIMER:
+				tick(d);
+				break;
+			case ST_TAG_SIGNAL:
+				on_signal(d);
+				break;
+			case ST_TAG_CHILD:
+				if (d->on_child)
+					d->on_child(d, d->on_child_arg);
+				break;
+			default:
+				break;
+			}
+		}
+		st_proc_reap(d);
+	}
+	return 0;
+}
+
+void st_daemon_fini(struct st_daemon *d)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		st_session_destroy(d, s);
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		st_proc_end(d, p);
+	st_proc_reap(d);
+	st_writer_stop();
+	if (d->lfd >= 0) {
+		close(d->lfd);
+		unlink(d->sock_path);
+	}
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->sfd >= 0)
+		close(d->sfd);
+	st_evreg_free(&d->reg);
+}

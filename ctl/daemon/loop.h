@@ -1,0 +1,22 @@
+/*
+ * The daemon's event loop: what each watched descriptor stands for.
+ */
+#ifndef ST_DAEMON_LOOP_H
+#define ST_DAEMON_LOOP_H
+
+#include "ctl/daemon/daemon.h"
+
+enum st_tag_kind {
+	ST_TAG_LISTEN = 1,
+	ST_TAG_TIMER,
+	ST_TAG_SIGNAL,
+	ST_TAG_CHILD,
+	ST_TAG_PROC,	  /* a process's control connection */
+	ST_TAG_PROC_EXIT, /* a process's pidfd */
+};
+
+/* Watches fd for input; tag and ptr come back with its events. */
+int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind tag, void *ptr);
+void st_loop_unwatch(struct st_daemon *d, int fd);
+
+#endif

@@ -1,0 +1,449 @@
+/*
+ * Registered processes: one per control connection.
+ *
+ * The peer's pid and uid come from SO_PEERCRED, never from the messages, so
+ * a process can register only itself. Memory a process hands over must be a
+ * memfd sealed against shrinking (pools also against growing), so the
+ * daemon's mappings can never fault; sizes are checked against fstat and
+ * against what the daemon configured. A malformed message ends the
+ * connection: the process's trace stops there, nothing else is affected.
+ *
+ * A process ends when its connection closes (exit, exec, or it closed our
+ * descriptor) or its pidfd reports its exit, whichever comes first; the
+ * buffers stay mapped here, so everything it committed is drained then.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/loop.h"
+
+static void proc_warn(struct st_proc *p, const char *what)
+{
+	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
+}
+
+/* The memfd must be sealed with `seals` and at least `size` bytes. */
+static int check_memfd(int fd, int seals, uint64_t size)
+{
+	struct stat st;
+	int have = fcntl(fd, F_GET_SEALS);
+
+	if (have < 0 || (have & seals) != seals || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < size)
+		return -1;
+	return 0;
+}
+
+void st_proc_accept(struct st_daemon *d)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct st_proc *p;
+	int fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != d->uid && cred.uid != 0 && d->uid != 0)) {
+		close(fd);
+		return;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		close(fd);
+		return;
+	}
+	p->fd = fd;
+	p->pid = cred.pid;
+	p->uid = cred.uid;
+	p->gid = cred.gid;
+	p->status_fd = -1;
+	p->instance = d->next_instance++;
+	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	p->next = d->procs;
+	d->procs = p;
+	st_loop_watch(d, fd, ST_TAG_PROC, p);
+	if (p->pidfd >= 0)
+		st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
+}
+
+static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, size_t len, int fd)
+{
+	struct st_msg_hello h;
+	const char *err;
+
+	if (p->hello || fd < 0) {
+		proc_warn(p, "HELLO repeated or without its status memory");
+		return -1;
+	}
+	if (st_msg_parse_hello(buf, len, &h, &err) < 0) {
+		proc_warn(p, err);
+		return -1;
+	}
+	if (check_memfd(fd, F_SEAL_SHRINK, h.status_size) < 0) {
+		proc_warn(p, "status memory is not a sealed memfd of the announced size");
+		return -1;
+	}
+	p->control = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p->control == MAP_FAILED) {
+		p->control = NULL;
+		return -1;
+	}
+	p->status_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	p->status_size = h.status_size;
+	p->ppid = h.ppid;
+	memcpy(p->name, h.name, sizeof(p->name));
+	snprintf(p->exe, sizeof(p->exe), "%s", h.exe);
+	p->hello = true;
+	st_log(ST_LOG_INFO, "process %d (%s) registered", p->pid, p->name);
+	st_session_apply(d, p);
+	return 0;
+}
+
+static struct st_proc_provider *provider_at(struct st_proc *p, uint32_t page)
+{
+	for (uint32_t i = 0; i < p->nprovs; i++)
+		if (p->provs[i]->page == page)
+			return p->provs[i];
+	return NULL;
+}
+
+static int allow(struct st_proc *p, uint32_t id)
+{
+	if (id >= p->allowed_bits) {
+		uint32_t bits = (id / 1024 + 1) * 1024;
+		uint8_t *a = realloc(p->allowed, bits / 8);
+
+		if (!a)
+			return -1;
+		memset(a + p->allowed_bits / 8, 0, (bits - p->allowed_bits) / 8);
+		p->allowed = a;
+		p->allowed_bits = bits;
+	}
+	p->allowed[id / 8] |= (uint8_t)(1u << (id % 8));
+	return 0;
+}
+
+static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, size_t len)
+{
+	struct st_msg_provider m;
+	struct st_proc_provider *pr;
+	struct stat st;
+	const char *err;
+	int ret = -1;
+
+	if (st_msg_parse_provider(buf, len, &m, &err) < 0) {
+		proc_warn(p, err);
+		return -1;
+	}
+	if (fstat(p->status_fd, &st) < 0 || (uint64_t)m.page >= (uint64_t)st.st_size / ST_ABI_PAGE) {
+		proc_warn(p, "PROVIDER page beyond its status memory");
+		goto out;
+	}
+	pr = provider_at(p, m.page);
+	if (pr && strcmp(pr->name, m.name) != 0) {
+		proc_warn(p, "PROVIDER page reused under another name");
+		goto out;
+	}
+	if (!pr) {
+		struct st_proc_provider **v = realloc(p->provs, (p->nprovs + 1) * sizeof(*v));
+
+		if (!v || !(pr = calloc(1, sizeof(*pr)))) {
+			if (v)
+				p->provs = v;
+			goto out;
+		}
+		p->provs = v;
+		pr->map = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, p->status_fd,
+			       (off_t)m.page * ST_ABI_PAGE);
+		if (pr->map == MAP_FAILED) {
+			free(pr);
+			goto out;
+		}
+		pr->page = m.page;
+		memcpy(pr->name, m.name, sizeof(pr->name));
+		for (uint32_t i = 0; i < ST_PROVIDER_MAX_TRACEPOINTS; i++)
+			pr->class_of[i] = -1;
+		p->provs[p->nprovs++] = pr;
+	}
+	for (uint32_t i = 0; i < m.count; i++) {
+		int id = st_evreg_intern(&d->reg, m.name, m.tps[i].name, m.tps[i].fields,
+					 m.tps[i].nfields);
+
+		if (id < 0 || allow(p, (uint32_t)id) < 0) {
+			proc_warn(p, "too many event classes");
+			goto out;
+		}
+		pr->class_of[m.tps[i].slot] = id;
+	}
+	/* Declare the new classes before any event of theirs can exist. */
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		if (d->sessions[s] && d->sessions[s]->active)
+			st_trace_metadata(&d->sessions[s]->trace, &d->reg, &d->clock, false);
+	st_session_apply(d, p);
+	ret = 0;
+out:
+	free(m.tps);
+	return ret;
+}
+
+static void on_provider_gone(struct st_proc *p, const struct st_abi_provider_gone *m)
+{
+	for (uint32_t i = 0; i < p->nprovs; i++) {
+		struct st_proc_provider *pr = p->provs[i];
+
+		if (pr->page != m->page)
+			continue;
+		munmap(pr->map, ST_ABI_PAGE);
+		free(pr);
+		p->provs[i] = p->provs[--p->nprovs];
+		return;
+	}
+}
+
+static void pool_unmap(struct st_proc_pool *pool)
+{
+	for (uint32_t i = 0; pool->slots && i < pool->nslots; i++)
+		if (pool->slots[i].has_stream)
+			st_stream_close(&pool->slots[i].stream);
+	if (pool->has_meta)
+		st_stream_close(&pool->meta);
+	if (pool->base)
+		munmap(pool->base, pool->size);
+	free(pool->slots);
+	memset(pool, 0, sizeof(*pool));
+}
+
+/* Session s is over for process p: close its streams, unmap its pool. */
+void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s)
+{
+	(void)d;
+	pool_unmap(&p->pools[s]);
+}
+
+static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_pool_msg *m, int fd)
+{
+	struct st_session *ses = m->session < ST_ABI_MAX_SESSIONS ? d->sessions[m->session] : NULL;
+	struct st_proc_pool *pool;
+	const struct st_abi_pool *hdr;
+	uint64_t hdr_size, slot_size, size;
+
+	if (fd < 0 || !ses || ses->generation != m->generation) {
+		/* A pool for a session that is gone: not an error. */
+		return 0;
+	}
+	hdr_size = st_abi_slot_hdr_size(ses->sb_count);
+	slot_size = hdr_size + (uint64_t)ses->sb_count * ses->sb_size;
+	size = ST_ABI_PAGE + (uint64_t)ses->nslots * slot_size;
+	if (m->size != size || check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size) < 0) {
+		proc_warn(p, "buffer pool is not a sealed memfd of the configured size");
+		return -1;
+	}
+	pool = &p->pools[m->session];
+	if (pool->base) {
+		if (pool->generation == m->generation) {
+			proc_warn(p, "second buffer pool for one session");
+			return -1;
+		}
+		pool_unmap(pool);
+	}
+	pool->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pool->base == MAP_FAILED) {
+		pool->base = NULL;
+		return -1;
+	}
+	hdr = (const struct st_abi_pool *)pool->base;
+	if (hdr->magic != ST_ABI_POOL_MAGIC || hdr->version != ST_ABI_VERSION ||
+	    hdr->session != m->session || hdr->generation != m->generation ||
+	    hdr->sb_size != ses->sb_size || hdr->sb_count != ses->sb_count ||
+	    hdr->nslots != ses->nslots || hdr->slot_size != slot_size || hdr->hdr_size != hdr_size) {
+		munmap(pool->base, size);
+		pool->base = NULL;
+		proc_warn(p, "buffer pool header does not match the session");
+		return -1;
+	}
+	pool->size = size;
+	pool->generation = ses->generation;
+	pool->mode = ses->mode;
+	pool->sb_size = ses->sb_size;
+	pool->sb_count = ses->sb_count;
+	pool->nslots = ses->nslots;
+	pool->slot_size = slot_size;
+	pool->hdr_size = hdr_size;
+	pool->slots = calloc(ses->nslots, sizeof(*pool->slots));
+	if (!pool->slots) {
+		munmap(pool->base, size);
+		memset(pool, 0, sizeof(*pool));
+		return -1;
+	}
+	return 0;
+}
+
+static void reply_ready(struct st_proc *p, const struct st_abi_sync *m)
+{
+	struct st_abi_sync r = { { ST_MSG_READY, sizeof(r) }, m->seq };
+
+	send(p->fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len, int fd)
+{
+	const char *err;
+	uint32_t type;
+
+	if (st_msg_check(buf, len, &type, &err) < 0) {
+		proc_warn(p, err);
+		return -1;
+	}
+	if (!p->hello && type != ST_MSG_HELLO) {
+		proc_warn(p, "message before HELLO");
+		return -1;
+	}
+	switch (type) {
+	case ST_MSG_HELLO:
+		return on_hello(d, p, buf, len, fd);
+	case ST_MSG_PROVIDER:
+		return on_provider(d, p, buf, len);
+	case ST_MSG_PROVIDER_GONE:
+		on_provider_gone(p, (const struct st_abi_provider_gone *)buf);
+		return 0;
+	case ST_MSG_MAPS: {
+		const struct st_abi_maps *m = (const struct st_abi_maps *)buf;
+
+		if (m->kind < ST_MAPS_STATEDUMP || m->kind > ST_MAPS_DLCLOSE) {
+			proc_warn(p, "MAPS of an unknown kind");
+			return -1;
+		}
+		st_statedump(d, p, m->kind, d->clock.kind == ST_CLOCK_TSC ? m->ts_tsc : m->ts_mono);
+		return 0;
+	}
+	case ST_MSG_SYNC:
+		reply_ready(p, (const struct st_abi_sync *)buf);
+		return 0;
+	case ST_MSG_POOL:
+		return on_pool(d, p, (const struct st_abi_pool_msg *)buf, fd);
+	case ST_MSG_SUBBUF: {
+		const struct st_abi_subbuf_msg *m = (const struct st_abi_subbuf_msg *)buf;
+
+		st_consume_slot(d, p, m->session, m->slot, ST_DRAIN_CLOSED);
+		return 0;
+	}
+	case ST_MSG_EXIT:
+		return 0;
+	}
+	return -1;
+}
+
+void st_proc_readable(struct st_daemon *d, struct st_proc *p)
+{
+	static uint8_t buf[ST_ABI_MSG_MAX];
+
+	for (int budget = 0; budget < 256 && !p->ended; budget++) {
+		union {
+			char b[CMSG_SPACE(sizeof(int) * 4)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+				     .msg_controllen = sizeof(u.b) };
+		int fd = -1, ret;
+		ssize_t n = recvmsg(p->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			st_proc_end(d, p);
+			return;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+				if (fd < 0)
+					fd = got;
+				else
+					close(got); /* one descriptor per message, at most */
+			}
+		}
+		if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+			proc_warn(p, "oversized control message");
+			ret = -1;
+		} else {
+			ret = dispatch(d, p, buf, (size_t)n, fd);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (ret < 0) {
+			proc_warn(p, "protocol error: connection closed");
+			st_proc_end(d, p);
+			return;
+		}
+	}
+}
+
+void st_proc_end(struct st_daemon *d, struct st_proc *p)
+{
+	if (p->ended)
+		return;
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		st_session_finish_proc(d, p, s);
+		if (d->sessions[s]) {
+			struct st_session_stats *st = st_session_stats_for(d->sessions[s], p, false);
+
+			if (st)
+				st->ended = true;
+		}
+		pool_unmap(&p->pools[s]);
+	}
+	p->ended = true;
+	st_loop_unwatch(d, p->fd);
+	close(p->fd);
+	p->fd = -1;
+	if (p->pidfd >= 0) {
+		st_loop_unwatch(d, p->pidfd);
+		close(p->pidfd);
+		p->pidfd = -1;
+	}
+	st_log(ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
+}
+
+/* Frees ended processes; called between two event-loop rounds. */
+void st_proc_reap(struct st_daemon *d)
+{
+	struct st_proc **pp = &d->procs;
+
+	while (*pp) {
+		struct st_proc *p = *pp;
+
+		if (!p->ended) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		for (uint32_t i = 0; i < p->nprovs; i++) {
+			munmap(p->provs[i]->map, ST_ABI_PAGE);
+			free(p->provs[i]);
+		}
+		free(p->provs);
+		free(p->allowed);
+		if (p->control)
+			munmap(p->control, ST_ABI_PAGE);
+		if (p->status_fd >= 0)
+			close(p->status_fd);
+		st_objects_free(p->objs, p->nobjs);
+		free(p);
+	}
+}

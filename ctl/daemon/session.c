@@ -1,0 +1,305 @@
+/*
+ * Sessions: up to 32 at once, each with its own rules, buffer geometry,
+ * mode and trace.
+ *
+ * Enable state reaches a process as memory: for every registered process
+ * the daemon writes, in the process's control page, the configuration of
+ * each session that traces it, then in each provider page the bit mask of
+ * the sessions recording each tracepoint. The process needs no code to run
+ * for a change to take effect.
+ *
+ * Rules are evaluated in order; the last rule whose glob matches
+ * provider:name decides (enable or disable).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl/daemon/daemon.h"
+
+static uint32_t next_generation = 1;
+
+static bool rule_match(const struct st_session *ses, const char *provider, const char *name)
+{
+	char full[2 * ST_ABI_NAME_MAX + 2];
+	bool on = false;
+
+	snprintf(full, sizeof(full), "%s:%s", provider, name);
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		if (fnmatch(ses->rules[i].pattern, full, 0) == 0)
+			on = ses->rules[i].enable;
+	return on;
+}
+
+int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
+		      size_t errlen)
+{
+	struct st_session *ses;
+	uint64_t sb_count, slot_bytes, nslots;
+	uint32_t s;
+
+	for (s = 0; s < ST_ABI_MAX_SESSIONS && d->sessions[s]; s++)
+		;
+	if (s == ST_ABI_MAX_SESSIONS) {
+		snprintf(err, errlen, "already %d sessions", ST_ABI_MAX_SESSIONS);
+		return -ENOSPC;
+	}
+	if (cfg->subbuf_size < ST_ABI_SB_SIZE_MIN || cfg->subbuf_size > ST_ABI_SB_SIZE_MAX ||
+	    cfg->subbuf_size % ST_ABI_PAGE) {
+		snprintf(err, errlen, "sub-buffer size must be a multiple of 4 KiB from 4 KiB to 64 MiB");
+		return -EINVAL;
+	}
+	sb_count = cfg->buffer_size / cfg->subbuf_size;
+	if (cfg->buffer_size % cfg->subbuf_size || sb_count < ST_ABI_SB_COUNT_MIN ||
+	    sb_count > ST_ABI_SB_COUNT_MAX) {
+		snprintf(err, errlen,
+			 "buffer size must be 2 to 1024 sub-buffers of %llu bytes",
+			 (unsigned long long)cfg->subbuf_size);
+		return -EINVAL;
+	}
+	slot_bytes = st_abi_slot_hdr_size((uint32_t)sb_count) + cfg->buffer_size;
+	nslots = cfg->max_memory / slot_bytes;
+	if (nslots < 1) {
+		snprintf(err, errlen, "memory limit below one thread buffer (%llu bytes)",
+			 (unsigned long long)slot_bytes);
+		return -EINVAL;
+	}
+	if (nslots > ST_ABI_SLOTS_MAX)
+		nslots = ST_ABI_SLOTS_MAX;
+	ses = calloc(1, sizeof(*ses));
+	if (!ses) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ses->index = s;
+	ses->generation = next_generation++;
+	snprintf(ses->name, sizeof(ses->name), "%s", cfg->name ? cfg->name : "session");
+	ses->mode = cfg->mode;
+	ses->sb_size = (uint32_t)cfg->subbuf_size;
+	ses->sb_count = (uint32_t)sb_count;
+	ses->nslots = (uint32_t)nslots;
+	ses->trace.dirfd = -1;
+	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, err, errlen) < 0) {
+		free(ses);
+		return -EIO;
+	}
+	d->sessions[s] = ses;
+	return (int)s;
+}
+
+int st_session_add_rule(struct st_daemon *d, uint32_t s, bool enable, const char *pattern)
+{
+	struct st_session *ses = d->sessions[s];
+	struct st_rule *r;
+
+	if (!ses || strlen(pattern) >= sizeof(r->pattern))
+		return -EINVAL;
+	r = realloc(ses->rules, (ses->nrules + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ses->rules = r;
+	r = &ses->rules[ses->nrules++];
+	r->enable = enable;
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	if (ses->active)
+		for (struct st_proc *p = d->procs; p; p = p->next)
+			st_session_apply(d, p);
+	return 0;
+}
+
+/* Whether session ses traces process p at all (filters come later). */
+static bool traces(const struct st_session *ses, const struct st_proc *p)
+{
+	(void)p;
+	return ses && ses->active;
+}
+
+void st_session_apply(struct st_daemon *d, struct st_proc *p)
+{
+	struct st_abi_control *c = p->control;
+
+	if (!c || p->ended)
+		return;
+	c->clock = d->clock.kind;
+	c->ns_mult = d->clock.ns_mult;
+	c->ns_shift = d->clock.ns_shift;
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_session *ses = d->sessions[s];
+		struct st_abi_session *cs = &c->session[s];
+
+		if (traces(ses, p)) {
+			if (cs->generation != ses->generation) {
+				cs->mode = ses->mode;
+				cs->sb_size = ses->sb_size;
+				cs->sb_count = ses->sb_count;
+				cs->nslots = ses->nslots;
+				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
+			}
+		} else if (cs->generation) {
+			__atomic_store_n(&cs->generation, 0, __ATOMIC_RELEASE);
+		}
+	}
+	for (uint32_t i = 0; i < p->nprovs; i++) {
+		struct st_proc_provider *pr = p->provs[i];
+
+		for (uint32_t slot = 0; slot < ST_PROVIDER_MAX_TRACEPOINTS; slot++) {
+			const struct st_evclass *cl;
+			uint32_t mask = 0;
+
+			if (pr->class_of[slot] < 0)
+				continue;
+			cl = st_evreg_get(&d->reg, (uint32_t)pr->class_of[slot]);
+			for (uint32_t s = 0; cl && s < ST_ABI_MAX_SESSIONS; s++)
+				if (traces(d->sessions[s], p) &&
+				    rule_match(d->sessions[s], cl->provider, cl->name))
+					mask |= 1u << s;
+			/* The id first: a writer that sees the bit uses it. */
+			__atomic_store_n(&pr->map->id[slot], (uint32_t)pr->class_of[slot],
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&pr->map->mask[slot], mask, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_proc *p, bool create)
+{
+	struct st_session_stats *st;
+
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		if (ses->stats[i].instance == p->instance)
+			return &ses->stats[i];
+	if (!create)
+		return NULL;
+	if (ses->nstats == ses->stats_cap) {
+		uint32_t cap = ses->stats_cap ? ses->stats_cap * 2 : 16;
+		struct st_session_stats *n = realloc(ses->stats, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		ses->stats = n;
+		ses->stats_cap = cap;
+	}
+	st = &ses->stats[ses->nstats++];
+	memset(st, 0, sizeof(*st));
+	st->instance = p->instance;
+	st->pid = p->pid;
+	memcpy(st->name, p->name, sizeof(st->name));
+	return st;
+}
+
+int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
+{
+	struct st_session *ses = d->sessions[s];
+
+	if (!ses) {
+		snprintf(err, errlen, "no such session");
+		return -ENOENT;
+	}
+	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, true) < 0) {
+		snprintf(err, errlen, "cannot write the trace metadata in %s", ses->trace.dir);
+		return -EIO;
+	}
+	ses->active = true;
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		st_session_apply(d, p);
+	return 0;
+}
+
+/* Writes what the process lost for want of a buffer, if not yet written. */
+static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	uint64_t lost;
+
+	if (!p->control)
+		return;
+	lost = __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED);
+	if (lost > pool->lost_reported) {
+		uint64_t ts = st_clock_now(&d->clock);
+
+		st_meta_write(d, p, s, NULL, 0, 0, ts, ts);
+	}
+}
+
+/* Adds a process's loss counters to the session's statistics. */
+static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_session_stats *st = st_session_stats_for(ses, p, pool->base != NULL);
+	uint64_t lost = 0;
+
+	if (!st)
+		return;
+	for (uint32_t i = 0; pool->base && i < pool->nslots; i++) {
+		const struct st_abi_slot *slot =
+			(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE + i * pool->slot_size);
+
+		lost += slot->lost_full + slot->lost_nested + slot->overwritten;
+	}
+	if (p->control)
+		lost += p->control->lost_no_buffer[s];
+	st->lost = lost;
+}
+
+/* Final drain of session s in process p (the process ended or s stops). */
+void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
+{
+	struct st_session *ses = d->sessions[s];
+	struct st_proc_pool *pool = &p->pools[s];
+
+	if (!ses || !ses->active)
+		return;
+	for (uint32_t i = 0; pool->base && pool->generation == ses->generation && i < pool->nslots; i++)
+		st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
+	flush_meta_loss(d, p, s);
+	account(ses, p, s);
+}
+
+int st_session_stop(struct st_daemon *d, uint32_t s)
+{
+	struct st_session *ses = d->sessions[s];
+	bool live = false;
+
+	if (!ses || !ses->active)
+		return -ENOENT;
+	/* Switch the session off everywhere, give writers that already saw
+	 * the bit time to finish their record, then drain. */
+	ses->active = false;
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		st_session_apply(d, p);
+		live |= !p->ended;
+	}
+	if (live) {
+		struct timespec grace = { 0, 10000000 };
+
+		nanosleep(&grace, NULL);
+	}
+	ses->active = true;
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended)
+			st_session_finish_proc(d, p, s);
+	ses->active = false;
+	st_clock_refine(&d->clock);
+	st_trace_metadata(&ses->trace, &d->reg, &d->clock, true);
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		st_consume_pool_close(d, p, s);
+	return 0;
+}
+
+void st_session_destroy(struct st_daemon *d, uint32_t s)
+{
+	struct st_session *ses = d->sessions[s];
+
+	if (!ses)
+		return;
+	if (ses->active)
+		st_session_stop(d, s);
+	st_trace_close(&ses->trace);
+	d->sessions[s] = NULL;
+	free(ses->rules);
+	free(ses->stats);
+	free(ses);
+}

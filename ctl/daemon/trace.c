@@ -1,0 +1,383 @@
+/*
+ * CTF 1.8 output: one trace directory per session, holding a plain-text
+ * metadata file and one stream file per traced thread buffer, plus one per
+ * process for the events the daemon writes (statedump).
+ *
+ * Layout of every packet (little-endian, byte-packed):
+ *   packet.header   magic, trace uuid, stream_id 0, stream_instance_id
+ *   packet.context  timestamp_begin/end, content_size, packet_size (bits),
+ *                   packet_seq_num, events_discarded, pid, tid
+ *   records         exactly as written by the process: u16 id, u64
+ *                   timestamp, then the event context (s32 vpid, u64 ip),
+ *                   then the fields
+ *
+ * Packets are queued to the writer thread (writer.c). Stream files are
+ * written with O_DIRECT where the filesystem allows it:
+ * gigabytes of trace then neither crowd the page cache (evicting the traced
+ * program's files) nor wait for it, and the consumer keeps up with a thread
+ * writing events as fast as it can. Each packet is padded to the direct-I/O
+ * alignment (CTF packet_size > content_size); a filesystem that refuses
+ * direct I/O gets buffered writes and unpadded packets.
+ *
+ * The metadata is rewritten (to a temporary file, then renamed) whenever
+ * event classes were added, before any packet using them is written, and
+ * at the end with the refined clock: a reader never sees a packet its
+ * metadata cannot describe, even if the daemon is killed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/writer.h"
+
+#define CTF_MAGIC 0xC1FC1FC1u
+#define BUF_ALIGN 4096u
+
+struct __attribute__((packed)) packet_prefix {
+	uint32_t magic;
+	uint8_t uuid[16];
+	uint32_t stream_id;
+	uint64_t stream_instance_id;
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_size;
+	uint64_t packet_size;
+	uint64_t packet_seq_num;
+	uint64_t events_discarded;
+	int32_t pid;
+	int32_t tid;
+};
+
+/* mkdir -p; the last component must be new or an empty directory. */
+static int make_dir(const char *dir, char *err, size_t errlen)
+{
+	char path[ST_PATH_MAX];
+	struct stat st;
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(path)) {
+		snprintf(err, errlen, "bad output directory name");
+		return -EINVAL;
+	}
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno != EEXIST || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot create %s: %s", path,
+			 errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+		return -EEXIST;
+	}
+	{
+		char probe[ST_PATH_MAX + 16];
+
+		snprintf(probe, sizeof(probe), "%s/metadata", path);
+		if (access(probe, F_OK) == 0) {
+			snprintf(err, errlen, "%s already holds a trace", path);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/* Whether files here take O_DIRECT writes, and their alignment. */
+static void probe_direct(struct st_trace *t)
+{
+	struct statx sx;
+	int fd;
+
+	t->direct_ok = false;
+	t->align = BUF_ALIGN;
+	if (getenv("SHIMTRACE_NO_DIRECT"))
+		return;
+	if (statx(t->dirfd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+	    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align) {
+		if (sx.stx_dio_offset_align > BUF_ALIGN || sx.stx_dio_mem_align > BUF_ALIGN)
+			return;
+		t->align = sx.stx_dio_offset_align;
+	}
+	fd = openat(t->dirfd, ".shimtrace-probe", O_WRONLY | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
+		    0600);
+	if (fd >= 0) {
+		void *blk;
+
+		if (posix_memalign(&blk, BUF_ALIGN, t->align) == 0) {
+			memset(blk, 0, t->align);
+			t->direct_ok = write(fd, blk, t->align) == (ssize_t)t->align;
+			free(blk);
+		}
+		close(fd);
+	}
+	unlinkat(t->dirfd, ".shimtrace-probe", 0);
+}
+
+int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *err, size_t errlen)
+{
+	char probe[ST_PATH_MAX + 32];
+	int ret, fd;
+
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	ret = make_dir(dir, err, errlen);
+	if (ret < 0)
+		return ret;
+	/* Fail now, not after the program ran, if we cannot write there. */
+	snprintf(probe, sizeof(probe), "%s/.shimtrace-probe", dir);
+	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	unlink(probe);
+	if (!realpath(dir, t->dir))
+		snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dirfd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
+		snprintf(err, errlen, "no random bytes for the trace uuid");
+		return -EIO;
+	}
+	probe_direct(t);
+	t->uuid[6] = (t->uuid[6] & 0x0f) | 0x40;
+	t->uuid[8] = (t->uuid[8] & 0x3f) | 0x80;
+	snprintf(t->uuid_str, sizeof(t->uuid_str),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", t->uuid[0],
+		 t->uuid[1], t->uuid[2], t->uuid[3], t->uuid[4], t->uuid[5], t->uuid[6], t->uuid[7],
+		 t->uuid[8], t->uuid[9], t->uuid[10], t->uuid[11], t->uuid[12], t->uuid[13],
+		 t->uuid[14], t->uuid[15]);
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "shimtrace");
+	return 0;
+}
+
+static const char *int_decl(uint32_t type)
+{
+	switch (type) {
+	case ST_TYPE_U8:
+		return "integer { size = 8; align = 8; signed = false; }";
+	case ST_TYPE_U16:
+		return "integer { size = 16; align = 8; signed = false; }";
+	case ST_TYPE_U32:
+		return "integer { size = 32; align = 8; signed = false; }";
+	case ST_TYPE_U64:
+		return "integer { size = 64; align = 8; signed = false; }";
+	case ST_TYPE_S8:
+		return "integer { size = 8; align = 8; signed = true; }";
+	case ST_TYPE_S16:
+		return "integer { size = 16; align = 8; signed = true; }";
+	case ST_TYPE_S32:
+		return "integer { size = 32; align = 8; signed = true; }";
+	case ST_TYPE_S64:
+		return "integer { size = 64; align = 8; signed = true; }";
+	case ST_TYPE_HEX64:
+		return "integer { size = 64; align = 8; signed = false; base = 16; }";
+	default:
+		return NULL;
+	}
+}
+
+/* Field names get a leading underscore, as in LTTng traces: readers strip
+ * it, and it keeps names like `align` or `event` clear of TSDL keywords. */
+static void write_field(FILE *f, const struct st_evfield *fld)
+{
+	if (fld->type == ST_TYPE_STRING)
+		fprintf(f, "\t\tstring _%s;\n", fld->name);
+	else if (fld->type == ST_TYPE_BYTES)
+		fprintf(f,
+			"\t\tinteger { size = 64; align = 8; signed = false; } __%s_length;\n"
+			"\t\tinteger { size = 8; align = 8; signed = false; base = 16; } _%s[__%s_length];\n",
+			fld->name, fld->name, fld->name);
+	else
+		fprintf(f, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
+}
+
+static void write_metadata(FILE *f, const struct st_trace *t, const struct st_evreg *reg,
+			   const struct st_clock *clk)
+{
+	uint64_t freq, offset;
+	int64_t offset_s;
+	char host[256] = "unknown", date[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+			*c = '_';
+	if (localtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y%m%dT%H%M%S%z", &tm);
+	st_clock_ctf(clk, &freq, &offset_s, &offset);
+
+	fprintf(f, "/* CTF 1.8 */\n\n");
+	fprintf(f, "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+		   "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+		   "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+		   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+		   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n\n");
+	fprintf(f,
+		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
+		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+		"\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n",
+		t->uuid_str);
+	fprintf(f,
+		"env {\n\thostname = \"%s\";\n\tdomain = \"ust\";\n\ttracer_name = \"shimtrace\";\n"
+		"\ttracer_major = %d;\n\ttracer_minor = %d;\n\ttrace_name = \"%s\";\n"
+		"\ttrace_creation_datetime = \"%s\";\n\tclock_source = \"%s\";\n};\n\n",
+		host, 0, 1, t->name, date, clk->kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+	fprintf(f,
+		"clock {\n\tname = \"shimtrace\";\n\tdescription = \"%s\";\n\tfreq = %llu;\n"
+		"\toffset_s = %lld;\n\toffset = %llu;\n\tprecision = 0;\n\tabsolute = true;\n};\n\n",
+		clk->kind == ST_CLOCK_TSC ? "TSC (constant, non-stop), calibrated" : "CLOCK_MONOTONIC",
+		(unsigned long long)freq, (long long)offset_s, (unsigned long long)offset);
+	fprintf(f, "typealias integer { size = 64; align = 8; signed = false; "
+		   "map = clock.shimtrace.value; } := uint64_clock_t;\n\n");
+	fprintf(f, "stream {\n\tid = 0;\n"
+		   "\tpacket.context := struct {\n\t\tuint64_clock_t timestamp_begin;\n"
+		   "\t\tuint64_clock_t timestamp_end;\n\t\tuint64_t content_size;\n"
+		   "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
+		   "\t\tuint64_t events_discarded;\n\t\tint32_t pid;\n\t\tint32_t tid;\n\t};\n"
+		   "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_t timestamp;\n\t};\n"
+		   "\tevent.context := struct {\n\t\tint32_t _vpid;\n"
+		   "\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n\t};\n};\n\n");
+	for (uint32_t i = 0; i < reg->n; i++) {
+		const struct st_evclass *c = reg->v[i];
+
+		fprintf(f, "event {\n\tname = \"%s:%s\";\n\tid = %u;\n\tstream_id = 0;\n", c->provider,
+			c->name, c->id);
+		fprintf(f, "\tfields := struct {\n");
+		for (uint32_t k = 0; k < c->nfields; k++)
+			write_field(f, &c->fields[k]);
+		fprintf(f, "\t};\n};\n\n");
+	}
+}
+
+int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
+		      bool force)
+{
+	char tmp[ST_PATH_MAX + 32], dst[ST_PATH_MAX + 16];
+	FILE *f;
+	int ok;
+
+	if (t->dirfd < 0 || (!force && t->classes_written == reg->n))
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", t->dir);
+	snprintf(dst, sizeof(dst), "%s/metadata", t->dir);
+	f = fopen(tmp, "we");
+	if (!f) {
+		st_log(ST_LOG_ERR, "cannot write %s: %s", tmp, strerror(errno));
+		return -errno;
+	}
+	write_metadata(f, t, reg, clk);
+	ok = !ferror(f);
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, dst) < 0) {
+		st_log(ST_LOG_ERR, "cannot write %s: %s", dst, strerror(errno));
+		unlink(tmp);
+		return -EIO;
+	}
+	t->classes_written = reg->n;
+	return 0;
+}
+
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
+		   int32_t tid)
+{
+	memset(s, 0, sizeof(*s));
+	s->direct = t->direct_ok;
+	s->fd = openat(t->dirfd, fname,
+		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (s->direct ? O_DIRECT : 0),
+		       0644);
+	if (s->fd < 0) {
+		st_log(ST_LOG_ERR, "cannot create %s/%s: %s", t->dir, fname, strerror(errno));
+		s->failed = true;
+		return -errno;
+	}
+	s->instance_id = t->next_instance++;
+	s->pid = pid;
+	s->tid = tid;
+	return 0;
+}
+
+uint8_t *st_packet_buf(uint64_t len)
+{
+	uint8_t *p = st_writer_buf(sizeof(struct packet_prefix) + len);
+
+	return p ? p + sizeof(struct packet_prefix) : NULL;
+}
+
+int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
+		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded, int32_t tid)
+{
+	struct packet_prefix h;
+	uint8_t *start = records - sizeof(h);
+	uint64_t content = sizeof(h) + len, total = content;
+
+	if (__atomic_load_n(&s->failed, __ATOMIC_RELAXED) || s->fd < 0)
+		return -EIO;
+	if (ts_begin < s->last_ts)
+		ts_begin = s->last_ts;
+	if (ts_end < ts_begin)
+		ts_end = ts_begin;
+	if (discarded < s->discarded)
+		discarded = s->discarded;
+	if (__atomic_load_n(&s->direct, __ATOMIC_RELAXED)) {
+		total = (content + t->align - 1) / t->align * t->align;
+		memset(records + len, 0, total - content);
+	}
+	memset(&h, 0, sizeof(h));
+	h.magic = CTF_MAGIC;
+	memcpy(h.uuid, t->uuid, sizeof(h.uuid));
+	h.stream_id = 0;
+	h.stream_instance_id = s->instance_id;
+	h.timestamp_begin = ts_begin;
+	h.timestamp_end = ts_end;
+	h.content_size = content * 8;
+	h.packet_size = total * 8;
+	h.packet_seq_num = s->seq_num;
+	h.events_discarded = discarded;
+	h.pid = s->pid;
+	h.tid = tid;
+	memcpy(start, &h, sizeof(h));
+	st_writer_queue(s, total);
+	s->seq_num++;
+	s->last_ts = ts_end;
+	s->discarded = discarded;
+	t->bytes += total;
+	return 0;
+}
+
+void st_stream_close(struct st_stream *s)
+{
+	st_writer_sync();
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+void st_trace_close(struct st_trace *t)
+{
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+}

@@ -1,0 +1,2 @@
+/* Placeholder: the CTF reader is being written. */
+#include "ctl/reader/reader.h"

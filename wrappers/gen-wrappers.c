@@ -1,0 +1,617 @@
+/*
+ * gen-wrappers: turns a wrapper spec into C.
+ *
+ *   gen-wrappers family FAMILY.spec OUT.h OUT.c
+ *       the provider declaration (an X-macro list for <shimtrace/tracepoint.h>)
+ *       and the interposers of one preload library
+ *   gen-wrappers catalog OUT.c FAMILY.spec...
+ *       the table of every wrapper tracepoint, for the CLI
+ *
+ * Spec grammar (one statement per line, '#' starts a comment):
+ *
+ *   provider NAME                 the tracepoint provider (first statement)
+ *   include <HEADER>              a header the prototypes need
+ *   fail EXPR                     what a wrapper returns when the real
+ *                                 function cannot be found (never abort)
+ *   call RET NAME(PARAMS)         wrap NAME: the clock is read before the real
+ *                                 call, the event written after it
+ *   lock RET NAME(PARAMS)         wrap a blocking lock function (see below)
+ *     event TP FIELD...           the event of the wrapper (call and lock)
+ *     wait TP FIELD...            lock: the event written before blocking
+ *     try CALL [when=COND]        lock: the non-blocking attempt; COND, if
+ *                                 given, says when the attempt is allowed
+ *
+ *   FIELD is TYPE:NAME=EXPR, TYPE one of the <shimtrace/tracepoint.h> field
+ *   types, EXPR a C expression without spaces over the parameters, `ret`
+ *   (the return value) and, for lock, `wait_ns`.
+ *
+ * A lock wrapper tries first. Success (or any result but EBUSY): one
+ * `event` with wait_ns 0. EBUSY: the `wait` event, the real blocking call,
+ * then `event` with the time waited. Tracepoints may be shared by several
+ * wrappers if their fields agree.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXF 16
+#define MAXP 16
+#define MAXEV 256
+#define MAXW 256
+
+struct field {
+	char type[16];
+	char name[64];
+	char expr[256];
+};
+
+struct event {
+	char name[64];
+	struct field f[MAXF];
+	int nf;
+};
+
+struct param {
+	char decl[256];
+	char name[64];
+};
+
+enum kind { CALL, LOCK };
+
+struct wrap {
+	enum kind kind;
+	char ret[64];
+	char name[64];
+	struct param p[MAXP];
+	int np;
+	char try_fn[64];
+	char try_args[256];
+	char try_when[256];
+	char uncontended[256];
+	int ev, wait; /* event indices; -1 when absent */
+	struct field ev_f[MAXF], wait_f[MAXF];
+	int ev_nf, wait_nf;
+	int line;
+};
+
+struct spec {
+	const char *path;
+	char provider[64];
+	char includes[32][128];
+	int nincludes;
+	char fail[128];
+	struct event ev[MAXEV];
+	int nev;
+	struct wrap w[MAXW];
+	int nw;
+};
+
+static const char *types[] = { "U8",  "U16", "U32", "U64",   "S8",	  "S16",
+			       "S32", "S64", "HEX64", "STRING", NULL };
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static void die(const struct spec *s, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gen-wrappers: %s:%d: ", s ? s->path : "-", line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void copy(const struct spec *s, int line, char *dst, size_t n, const char *src, size_t len)
+{
+	if (len >= n)
+		die(s, line, "'%.*s' is too long", (int)len, src);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static int is_ident(const char *p, size_t n)
+{
+	if (n == 0 || !(isalpha((unsigned char)p[0]) || p[0] == '_'))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)p[i]) || p[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int is_type(const char *t)
+{
+	for (int i = 0; types[i]; i++)
+		if (strcmp(types[i], t) == 0)
+			return 1;
+	return 0;
+}
+
+/* Splits "TYPE:NAME=EXPR" tokens following the event name. */
+static int parse_fields(struct spec *s, int line, char *rest, struct field *f)
+{
+	int n = 0;
+
+	for (char *tok = strtok(rest, " \t"); tok; tok = strtok(NULL, " \t")) {
+		char *colon = strchr(tok, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+
+		if (!colon || !eq || eq[1] == '\0')
+			die(s, line, "field '%s' is not TYPE:NAME=EXPR", tok);
+		if (n == MAXF)
+			die(s, line, "more than %d fields", MAXF);
+		copy(s, line, f[n].type, sizeof(f[n].type), tok, (size_t)(colon - tok));
+		copy(s, line, f[n].name, sizeof(f[n].name), colon + 1, (size_t)(eq - colon - 1));
+		copy(s, line, f[n].expr, sizeof(f[n].expr), eq + 1, strlen(eq + 1));
+		if (!is_type(f[n].type))
+			die(s, line, "unknown field type '%s'", f[n].type);
+		if (!is_ident(f[n].name, strlen(f[n].name)))
+			die(s, line, "field name '%s' is not an identifier", f[n].name);
+		n++;
+	}
+	return n;
+}
+
+/* Declares event `name` with fields f, or checks it matches its twin. */
+static int event_use(struct spec *s, int line, const char *name, const struct field *f, int nf)
+{
+	struct event *e;
+
+	if (!is_ident(name, strlen(name)))
+		die(s, line, "event name '%s' is not an identifier", name);
+	for (int i = 0; i < s->nev; i++) {
+		e = &s->ev[i];
+		if (strcmp(e->name, name) != 0)
+			continue;
+		if (e->nf != nf)
+			die(s, line, "event %s redeclared with other fields", name);
+		for (int k = 0; k < nf; k++)
+			if (strcmp(e->f[k].type, f[k].type) || strcmp(e->f[k].name, f[k].name))
+				die(s, line, "event %s redeclared with other fields", name);
+		return i;
+	}
+	if (s->nev == MAXEV)
+		die(s, line, "too many events");
+	e = &s->ev[s->nev];
+	copy(s, line, e->name, sizeof(e->name), name, strlen(name));
+	memcpy(e->f, f, sizeof(*f) * (size_t)nf);
+	e->nf = nf;
+	return s->nev++;
+}
+
+/* Parses "RET NAME(PARAMS)". */
+static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
+{
+	char *open = strchr(text, '('), *close = strrchr(text, ')'), *name_end, *name;
+	char *params;
+
+	if (!open || !close || close < open)
+		die(s, line, "expected RET NAME(PARAMS)");
+	name_end = open;
+	while (name_end > text && isspace((unsigned char)name_end[-1]))
+		name_end--;
+	name = name_end;
+	while (name > text && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+		name--;
+	if (!is_ident(name, (size_t)(name_end - name)))
+		die(s, line, "expected a function name before '('");
+	copy(s, line, w->name, sizeof(w->name), name, (size_t)(name_end - name));
+	while (name > text && isspace((unsigned char)name[-1]))
+		name--;
+	if (name == text)
+		die(s, line, "missing return type");
+	copy(s, line, w->ret, sizeof(w->ret), text, (size_t)(name - text));
+	*close = '\0';
+	params = open + 1;
+	if (strcmp(params, "void") == 0 || *params == '\0')
+		return;
+	for (char *p = strtok(params, ","); p; p = strtok(NULL, ",")) {
+		struct param *pa = &w->p[w->np];
+		char *end;
+
+		if (w->np == MAXP)
+			die(s, line, "too many parameters");
+		while (isspace((unsigned char)*p))
+			p++;
+		end = p + strlen(p);
+		while (end > p && isspace((unsigned char)end[-1]))
+			end--;
+		copy(s, line, pa->decl, sizeof(pa->decl), p, (size_t)(end - p));
+		name = end;
+		while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+			name--;
+		if (!is_ident(name, (size_t)(end - name)) || name == p)
+			die(s, line, "parameter '%s' needs a type and a name", pa->decl);
+		copy(s, line, pa->name, sizeof(pa->name), name, (size_t)(end - name));
+		w->np++;
+	}
+}
+
+static void check_wrap(struct spec *s, const struct wrap *w)
+{
+	if (w->ev < 0)
+		die(s, w->line, "%s has no event", w->name);
+	if (w->kind == LOCK && (w->wait < 0 || !w->try_fn[0]))
+		die(s, w->line, "lock %s needs try and wait", w->name);
+	if (w->kind == CALL && (w->wait >= 0 || w->try_fn[0]))
+		die(s, w->line, "call %s cannot have try or wait", w->name);
+}
+
+static void parse(struct spec *s, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char buf[1024];
+	int line = 0;
+	struct wrap *w = NULL;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	strcpy(s->fail, "0");
+	if (!f)
+		die(s, 0, "cannot open: %s", strerror(errno));
+	while (fgets(buf, sizeof(buf), f)) {
+		char *p = buf, *kw, *rest;
+
+		line++;
+		if (!strchr(buf, '\n') && !feof(f))
+			die(s, line, "line too long");
+		buf[strcspn(buf, "#\n")] = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			continue;
+		kw = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		rest = p;
+		if (!s->provider[0] && strcmp(kw, "provider") != 0)
+			die(s, line, "the first statement must be 'provider NAME'");
+		if (strcmp(kw, "provider") == 0) {
+			if (!is_ident(rest, strlen(rest)))
+				die(s, line, "provider name '%s' is not an identifier", rest);
+			copy(s, line, s->provider, sizeof(s->provider), rest, strlen(rest));
+		} else if (strcmp(kw, "include") == 0) {
+			if (s->nincludes == 32)
+				die(s, line, "too many includes");
+			copy(s, line, s->includes[s->nincludes++], 128, rest, strlen(rest));
+		} else if (strcmp(kw, "fail") == 0) {
+			copy(s, line, s->fail, sizeof(s->fail), rest, strlen(rest));
+		} else if (strcmp(kw, "call") == 0 || strcmp(kw, "lock") == 0) {
+			if (w)
+				check_wrap(s, w);
+			if (s->nw == MAXW)
+				die(s, line, "too many wrappers");
+			w = &s->w[s->nw++];
+			w->kind = kw[0] == 'c' ? CALL : LOCK;
+			w->ev = w->wait = -1;
+			w->line = line;
+			parse_proto(s, line, rest, w);
+			for (int i = 0; i < s->nw - 1; i++)
+				if (strcmp(s->w[i].name, w->name) == 0)
+					die(s, line, "%s is wrapped twice", w->name);
+		} else if (strcmp(kw, "event") == 0 || strcmp(kw, "wait") == 0) {
+			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
+			struct field *fl;
+			int *nf;
+
+			if (!w || !name)
+				die(s, line, "'%s' must follow call/lock and name an event", kw);
+			fl = kw[0] == 'e' ? w->ev_f : w->wait_f;
+			nf = kw[0] == 'e' ? &w->ev_nf : &w->wait_nf;
+			*nf = fields ? parse_fields(s, line, fields, fl) : 0;
+			if (kw[0] == 'e')
+				w->ev = event_use(s, line, name, fl, *nf);
+			else
+				w->wait = event_use(s, line, name, fl, *nf);
+		} else if (strcmp(kw, "try") == 0) {
+			char *unc = strstr(rest, " uncontended="), *when, *open, *close;
+
+			if (!w || w->kind != LOCK)
+				die(s, line, "'try' belongs to a lock wrapper");
+			if (unc) {
+				copy(s, line, w->uncontended, sizeof(w->uncontended), unc + 13,
+				     strlen(unc + 13));
+				*unc = '\0';
+			}
+			when = strstr(rest, " when=");
+			if (when) {
+				copy(s, line, w->try_when, sizeof(w->try_when), when + 6, strlen(when + 6));
+				*when = '\0';
+			}
+			open = strchr(rest, '(');
+			close = strrchr(rest, ')');
+			if (!open || !close)
+				die(s, line, "expected try FUNCTION(ARGS)");
+			copy(s, line, w->try_fn, sizeof(w->try_fn), rest, (size_t)(open - rest));
+			copy(s, line, w->try_args, sizeof(w->try_args), open + 1, (size_t)(close - open - 1));
+			if (!is_ident(w->try_fn, strlen(w->try_fn)))
+				die(s, line, "try needs a function name");
+		} else {
+			die(s, line, "unknown statement '%s'", kw);
+		}
+	}
+	fclose(f);
+	if (w)
+		check_wrap(s, w);
+	if (s->nw == 0)
+		die(s, line, "no wrappers");
+	for (int i = 0; i < s->nw; i++) {
+		int found = !s->w[i].try_fn[0];
+
+		for (int k = 0; k < s->nw && !found; k++)
+			found = strcmp(s->w[k].name, s->w[i].try_fn) == 0;
+		if (!found)
+			die(s, s->w[i].line, "try function %s must be wrapped too", s->w[i].try_fn);
+	}
+}
+
+static int is_void(const struct wrap *w)
+{
+	return strcmp(w->ret, "void") == 0;
+}
+
+static void params(FILE *o, const struct wrap *w, int leading_comma)
+{
+	for (int i = 0; i < w->np; i++)
+		fprintf(o, "%s%s", i || leading_comma ? ", " : "", w->p[i].decl);
+	if (!w->np && !leading_comma)
+		fprintf(o, "void");
+}
+
+static void args(FILE *o, const struct wrap *w, int leading_comma)
+{
+	for (int i = 0; i < w->np; i++)
+		fprintf(o, "%s%s", i || leading_comma ? ", " : "", w->p[i].name);
+}
+
+static void emit_call(FILE *o, const struct spec *s, int ev, const struct field *f, int nf,
+		      const char *mask, const char *ts)
+{
+	fprintf(o, "st__emit_%s_%s(%s, %s, st__ip", s->provider, s->ev[ev].name, mask, ts);
+	for (int i = 0; i < nf; i++) {
+		if (strcmp(f[i].type, "HEX64") == 0)
+			fprintf(o, ", (uint64_t)(uintptr_t)(%s)", f[i].expr);
+		else
+			fprintf(o, ", (st__ctype_%s)(%s)", f[i].type, f[i].expr);
+	}
+	fprintf(o, ")");
+}
+
+static void gen_header(const struct spec *s, FILE *o)
+{
+	char up[64];
+	size_t i;
+
+	for (i = 0; s->provider[i]; i++)
+		up[i] = (char)toupper((unsigned char)s->provider[i]);
+	up[i] = '\0';
+	fprintf(o, "/* Generated by gen-wrappers from %s: do not edit. */\n", base_name(s->path));
+	fprintf(o, "#ifndef ST_GEN_%s_H\n#define ST_GEN_%s_H\n\n", up, up);
+	fprintf(o, "#include <shimtrace/tracepoint.h>\n\n");
+	fprintf(o, "#define ST_%s_TRACEPOINTS(TP, F)", up);
+	for (int e = 0; e < s->nev; e++) {
+		fprintf(o, " \\\n\tTP(%s, %s,", s->provider, s->ev[e].name);
+		for (int k = 0; k < s->ev[e].nf; k++)
+			fprintf(o, " F(%s, %s)", s->ev[e].f[k].type, s->ev[e].f[k].name);
+		fprintf(o, ")");
+	}
+	fprintf(o, "\n\nST_PROVIDER_DECLARE(%s, ST_%s_TRACEPOINTS)\n\n#endif\n", s->provider, up);
+}
+
+static void gen_resolver(const struct spec *s, const struct wrap *w, FILE *o)
+{
+	fprintf(o, "typedef %s (*st__fn_%s)(", w->ret, w->name);
+	params(o, w, 0);
+	fprintf(o, ");\nstatic %s st__resolve_%s(", w->ret, w->name);
+	params(o, w, 0);
+	fprintf(o, ");\nstatic st__fn_%s real_%s = st__resolve_%s;\n\n", w->name, w->name, w->name);
+	fprintf(o, "/* First call: find the real function, then call it. */\n");
+	fprintf(o, "static %s st__resolve_%s(", w->ret, w->name);
+	params(o, w, 0);
+	fprintf(o, ")\n{\n\tst__fn_%s f = (st__fn_%s)st__wrap_resolve(\"%s\");\n\n", w->name, w->name,
+		w->name);
+	fprintf(o, "\tif (!f)\n\t\treturn%s%s;\n", is_void(w) ? "" : " ", is_void(w) ? "" : s->fail);
+	fprintf(o, "\t__atomic_store_n(&real_%s, f, __ATOMIC_RELAXED);\n", w->name);
+	fprintf(o, "\t%sf(", is_void(w) ? "" : "return ");
+	args(o, w, 0);
+	fprintf(o, ");\n}\n\n");
+}
+
+static void gen_real_call(const struct wrap *w, FILE *o, const char *fn, const char *a)
+{
+	fprintf(o, "__atomic_load_n(&real_%s, __ATOMIC_RELAXED)(", fn);
+	if (a)
+		fprintf(o, "%s", a);
+	else
+		args(o, w, 0);
+	fprintf(o, ")");
+}
+
+/* The mask test: one load, two adjacent slots read at once for lock. */
+static void gen_mask(const struct spec *s, const struct wrap *w, FILE *o)
+{
+	const char *p = s->provider;
+
+	if (w->kind == LOCK && w->ev == w->wait + 1) {
+		fprintf(o, "\tuint64_t st__m;\n\n");
+		fprintf(o, "\tmemcpy(&st__m, &st__state_%s.mask[st__slot_%s_%s], sizeof(st__m));\n", p,
+			p, s->ev[w->wait].name);
+	} else if (w->kind == LOCK) {
+		fprintf(o, "\tuint64_t st__m = st__state_%s.mask[st__slot_%s_%s] |\n", p, p,
+			s->ev[w->wait].name);
+		fprintf(o, "\t\t\t  (uint64_t)st__state_%s.mask[st__slot_%s_%s] << 32;\n\n", p, p,
+			s->ev[w->ev].name);
+	} else {
+		fprintf(o, "\tuint32_t st__m = st__state_%s.mask[st__slot_%s_%s];\n\n", p, p,
+			s->ev[w->ev].name);
+	}
+}
+
+static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
+{
+	fprintf(o, "static __attribute__((noinline)) %s\nst__traced_%s(uint32_t st__m, const void *st__ip",
+		w->ret, w->name);
+	params(o, w, 1);
+	fprintf(o, ")\n{\n\tuint64_t st__ts = st_clock_read();\n");
+	fprintf(o, "\t");
+	if (!is_void(w))
+		fprintf(o, "%s ret = ", w->ret);
+	gen_real_call(w, o, w->name, NULL);
+	fprintf(o, ";\n\n\t");
+	emit_call(o, s, w->ev, w->ev_f, w->ev_nf, "st__m", "st__ts");
+	fprintf(o, ";\n%s}\n\n", is_void(w) ? "" : "\treturn ret;\n");
+}
+
+static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
+{
+	fprintf(o, "static __attribute__((noinline)) %s\nst__traced_%s(uint64_t st__masks, const void *st__ip",
+		w->ret, w->name);
+	params(o, w, 1);
+	fprintf(o, ")\n{\n");
+	/* gen_mask puts the wait mask in the low half, the event's in the high. */
+	fprintf(o, "\tuint32_t st__mw = (uint32_t)st__masks, st__ml = (uint32_t)(st__masks >> 32);\n");
+	fprintf(o, "\tuint64_t st__t0, st__t1, wait_ns = 0;\n\t%s ret;\n\n", w->ret);
+	if (w->try_when[0]) {
+		fprintf(o, "\tif (!(%s)) {\n\t\tst__t0 = st_clock_read();\n\t\tret = ", w->try_when);
+		gen_real_call(w, o, w->name, NULL);
+		fprintf(o, ";\n\t\tst__t1 = st_clock_read();\n");
+		fprintf(o, "\t\twait_ns = st_clock_delta_ns(st__t1 - st__t0);\n\t\tif (st__ml)\n\t\t\t");
+		emit_call(o, s, w->ev, w->ev_f, w->ev_nf, "st__ml", "st__t1");
+		fprintf(o, ";\n\t\treturn ret;\n\t}\n");
+	}
+	if (w->uncontended[0]) {
+		fprintf(o, "\tif (%s) {\n\t\tret = ", w->uncontended);
+		gen_real_call(w, o, w->name, NULL);
+		fprintf(o, ";\n\t\tif (st__ml)\n\t\t\t");
+		emit_call(o, s, w->ev, w->ev_f, w->ev_nf, "st__ml", "st_clock_read()");
+		fprintf(o, ";\n\t\treturn ret;\n\t}\n");
+	}
+	fprintf(o, "\tret = ");
+	gen_real_call(w, o, w->try_fn, w->try_args);
+	fprintf(o, ";\n\tif (ret == EBUSY) {\n\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t");
+	emit_call(o, s, w->wait, w->wait_f, w->wait_nf, "st__mw", "st__t0");
+	fprintf(o, ";\n\t\tret = ");
+	gen_real_call(w, o, w->name, NULL);
+	fprintf(o, ";\n\t\tst__t1 = st_clock_read();\n");
+	fprintf(o, "\t\twait_ns = st_clock_delta_ns(st__t1 - st__t0);\n");
+	fprintf(o, "\t} else {\n\t\tst__t1 = st_clock_read();\n\t}\n\tif (st__ml)\n\t\t");
+	emit_call(o, s, w->ev, w->ev_f, w->ev_nf, "st__ml", "st__t1");
+	fprintf(o, ";\n\treturn ret;\n}\n\n");
+}
+
+static void gen_source(const struct spec *s, const char *header, FILE *o)
+{
+	char up[64];
+	size_t i;
+
+	for (i = 0; s->provider[i]; i++)
+		up[i] = (char)toupper((unsigned char)s->provider[i]);
+	up[i] = '\0';
+	fprintf(o, "/* Generated by gen-wrappers from %s: do not edit. */\n", base_name(s->path));
+	for (int k = 0; k < s->nincludes; k++)
+		fprintf(o, "#include %s\n", s->includes[k]);
+	fprintf(o, "#include <stdint.h>\n#include <string.h>\n\n");
+	fprintf(o, "#include \"wrappers/resolve.h\"\n#include \"%s\"\n\n", header);
+	fprintf(o, "ST_PROVIDER_DEFINE(%s, ST_%s_TRACEPOINTS)\n\n", s->provider, up);
+	for (int k = 0; k < s->nw; k++)
+		gen_resolver(s, &s->w[k], o);
+	for (int k = 0; k < s->nw; k++) {
+		const struct wrap *w = &s->w[k];
+
+		fprintf(o, "/* ---- %s ---- */\n\n", w->name);
+		if (w->kind == LOCK)
+			gen_traced_lock(s, w, o);
+		else
+			gen_traced_call(s, w, o);
+		fprintf(o, "ST_API %s %s(", w->ret, w->name);
+		params(o, w, 0);
+		fprintf(o, ")\n{\n");
+		gen_mask(s, w, o);
+		fprintf(o, "\tif (__builtin_expect(st__m == 0, 1))\n\t\t%s", is_void(w) ? "" : "return ");
+		gen_real_call(w, o, w->name, NULL);
+		fprintf(o, ";\n%s\t%sst__traced_%s(st__m, __builtin_return_address(0)",
+			is_void(w) ? "\telse\n\t" : "", is_void(w) ? "" : "return ", w->name);
+		args(o, w, 1);
+		fprintf(o, ");\n}\n\n");
+	}
+}
+
+static void gen_catalog(struct spec *specs, int n, FILE *o)
+{
+	fprintf(o, "/* Generated by gen-wrappers: do not edit. */\n#include \"ctl/catalog.h\"\n\n");
+	fprintf(o, "const struct st_catalog_entry st_catalog[] = {\n");
+	for (int i = 0; i < n; i++)
+		for (int e = 0; e < specs[i].nev; e++) {
+			const struct event *ev = &specs[i].ev[e];
+
+			fprintf(o, "\t{ \"%s\", \"%s\", \"", specs[i].provider, ev->name);
+			for (int k = 0; k < ev->nf; k++)
+				fprintf(o, "%s%s %s", k ? ", " : "", ev->f[k].type, ev->f[k].name);
+			fprintf(o, "\" },\n");
+		}
+	fprintf(o, "};\n\nconst unsigned st_catalog_count = sizeof(st_catalog) / sizeof(st_catalog[0]);\n");
+}
+
+static FILE *create(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "gen-wrappers: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return f;
+}
+
+static void finish(FILE *f, const char *path)
+{
+	if (ferror(f) || fclose(f) != 0) {
+		fprintf(stderr, "gen-wrappers: %s: write error\n", path);
+		remove(path);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct spec specs[8];
+
+	if (argc == 5 && strcmp(argv[1], "family") == 0) {
+		FILE *h, *c;
+
+		parse(&specs[0], argv[2]);
+		h = create(argv[3]);
+		gen_header(&specs[0], h);
+		finish(h, argv[3]);
+		c = create(argv[4]);
+		gen_source(&specs[0], base_name(argv[3]), c);
+		finish(c, argv[4]);
+		return 0;
+	}
+	if (argc >= 4 && argc - 3 <= 8 && strcmp(argv[1], "catalog") == 0) {
+		FILE *c;
+
+		for (int i = 3; i < argc; i++)
+			parse(&specs[i - 3], argv[i]);
+		c = create(argv[2]);
+		gen_catalog(specs, argc - 3, c);
+		finish(c, argv[2]);
+		return 0;
+	}
+	fprintf(stderr, "usage: gen-wrappers family SPEC OUT.h OUT.c\n"
+			"       gen-wrappers catalog OUT.c SPEC...\n");
+	return 2;
+}

@@ -1,0 +1,29 @@
+/*
+ * Helpers for the pthread family's spec.
+ *
+ * st__mutex_free_here: true when the mutex cannot be contended right now:
+ * the process has only ever had one thread (glibc's
+ * __libc_single_threaded), the mutex is process-private, and it is free.
+ * The lock wrapper then locks directly instead of trying first: glibc's
+ * single-threaded lock is a plain store, a trylock is a locked instruction.
+ * A held mutex (a thread relocking its own normal mutex, a process-shared
+ * one) still goes through try-first, so a self-deadlock shows as a
+ * mutex_wait event. Reads glibc's public pthread_mutex_t layout.
+ */
+#ifndef ST_WRAPPERS_PTHREAD_HELPERS_H
+#define ST_WRAPPERS_PTHREAD_HELPERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/single_threaded.h>
+
+#define ST__MUTEX_PSHARED_BIT 128 /* glibc's PTHREAD_MUTEX_PSHARED_BIT */
+
+static inline bool st__mutex_free_here(const pthread_mutex_t *m)
+{
+	return __libc_single_threaded &&
+	       __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0 &&
+	       !(m->__data.__kind & ST__MUTEX_PSHARED_BIT);
+}
+
+#endif
