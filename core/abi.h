@@ -50,15 +50,21 @@
 
 /* ---- event records, byte-packed, copied verbatim into CTF streams ---- */
 
-/* event.header, then the stream event context (vpid, ip), then fields. */
+/*
+ * event.header (id, timestamp), then the stream event context (vpid, vtid,
+ * ip), then the fields. The thread is in every event, so a ring buffer can
+ * pass from an exited thread to a new one in the middle of a sub-buffer.
+ */
 struct st_abi_record {
 	uint16_t id;
 	uint64_t timestamp;
 	int32_t vpid;
+	int32_t vtid;
 	uint64_t ip;
 } __attribute__((packed));
 
 #define ST_ABI_RECORD_HDR ((uint32_t)sizeof(struct st_abi_record))
+
 
 /* ---- status page 0 ---- */
 
@@ -123,8 +129,8 @@ struct st_abi_subbuf {
 	uint64_t seq;	 /* s + 1 of the content; 0 when never used */
 	uint64_t commit; /* bytes of complete records */
 	uint64_t events; /* records in the sub-buffer, written when closed */
-	uint32_t tid;	 /* writer thread */
 	uint32_t closed; /* 1 once the producer left this sub-buffer */
+	uint32_t pad;
 };
 
 struct st_abi_slot {

@@ -91,7 +91,6 @@ struct st__pool {
 	uint64_t slot_size;
 	uint64_t hdr_size;
 	struct st__writer *writers; /* nslots, process-private */
-	uint32_t hint;		    /* where the next free-slot search starts */
 };
 
 enum { ST_POOL_NONE = 0, ST_POOL_CREATING, ST_POOL_READY, ST_POOL_FAILED };
@@ -101,7 +100,7 @@ enum { ST_POOL_NONE = 0, ST_POOL_CREATING, ST_POOL_READY, ST_POOL_FAILED };
 struct st__pool *st__pool_get(uint32_t s) ST_HIDDEN;
 /* Claims a free ring buffer of the pool for the calling thread. */
 struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid) ST_HIDDEN;
-/* Closes the writer's open sub-buffer and gives the slot back. */
+/* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
 void st__pools_forget(void) ST_HIDDEN;

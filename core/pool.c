@@ -9,7 +9,7 @@
  *
  * A thread claims a free slot with a compare-and-swap on slot->owner (its
  * tid) on its first event and gives it back at exit; a later thread reuses
- * it and continues its sequence numbers. A slot whose owner died without
+ * it, going on in its open sub-buffer. A slot whose owner died without
  * giving it back (a thread killed by pthread_cancel in a non-cancellable
  * place, say) is taken over when no slot is free.
  *
@@ -170,17 +170,20 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	if (!__atomic_compare_exchange_n(&slot->owner, &expect, (uint32_t)tid, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
-	__atomic_store_n(&p->hint, i + 1, __ATOMIC_RELAXED);
 	return &p->writers[i];
 }
 
+/*
+ * The lowest free slot: buffers released by exited threads are reused
+ * first (their pages are already there), and a program with N threads at a
+ * time uses N buffers, however many threads it creates over time.
+ */
 struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
 {
-	uint32_t n = p->nslots, start = __atomic_load_n(&p->hint, __ATOMIC_RELAXED);
+	uint32_t n = p->nslots;
 	int32_t pid = st__live->pid;
 
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = (start + k) % n;
+	for (uint32_t i = 0; i < n; i++) {
 		struct st__writer *w;
 
 		if (__atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED) != 0)
@@ -197,19 +200,21 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
 		if (owner == 0 || st__sys3(SYS_tgkill, pid, owner, 0) != -ESRCH)
 			continue;
 		w = take(p, i, owner, tid);
-		if (w) {
-			if (w->opened && !w->closed)
-				st__writer_close(w);
+		if (w)
 			return w;
-		}
 	}
 	return NULL;
 }
 
+/*
+ * Gives the slot back. Its open sub-buffer stays open: what the thread
+ * wrote is committed (the consumer sees it), and the next owner goes on
+ * writing there (every event carries its thread id) rather than waste the
+ * rest of the sub-buffer: threads that come and go fast would otherwise
+ * use up the sub-buffers long before the memory.
+ */
 void st__writer_release(struct st__writer *w)
 {
-	if (w->opened && !w->closed)
-		st__writer_close(w);
 	__atomic_store_n(&w->slot->owner, 0, __ATOMIC_RELEASE);
 }
 

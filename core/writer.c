@@ -104,7 +104,6 @@ static bool writer_switch(struct st__writer *w)
 	ctl->commit = 0;
 	ctl->events = 0;
 	ctl->closed = 0;
-	ctl->tid = (uint32_t)st__tls.tid;
 	__atomic_store_n(&ctl->seq, next + 1, __ATOMIC_RELEASE);
 	/* Overwrite mode: the new data must not become visible before the new
 	 * sequence number, or a snapshot could keep a mixed copy. */
@@ -168,6 +167,23 @@ out:
 	return w;
 }
 
+/*
+ * Copies a payload in whole 8-byte words: up to 7 bytes past `len` are read
+ * (the emitters' buffers have ST_PAYLOAD_SLACK spare bytes) and written
+ * (the fast path keeps that much room at the end of the sub-buffer, and
+ * bytes past the commit offset are not data yet). Payloads are a few dozen
+ * bytes: a call to memcpy would cost more than the copy.
+ */
+static inline void copy_words(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, src + i, 8);
+		memcpy(dst + i, &v, 8);
+	}
+}
+
 ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
 			   const void *ip, const void *payload, uint32_t len)
 {
@@ -193,7 +209,7 @@ ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64
 		uint8_t *p;
 
 		mask &= mask - 1;
-		if (__builtin_expect(w == NULL || w->off + rec > w->sb_size ||
+		if (__builtin_expect(w == NULL || w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 					     w->generation != *w->live_generation,
 				     0)) {
 			w = writer_slow(t, s, rec);
@@ -204,9 +220,13 @@ ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64
 			ts = w->last_ts; /* never backwards within a stream */
 		w->last_ts = ts;
 		h.timestamp = ts;
+		h.vtid = t->tid; /* known once the thread has a buffer */
 		p = w->sb + w->off;
 		memcpy(p, &h, sizeof(h));
-		memcpy(p + sizeof(h), payload, len);
+		if (__builtin_expect(w->off + rec + ST_PAYLOAD_SLACK <= w->sb_size, 1))
+			copy_words(p + sizeof(h), payload, len);
+		else
+			memcpy(p + sizeof(h), payload, len); /* the slow path let it in */
 		w->off += rec;
 		w->events++;
 		__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);

@@ -8,7 +8,15 @@
  * single-threaded lock is a plain store, a trylock is a locked instruction.
  * A held mutex (a thread relocking its own normal mutex, a process-shared
  * one) still goes through try-first, so a self-deadlock shows as a
- * mutex_wait event. Reads glibc's public pthread_mutex_t layout.
+ * mutex_wait event.
+ *
+ * st__mutex_try_safe: false when trying first would change what the real
+ * call does. glibc's trylock on a robust mutex that is not recoverable
+ * returns ENOTRECOVERABLE but leaves the mutex locked by the caller (the
+ * real lock does not), so the program's next call would differ; lock
+ * returns at once for such a mutex, so it is called directly.
+ *
+ * Both read glibc's public pthread_mutex_t layout (bits/struct_mutex.h).
  */
 #ifndef ST_WRAPPERS_PTHREAD_HELPERS_H
 #define ST_WRAPPERS_PTHREAD_HELPERS_H
@@ -18,12 +26,20 @@
 #include <sys/single_threaded.h>
 
 #define ST__MUTEX_PSHARED_BIT 128 /* glibc's PTHREAD_MUTEX_PSHARED_BIT */
+#define ST__MUTEX_ROBUST_BIT 16	  /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP */
+#define ST__MUTEX_NOTRECOVERABLE 0x7ffffffe /* glibc: PTHREAD_MUTEX_NOTRECOVERABLE */
 
 static inline bool st__mutex_free_here(const pthread_mutex_t *m)
 {
 	return __libc_single_threaded &&
 	       __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0 &&
 	       !(m->__data.__kind & ST__MUTEX_PSHARED_BIT);
+}
+
+static inline bool st__mutex_try_safe(const pthread_mutex_t *m)
+{
+	return !(m->__data.__kind & ST__MUTEX_ROBUST_BIT) ||
+	       __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != ST__MUTEX_NOTRECOVERABLE;
 }
 
 #endif

@@ -97,7 +97,7 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	if (!st->has_stream) {
 		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
 			 slot);
-		st_stream_open(&ses->trace, &st->stream, name, p->pid, 0);
+		st_stream_open(&ses->trace, &st->stream, name, p->pid);
 		st->has_stream = true;
 	}
 	return &st->stream;
@@ -112,7 +112,7 @@ static uint64_t slot_lost(const struct st_abi_slot *slot)
 
 /* Copies, validates and writes [data, data + len) as one packet. */
 static void emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
-		 const uint8_t *data, uint64_t len, uint32_t tid, uint64_t discarded)
+		 const uint8_t *data, uint64_t len, uint64_t discarded)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
@@ -134,8 +134,7 @@ static void emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t sl
 		return;
 	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
 		return;
-	if (st_stream_packet(&ses->trace, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded,
-			     (int32_t)tid) == 0 &&
+	if (st_stream_packet(&ses->trace, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) == 0 &&
 	    stats)
 		stats->events += sc.events;
 }
@@ -172,8 +171,7 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 			break;
 		if (commit > st->roff)
 			emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
-			     commit - st->roff, __atomic_load_n(&sb->tid, __ATOMIC_RELAXED),
-			     slot_lost(slot));
+			     commit - st->roff, slot_lost(slot));
 		st->roff = (uint32_t)commit;
 		if (!closed)
 			break;
@@ -228,7 +226,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		}
 		if (commit)
 			emit(d, p, s, i, data + order[k][1] * (uint64_t)pool->sb_size, commit,
-			     __atomic_load_n(&sb->tid, __ATOMIC_RELAXED), slot_lost(slot));
+			     slot_lost(slot));
 		st->rseq = seq;
 	}
 	free(order);
@@ -270,14 +268,14 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 		memcpy(buf, records, len);
 	if (!pool->has_meta) {
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
-		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->pid);
+		st_stream_open(&ses->trace, &pool->meta, name, p->pid);
 		pool->has_meta = true;
 	}
 	/* Events lost for want of a buffer are counted on this stream. */
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
 	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
 		return -EIO;
-	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost, p->pid) < 0)
+	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost) < 0)
 		return -EIO;
 	pool->lost_reported = lost;
 	stats = st_session_stats_for(ses, p, true);

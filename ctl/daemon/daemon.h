@@ -139,7 +139,7 @@ struct st_stream {
 	uint64_t seq_num;	/* packet_seq_num of the next packet */
 	uint64_t last_ts;	/* timestamps never go back in a stream */
 	uint64_t discarded;	/* events_discarded written last */
-	int32_t pid, tid;
+	int32_t pid;
 	bool failed;		/* a write failed: the stream is abandoned */
 };
 
@@ -160,8 +160,7 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *e
 /* Writes the metadata if the registry grew since (or force). */
 int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
 		      bool force);
-int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
-		   int32_t tid);
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid);
 /*
  * A buffer for the records of one packet, len bytes: the packet header goes
  * in front of it and padding after it, so a packet is written with a single
@@ -174,7 +173,7 @@ uint8_t *st_packet_buf(uint64_t len);
  * cumulative loss count.
  */
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
-		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded, int32_t tid);
+		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded);
 void st_stream_close(struct st_stream *s);
 void st_trace_close(struct st_trace *t);
 

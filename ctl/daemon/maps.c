@@ -308,7 +308,7 @@ static void put_str(struct rec_buf *b, const char *s)
 
 static void begin(struct rec_buf *b, uint32_t class_id, uint64_t ts)
 {
-	struct st_abi_record h = { (uint16_t)class_id, ts, b->pid, 0 };
+	struct st_abi_record h = { (uint16_t)class_id, ts, b->pid, b->pid, 0 };
 
 	put(b, &h, sizeof(h));
 	b->events++;

@@ -6,10 +6,10 @@
  * Layout of every packet (little-endian, byte-packed):
  *   packet.header   magic, trace uuid, stream_id 0, stream_instance_id
  *   packet.context  timestamp_begin/end, content_size, packet_size (bits),
- *                   packet_seq_num, events_discarded, pid, tid
+ *                   packet_seq_num, events_discarded, pid
  *   records         exactly as written by the process: u16 id, u64
- *                   timestamp, then the event context (s32 vpid, u64 ip),
- *                   then the fields
+ *                   timestamp, then the event context (s32 vpid, s32 vtid,
+ *                   u64 ip), then the fields
  *
  * Packets are queued to the writer thread (writer.c). Stream files are
  * written with O_DIRECT where the filesystem allows it:
@@ -54,7 +54,6 @@ struct __attribute__((packed)) packet_prefix {
 	uint64_t packet_seq_num;
 	uint64_t events_discarded;
 	int32_t pid;
-	int32_t tid;
 };
 
 /* mkdir -p; the last component must be new or an empty directory. */
@@ -256,9 +255,9 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_ev
 		   "\tpacket.context := struct {\n\t\tuint64_clock_t timestamp_begin;\n"
 		   "\t\tuint64_clock_t timestamp_end;\n\t\tuint64_t content_size;\n"
 		   "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
-		   "\t\tuint64_t events_discarded;\n\t\tint32_t pid;\n\t\tint32_t tid;\n\t};\n"
+		   "\t\tuint64_t events_discarded;\n\t\tint32_t pid;\n\t};\n"
 		   "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_t timestamp;\n\t};\n"
-		   "\tevent.context := struct {\n\t\tint32_t _vpid;\n"
+		   "\tevent.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;\n"
 		   "\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n\t};\n};\n\n");
 	for (uint32_t i = 0; i < reg->n; i++) {
 		const struct st_evclass *c = reg->v[i];
@@ -300,8 +299,7 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 	return 0;
 }
 
-int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
-		   int32_t tid)
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid)
 {
 	memset(s, 0, sizeof(*s));
 	s->direct = t->direct_ok;
@@ -315,7 +313,6 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	}
 	s->instance_id = t->next_instance++;
 	s->pid = pid;
-	s->tid = tid;
 	return 0;
 }
 
@@ -327,7 +324,7 @@ uint8_t *st_packet_buf(uint64_t len)
 }
 
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
-		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded, int32_t tid)
+		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
 	struct packet_prefix h;
 	uint8_t *start = records - sizeof(h);
@@ -357,7 +354,6 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 	h.packet_seq_num = s->seq_num;
 	h.events_discarded = discarded;
 	h.pid = s->pid;
-	h.tid = tid;
 	memcpy(start, &h, sizeof(h));
 	st_writer_queue(s, total);
 	s->seq_num++;

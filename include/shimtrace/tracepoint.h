@@ -59,6 +59,9 @@ enum st_type {
 /* Strings are recorded up to ST_STRING_MAX - 1 bytes plus the NUL. */
 #define ST_STRING_MAX 1024
 
+/* Bytes after a payload that st_event_write may read (it copies words). */
+#define ST_PAYLOAD_SLACK 8
+
 struct st_field {
 	const char *name;
 	uint32_t type; /* enum st_type */
@@ -90,6 +93,7 @@ struct st_tracepoint {
 /*
  * Writes one event for every session in mask. ts is a value of the trace
  * clock (st_clock_read()); ip the caller address recorded with the event.
+ * The ST_PAYLOAD_SLACK bytes after payload + len must be readable.
  * Lock-free, no system call, no allocation, errno preserved, async-signal
  * safe. A call from inside another event write (a signal handler) is
  * dropped and counted as lost.
@@ -216,7 +220,7 @@ static inline uint8_t *st__put_STRING(uint8_t *p, const char *s)
 	st__emit_##prov##_##name(uint32_t st__mask, uint64_t st__ts,           \
 				 const void *st__ip ST__SEQ(ST__PARAM, seq)) \
 	{                                                                     \
-		uint8_t st__buf[1 ST__SEQ(ST__MAXSZ, seq)];                   \
+		uint8_t st__buf[ST_PAYLOAD_SLACK ST__SEQ(ST__MAXSZ, seq)];    \
 		uint8_t *st__p = st__buf;                                     \
 		ST__SEQ(ST__PUT, seq)                                         \
 		st_event_write(&st__tp_##prov##_##name, st__mask, st__ts,     \
