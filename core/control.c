@@ -290,6 +290,23 @@ fail:
 	return ret;
 }
 
+/*
+ * Uses fd as the daemon connection without the registration exchange: for
+ * unit tests, which play the daemon's part themselves.
+ */
+int st__control_attach(int fd)
+{
+	struct stat st;
+
+	if (st__sys2(SYS_fstat, fd, &st) < 0)
+		return -EBADF;
+	ctl_dev = st.st_dev;
+	ctl_ino = st.st_ino;
+	st__ctl_fd = fd;
+	connected = true;
+	return 0;
+}
+
 /* Fork child (single-threaded): the inherited socket is the parent's. */
 void st__control_disconnect(void)
 {

@@ -155,6 +155,8 @@ int st__control_send(const void *msg, uint32_t len, int fd) ST_HIDDEN;
 int st__control_sync(void) ST_HIDDEN;
 void st__control_maps_changed(uint32_t kind) ST_HIDDEN;
 void st__control_disconnect(void) ST_HIDDEN;
+/* Tests: take fd as the connection to a daemon the test plays. */
+int st__control_attach(int fd) ST_HIDDEN;
 
 /* ---- clock (clock.c) ---- */
 

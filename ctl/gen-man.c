@@ -1,0 +1,103 @@
+/*
+ * gen-man: writes a man page from its template, replacing the line
+ * "@VERBS@" with every verb's synopsis, description and options taken from
+ * the tables --help prints (ctl/verbs.c), so the two cannot drift.
+ *
+ *   gen-man TEMPLATE OUT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl/cli.h"
+
+/* The verbs' run functions are not needed here. */
+int st_cmd_record(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+int st_cmd_view(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+/* Text for roff: a leading dot or quote is escaped, backslashes doubled. */
+static void text(FILE *o, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", o);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", o);
+		else if (*s == '-')
+			fputs("\\-", o);
+		else
+			fputc(*s, o);
+	}
+}
+
+static void verbs(FILE *o)
+{
+	for (const struct st_verb *v = st_verbs; v->name; v++) {
+		fprintf(o, ".SS \"shimtrace %s\"\n.B shimtrace %s\n", v->name, v->name);
+		text(o, v->synopsis);
+		fprintf(o, "\n.PP\n");
+		text(o, v->description);
+		fprintf(o, "\n");
+		for (const struct st_opt *opt = v->opts; opt->name; opt++) {
+			fprintf(o, ".TP\n");
+			if (opt->short_name)
+				fprintf(o, "\\fB\\-%c\\fR, ", opt->short_name);
+			fprintf(o, "\\fB\\-\\-");
+			text(o, opt->name);
+			fprintf(o, "\\fR");
+			if (opt->arg) {
+				fprintf(o, " \\fI");
+				text(o, opt->arg);
+				fprintf(o, "\\fR");
+			}
+			fprintf(o, "\n");
+			text(o, opt->help);
+			fprintf(o, ".\n");
+			if (opt->more) {
+				fprintf(o, "\n");
+				text(o, opt->more);
+				fprintf(o, "\n");
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char line[4096];
+	FILE *in, *out;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: gen-man TEMPLATE OUT\n");
+		return 2;
+	}
+	in = fopen(argv[1], "r");
+	out = fopen(argv[2], "w");
+	if (!in || !out) {
+		perror("gen-man");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		if (strcmp(line, "@VERBS@\n") == 0)
+			verbs(out);
+		else
+			fputs(line, out);
+	}
+	fclose(in);
+	if (fclose(out) != 0) {
+		perror("gen-man");
+		remove(argv[2]);
+		return 1;
+	}
+	return 0;
+}

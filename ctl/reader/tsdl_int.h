@@ -1,0 +1,142 @@
+/*
+ * Internals of the TSDL reader, shared by its three stages:
+ *
+ *   tsdl_lex.c   text -> tokens (comments and whitespace dropped)
+ *   tsdl.c       tokens -> a syntax tree of blocks, attributes and types
+ *   tsdl_plan.c  tree -> struct st_tsdl: type aliases resolved (in any
+ *                order), every type checked, scopes flattened to plans
+ *
+ * The tree is resolved only once the whole text is read, so blocks and
+ * type aliases may come in any order. Every stage bounds its work (nesting
+ * depth, alias chains, field counts) so that no input runs away.
+ */
+#ifndef ST_READER_TSDL_INT_H
+#define ST_READER_TSDL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/reader/arena.h"
+
+#define ST__TSDL_MAX_DEPTH 16	     /* nested types */
+#define ST__TSDL_MAX_FIELDS 4096     /* fields of one scope, flattened */
+#define ST__TSDL_MAX_TOTAL (1u << 20) /* fields of all scopes */
+#define ST__TSDL_MAX_ID (1u << 20)   /* event ids are table indices */
+
+/* The first error wins; later ones are consequences. */
+struct st__tsdl_err {
+	bool failed;
+	size_t off;
+	char msg[256];
+};
+
+void st__tsdl_fail(struct st__tsdl_err *e, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- tokens ---- */
+
+enum st__tok_kind {
+	ST__TOK_EOF,
+	ST__TOK_IDENT,
+	ST__TOK_NUM,
+	ST__TOK_STR,
+	ST__TOK_PUNCT, /* { } [ ] ( ) ; = : := . , < > + - * ... */
+};
+
+struct st__tok {
+	enum st__tok_kind kind;
+	size_t off;	  /* byte offset in the text */
+	const char *text; /* IDENT, PUNCT: in the text, not terminated */
+	size_t len;
+	uint64_t num;	  /* NUM */
+	char *str;	  /* STR: unescaped, in the arena */
+};
+
+struct st__lexer {
+	const char *src;
+	size_t len, pos;
+	struct st__tok tok; /* the current token */
+	struct st__arena *arena;
+	struct st__tsdl_err *err;
+};
+
+void st__lex_init(struct st__lexer *lx, const char *src, size_t len, struct st__arena *a,
+		  struct st__tsdl_err *err);
+/* Moves to the next token; false (error set) when the text does not lex. */
+bool st__lex_next(struct st__lexer *lx);
+bool st__tok_is(const struct st__tok *t, const char *s);
+
+/* ---- syntax tree ---- */
+
+enum st__tn_kind { ST__TN_INT, ST__TN_STRING, ST__TN_STRUCT, ST__TN_REF };
+
+struct st__tnode;
+
+struct st__tfield {
+	const char *name;
+	struct st__tnode *type;
+	enum { ST__DIM_NONE, ST__DIM_FIXED, ST__DIM_SEQ } dim;
+	uint64_t count;	      /* ST__DIM_FIXED */
+	const char *len_name; /* ST__DIM_SEQ */
+	size_t off;
+	struct st__tfield *next;
+};
+
+struct st__tnode {
+	enum st__tn_kind kind;
+	size_t off;
+	/* ST__TN_INT (attributes as written; checked when planned) */
+	uint64_t size, align, base;
+	bool has_size, has_align, is_signed, big_endian, encoded;
+	const char *map; /* "clock.NAME.value" */
+	/* ST__TN_STRUCT */
+	struct st__tfield *fields;
+	uint64_t struct_align; /* align(N), 0 when not given */
+	/* ST__TN_REF: an alias name, or "struct NAME" */
+	const char *ref;
+};
+
+enum st__val_kind { ST__VAL_NUM, ST__VAL_STR, ST__VAL_IDENT, ST__VAL_TYPE };
+
+struct st__kv {
+	const char *key; /* may be dotted: packet.header */
+	size_t off;
+	enum st__val_kind kind;
+	uint64_t num;
+	bool negative; /* ST__VAL_NUM: the value is -num */
+	const char *str; /* ST__VAL_STR, ST__VAL_IDENT (may be dotted) */
+	struct st__tnode *type; /* ST__VAL_TYPE: key := type */
+	struct st__kv *next;
+};
+
+enum st__block_kind { ST__BLK_TRACE, ST__BLK_ENV, ST__BLK_CLOCK, ST__BLK_STREAM, ST__BLK_EVENT };
+
+struct st__block {
+	enum st__block_kind kind;
+	size_t off;
+	struct st__kv *kvs;
+	struct st__block *next;
+};
+
+struct st__alias {
+	const char *name;
+	struct st__tnode *type;
+	size_t off;
+	struct st__alias *next;
+};
+
+struct st__ast {
+	struct st__block *blocks; /* in text order */
+	struct st__alias *aliases;
+};
+
+/* tsdl.c: parses the whole text; false with err set on a syntax error. */
+bool st__tsdl_syntax(const char *text, size_t len, struct st__arena *a, struct st__ast *ast,
+		     struct st__tsdl_err *err);
+
+struct st_tsdl;
+/* tsdl_plan.c: builds t from the tree; false with err set. */
+bool st__tsdl_plan(const struct st__ast *ast, struct st_tsdl *t, struct st__tsdl_err *err);
+
+#endif

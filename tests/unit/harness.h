@@ -1,0 +1,104 @@
+/*
+ * Shared pieces of the core unit tests: the test plays the session daemon.
+ *
+ * The core objects are linked into the test program. harness_daemon()
+ * connects the runtime to one end of a socketpair and returns the other;
+ * harness_session() writes a session configuration into the control page
+ * as the daemon would; harness_pool() receives the pool the runtime creates
+ * on its first event and maps it, as the daemon does.
+ */
+#ifndef ST_TEST_HARNESS_H
+#define ST_TEST_HARNESS_H
+
+#include <check.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+static inline int harness_daemon(void)
+{
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(st__control_attach(sv[0]), 0);
+	return sv[1];
+}
+
+static inline void harness_session(uint32_t s, uint32_t gen, uint32_t mode, uint32_t sb_size,
+				   uint32_t sb_count, uint32_t nslots)
+{
+	struct st_abi_session *c = &st__control->session[s];
+
+	c->mode = mode;
+	c->sb_size = sb_size;
+	c->sb_count = sb_count;
+	c->nslots = nslots;
+	__atomic_store_n(&c->generation, gen, __ATOMIC_RELEASE);
+}
+
+/* Reads one message; returns its type, and a passed descriptor in *fd. */
+static inline uint32_t harness_recv(int sock, void *buf, size_t cap, int *fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+	ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT);
+
+	*fd = -1;
+	if (n < (ssize_t)sizeof(struct st_abi_msg))
+		return 0;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return ((struct st_abi_msg *)buf)->type;
+}
+
+/* Maps the pool of the POOL message waiting on sock; NULL if none. */
+static inline uint8_t *harness_pool(int sock, uint64_t *size)
+{
+	uint8_t buf[ST_ABI_MSG_MAX];
+	uint32_t type;
+	int fd;
+
+	while ((type = harness_recv(sock, buf, sizeof(buf), &fd)) != 0) {
+		struct st_abi_pool_msg *m = (struct st_abi_pool_msg *)buf;
+		uint8_t *p;
+
+		if (type != ST_MSG_POOL) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		ck_assert_int_ge(fd, 0);
+		p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		close(fd);
+		*size = m->size;
+		return p;
+	}
+	return NULL;
+}
+
+static inline struct st_abi_slot *harness_slot(uint8_t *pool, uint32_t i)
+{
+	const struct st_abi_pool *h = (const struct st_abi_pool *)pool;
+
+	return (struct st_abi_slot *)(pool + ST_ABI_PAGE + i * h->slot_size);
+}
+
+static inline uint8_t *harness_subbuf(uint8_t *pool, uint32_t slot, uint32_t k)
+{
+	const struct st_abi_pool *h = (const struct st_abi_pool *)pool;
+
+	return (uint8_t *)harness_slot(pool, slot) + h->hdr_size + (uint64_t)k * h->sb_size;
+}
+
+#endif

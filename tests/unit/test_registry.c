@@ -1,0 +1,201 @@
+/*
+ * Unit tests of the tracepoint registry: providers declared with the public
+ * macros register from their object's constructor; their state pages are
+ * backed by the shared status memory (what the daemon writes there is what
+ * the tracepoint sites read); the PROVIDER messages describe them exactly;
+ * invalid descriptors are refused; unregistering says so.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "tests/unit/harness.h"
+
+#define ONE_TRACEPOINTS(TP, F)                                  \
+	TP(one, first, F(U8, a) F(S16, b) F(HEX64, c) F(STRING, s)) \
+	TP(one, second, )
+ST_PROVIDER_DECLARE(one, ONE_TRACEPOINTS)
+ST_PROVIDER_DEFINE(one, ONE_TRACEPOINTS)
+
+#define TWO_TRACEPOINTS(TP, F) TP(two, only, F(U32, x))
+ST_PROVIDER_DECLARE(two, TWO_TRACEPOINTS)
+ST_PROVIDER_DEFINE(two, TWO_TRACEPOINTS)
+
+/* Collects the PROVIDER messages waiting on sock, by provider name. */
+static int providers(int sock, struct st_msg_provider *out, int max)
+{
+	uint8_t buf[ST_ABI_MSG_MAX];
+	const char *err;
+	int n = 0, fd;
+	uint32_t type;
+
+	while ((type = harness_recv(sock, buf, sizeof(buf), &fd)) != 0) {
+		struct st_abi_msg *h = (struct st_abi_msg *)buf;
+
+		if (type != ST_MSG_PROVIDER || n == max)
+			continue;
+		ck_assert_int_eq(st_msg_parse_provider(buf, h->len, &out[n], &err), 0);
+		n++;
+	}
+	return n;
+}
+
+static const struct st_msg_provider *find(const struct st_msg_provider *v, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
+	return NULL;
+}
+
+START_TEST(registered_and_described)
+{
+	int sock = harness_daemon();
+	struct st_msg_provider m[8];
+	const struct st_msg_provider *one, *two;
+	int n;
+
+	st__registry_send_all();
+	n = providers(sock, m, 8);
+	one = find(m, n, "one");
+	two = find(m, n, "two");
+	ck_assert_ptr_nonnull(one);
+	ck_assert_ptr_nonnull(two);
+	ck_assert_uint_ne(one->page, two->page);
+	ck_assert_uint_eq(one->count, 2);
+	for (uint32_t i = 0; i < one->count; i++) {
+		const struct st_msg_tracepoint *tp = &one->tps[i];
+
+		if (strcmp(tp->name, "first") == 0) {
+			ck_assert_uint_eq(tp->slot, st__slot_one_first);
+			ck_assert_uint_eq(tp->nfields, 4);
+			ck_assert_str_eq(tp->fields[0].name, "a");
+			ck_assert_uint_eq(tp->fields[0].type, ST_TYPE_U8);
+			ck_assert_uint_eq(tp->fields[1].type, ST_TYPE_S16);
+			ck_assert_uint_eq(tp->fields[2].type, ST_TYPE_HEX64);
+			ck_assert_uint_eq(tp->fields[3].type, ST_TYPE_STRING);
+		} else {
+			ck_assert_str_eq(tp->name, "second");
+			ck_assert_uint_eq(tp->slot, st__slot_one_second);
+			ck_assert_uint_eq(tp->nfields, 0);
+		}
+	}
+}
+END_TEST
+
+START_TEST(state_page_is_shared)
+{
+	int sock = harness_daemon(), fd = st__status_fd();
+	struct st_msg_provider m[8];
+	const struct st_msg_provider *two;
+	uint32_t on = 5;
+	int n;
+
+	st__registry_send_all();
+	n = providers(sock, m, 8);
+	two = find(m, n, "two");
+	ck_assert_ptr_nonnull(two);
+	ck_assert(!st_tracepoint_enabled(two, only));
+	/* the daemon writes the mask through its own mapping of the memfd */
+	ck_assert_int_eq(pwrite(fd, &on, sizeof(on),
+				(off_t)two->page * ST_ABI_PAGE + st__slot_two_only * 4), 4);
+	ck_assert(st_tracepoint_enabled(two, only));
+	ck_assert_uint_eq(st__state_two.mask[st__slot_two_only], 5);
+}
+END_TEST
+
+static const struct st_field bad_fields[] = { { "ok", ST_TYPE_U32 }, { "bad name", ST_TYPE_U32 } };
+static struct st_provider_state bad_state;
+static const struct st_tracepoint bad_tps[] = {
+	{ "bad", "has space", NULL, 0, 0, &bad_state },	       /* name */
+	{ "bad", "fields", bad_fields, 2, 1, &bad_state },      /* field name */
+	{ "bad", "slot", NULL, 0, ST_PROVIDER_MAX_TRACEPOINTS, &bad_state },
+	{ "bad", "type", (const struct st_field[]){ { "x", 99 } }, 1, 2, &bad_state },
+};
+
+START_TEST(invalid_descriptors_refused)
+{
+	const struct st_tracepoint *v[] = { &bad_tps[0], &bad_tps[1], &bad_tps[2], &bad_tps[3], NULL };
+	int sock = harness_daemon();
+	struct st_msg_provider m[8];
+	int n;
+
+	/* the last one is a NULL pointer in the section */
+	st_tracepoints_register(v, v + 5);
+	st__registry_send_all();
+	n = providers(sock, m, 8);
+	ck_assert_ptr_null(find(m, n, "bad"));
+	ck_assert_ptr_nonnull(find(m, n, "one"));
+}
+END_TEST
+
+static struct st_provider_state late_state;
+static const struct st_tracepoint late_tp = { "late", "event", NULL, 0, 0, &late_state };
+
+static void *answer_sync(void *arg)
+{
+	int sock = *(int *)arg, fd;
+	uint8_t buf[ST_ABI_MSG_MAX];
+
+	for (;;) {
+		uint32_t type = harness_recv(sock, buf, sizeof(buf), &fd);
+
+		if (type == ST_MSG_SYNC) {
+			struct st_abi_sync *s = (struct st_abi_sync *)buf;
+
+			s->hdr.type = ST_MSG_READY;
+			send(sock, s, sizeof(*s), 0);
+			return NULL;
+		}
+		if (type == 0)
+			usleep(1000);
+	}
+}
+
+START_TEST(late_provider_announced_and_removed)
+{
+	const struct st_tracepoint *v[] = { &late_tp };
+	int sock = harness_daemon(), fd;
+	uint8_t buf[ST_ABI_MSG_MAX];
+	pthread_t t;
+	uint32_t type;
+	bool gone = false;
+
+	/* a dlopen'ed object: PROVIDER, then SYNC answered by the daemon */
+	pthread_create(&t, NULL, answer_sync, &sock);
+	st_tracepoints_register(v, v + 1);
+	pthread_join(t, NULL);
+	st_tracepoints_unregister(v, v + 1);
+	while ((type = harness_recv(sock, buf, sizeof(buf), &fd)) != 0)
+		gone |= type == ST_MSG_PROVIDER_GONE;
+	ck_assert(gone);
+	st__registry_send_all();
+	{
+		struct st_msg_provider m[8];
+		int n = providers(sock, m, 8);
+
+		ck_assert_ptr_null(find(m, n, "late"));
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("registry");
+	TCase *tc = tcase_create("registry");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, registered_and_described);
+	tcase_add_test(tc, state_page_is_shared);
+	tcase_add_test(tc, invalid_descriptors_refused);
+	tcase_add_test(tc, late_provider_announced_and_removed);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
