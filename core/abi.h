@@ -121,6 +121,11 @@ struct st_abi_pool {
 	uint32_t nslots;
 	uint64_t slot_size; /* bytes per slot: header area + sb_count * sb_size */
 	uint64_t hdr_size;  /* bytes of a slot's header area, page multiple */
+	/* producer: slots [0, slots_used) were claimed at least once (claims
+	 * take the lowest free slot); the consumer looks no further, so the
+	 * pages of unused slots are never touched */
+	uint32_t slots_used;
+	uint32_t pad;
 };
 
 #define ST_ABI_POOL_MAGIC 0x53545031u /* "STP1" */
@@ -129,6 +134,8 @@ struct st_abi_subbuf {
 	uint64_t seq;	 /* s + 1 of the content; 0 when never used */
 	uint64_t commit; /* bytes of complete records */
 	uint64_t events; /* records in the sub-buffer, written when closed */
+	uint64_t lost;	 /* the slot's events lost so far, written when closed:
+			  * the packet's events_discarded */
 	uint32_t closed; /* 1 once the producer left this sub-buffer */
 	uint32_t pad;
 };

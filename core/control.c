@@ -2,12 +2,17 @@
  * The process side of the control socket: registration with the session
  * daemon (the status query) and the messages the process sends.
  *
- * Registration connects to the daemon's SOCK_SEQPACKET socket, sends HELLO
- * with the status memfd, the providers and a MAPS message, then SYNC, and
- * waits a bounded time for READY: by then the daemon has written the
- * session configurations and enable bits into the status memory, so the
- * process traces from its first call. With no daemon, connect() fails at
- * once and the process runs with everything disabled.
+ * Registration connects to the daemon's SOCK_SEQPACKET socket and sends
+ * HELLO with the status memfd, the providers registered so far and a MAPS
+ * message. Every provider registration then sends PROVIDER and SYNC, and
+ * waits a bounded time for READY: by then the daemon has handled all that
+ * came before (the statedump included, while the process is still there)
+ * and written the session configurations and enable bits into the status
+ * memory, so the process traces from its first call. Nothing can be enabled
+ * before a provider exists, so the first exchange does not wait: a process
+ * pays one round trip, after its wrapper library registered. With no
+ * daemon, connect() fails at once and the process runs with everything
+ * disabled.
  *
  * The socket's descriptor number is kept for the life of the process (a
  * new connection is dup3()'d onto it), and every use first checks that the
@@ -277,17 +282,27 @@ int st__control_register(void)
 	if (ret < 0)
 		goto fail;
 	connected = true;
-	st__registry_send_all();
 	st__control_maps_changed(ST_MAPS_STATEDUMP);
-	ret = st__control_sync();
-	if (ret < 0)
-		goto fail;
-	st__clock_configure();
-	st__pools_create_active();
+	if (st__registry_send_all() > 0)
+		return st__control_synced();
 	return 0;
 fail:
 	lost();
 	return ret;
+}
+
+int st__control_synced(void)
+{
+	int ret = st__control_sync();
+
+	if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			lost();
+		return ret;
+	}
+	st__clock_configure();
+	st__pools_create_active();
+	return 0;
 }
 
 /*

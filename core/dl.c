@@ -2,8 +2,9 @@
  * dlopen/dlmopen/dlclose hooks: after the loader changed the set of loaded
  * objects, tell the daemon, which reads the new mappings and writes
  * lttng_ust_lib:load/unload statedump events (so callers inside objects
- * loaded later are symbolised too). After a dlopen the hook waits for the
- * daemon's answer: the object must still be mapped when the daemon looks.
+ * loaded later are symbolised too). The hook waits for the daemon's answer:
+ * the mappings must still be the ones to describe when the daemon looks
+ * (a process that exits right after a dlclose would otherwise show none).
  *
  * These symbols interpose only when libshimtrace.so itself is preloaded
  * (or linked before libc), which `shimtrace record` does.
@@ -42,8 +43,7 @@ static void report(uint32_t kind)
 		last_adds = c[0];
 		last_subs = c[1];
 		st__control_maps_changed(kind);
-		if (kind == ST_MAPS_DLOPEN)
-			st__control_sync();
+		st__control_sync();
 	}
 	st__tls.busy = busy;
 	errno = saved_errno;

@@ -137,8 +137,8 @@ struct st__provider {
 	char name[ST_ABI_NAME_MAX];
 };
 
-/* Sends every registered provider to the daemon. */
-void st__registry_send_all(void) ST_HIDDEN;
+/* Sends every registered provider to the daemon; returns how many. */
+uint32_t st__registry_send_all(void) ST_HIDDEN;
 /* Re-attaches every provider page (fork child). */
 int st__registry_reattach(void) ST_HIDDEN;
 
@@ -153,6 +153,8 @@ int st__control_register(void) ST_HIDDEN;
 int st__control_send(const void *msg, uint32_t len, int fd) ST_HIDDEN;
 /* Sends SYNC and waits (bounded) for the daemon's READY. */
 int st__control_sync(void) ST_HIDDEN;
+/* The same, then takes up what the daemon configured (clock, pools). */
+int st__control_synced(void) ST_HIDDEN;
 void st__control_maps_changed(uint32_t kind) ST_HIDDEN;
 void st__control_disconnect(void) ST_HIDDEN;
 /* Tests: take fd as the connection to a daemon the test plays. */

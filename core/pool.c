@@ -166,10 +166,15 @@ struct st__pool *st__pool_get(uint32_t s)
 static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, int32_t tid)
 {
 	struct st_abi_slot *slot = slot_at(p, i);
+	struct st_abi_pool *hdr = (struct st_abi_pool *)p->base;
+	uint32_t used = __atomic_load_n(&hdr->slots_used, __ATOMIC_RELAXED);
 
 	if (!__atomic_compare_exchange_n(&slot->owner, &expect, (uint32_t)tid, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
+	while (used <= i && !__atomic_compare_exchange_n(&hdr->slots_used, &used, i + 1, false,
+							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 	return &p->writers[i];
 }
 

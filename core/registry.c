@@ -146,10 +146,11 @@ static void provider_send(const struct st__provider *p)
 	}
 }
 
-void st__registry_send_all(void)
+uint32_t st__registry_send_all(void)
 {
 	for (uint32_t i = 0; i < nproviders; i++)
 		provider_send(providers[i]);
+	return nproviders;
 }
 
 int st__registry_reattach(void)
@@ -209,7 +210,7 @@ ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
 		else
 			for (uint32_t k = 0; k < ntouched; k++)
 				provider_send(touched[k]);
-		st__control_sync();
+		st__control_synced();
 	}
 	st__tls.busy = busy;
 }

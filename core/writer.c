@@ -70,6 +70,8 @@ void st__writer_close(struct st__writer *w)
 	};
 
 	w->ctl->events = w->events;
+	w->ctl->lost = w->lost_full + w->overwritten +
+		       __atomic_load_n(&w->slot->lost_nested, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ctl->closed, 1, __ATOMIC_RELEASE);
 	w->closed = true;
 	w->off = w->sb_size; /* any further write takes the slow path */

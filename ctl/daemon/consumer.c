@@ -69,6 +69,7 @@ static void scan_records(struct st_daemon *d, struct st_proc *p, uint8_t *buf, u
 		if (ts < prev)
 			h->timestamp = ts = prev;
 		h->vpid = p->pid;
+		h->ip = st_callsite(p, h->ip);
 		prev = ts;
 		if (sc->events == 0)
 			sc->first_ts = ts;
@@ -169,9 +170,16 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 		}
 		if (!closed && !partial)
 			break;
-		if (commit > st->roff)
+		/* Losses as of the sub-buffer's close; an open one's are not
+		 * known yet (a later packet, or the final one, carries them). */
+		if (commit > st->roff) {
+			uint64_t lost = closed ? __atomic_load_n(&sb->lost, __ATOMIC_RELAXED)
+					       : st->stream.discarded;
+			uint64_t all = slot_lost(slot);
+
 			emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
-			     commit - st->roff, slot_lost(slot));
+			     commit - st->roff, lost < all ? lost : all);
+		}
 		st->roff = (uint32_t)commit;
 		if (!closed)
 			break;
@@ -232,6 +240,29 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 	free(order);
 }
 
+/*
+ * After the final drain: losses no packet carried yet (events dropped after
+ * the last one written) go in a packet of no events, so that the trace
+ * says how many were lost, and when.
+ */
+static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_slot_state *st = &pool->slots[i];
+	uint64_t lost = slot_lost(slot_at(pool, i)), now;
+	struct st_stream *stream;
+	uint8_t *buf;
+
+	if (lost == 0 || (st->has_stream && lost <= st->stream.discarded))
+		return;
+	stream = slot_stream(d, p, s, i);
+	buf = st_packet_buf(0);
+	now = st_clock_now(&d->clock);
+	if (buf)
+		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0,
+				 now > stream->last_ts ? now : stream->last_ts, now, lost);
+}
+
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how)
 {
@@ -247,9 +278,11 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	if (pool->mode == ST_MODE_OVERWRITE) {
 		if (how == ST_DRAIN_FINAL)
 			drain_overwrite(d, p, s, slot);
-		return;
+	} else {
+		drain_discard(d, p, s, slot, how != ST_DRAIN_CLOSED);
 	}
-	drain_discard(d, p, s, slot, how != ST_DRAIN_CLOSED);
+	if (how == ST_DRAIN_FINAL)
+		final_losses(d, p, s, slot);
 }
 
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
@@ -284,9 +317,21 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	return 0;
 }
 
+/* Slots the producer ever claimed (it says so in the pool header). */
+uint32_t st_pool_slots_used(const struct st_proc_pool *pool)
+{
+	uint32_t used;
+
+	if (!pool->base)
+		return 0;
+	used = __atomic_load_n(&((const struct st_abi_pool *)pool->base)->slots_used,
+			       __ATOMIC_ACQUIRE);
+	return used < pool->nslots ? used : pool->nslots;
+}
+
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how)
 {
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		for (uint32_t i = 0; p->pools[s].base && i < p->pools[s].nslots; i++)
+		for (uint32_t i = 0, n = st_pool_slots_used(&p->pools[s]); i < n; i++)
 			st_consume_slot(d, p, s, i, how);
 }

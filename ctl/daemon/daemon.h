@@ -131,16 +131,15 @@ bool st_clock_tsc_usable(void);
 
 /* ---- trace output (trace.c) ---- */
 
+struct st_file;
+
 struct st_stream {
-	int fd;
-	bool direct;		/* opened with O_DIRECT */
-	uint64_t size;		/* bytes in the file */
+	struct st_file *file;	/* NULL once closed (see writer.h) */
 	uint64_t instance_id;
 	uint64_t seq_num;	/* packet_seq_num of the next packet */
 	uint64_t last_ts;	/* timestamps never go back in a stream */
 	uint64_t discarded;	/* events_discarded written last */
 	int32_t pid;
-	bool failed;		/* a write failed: the stream is abandoned */
 };
 
 struct st_trace {
@@ -254,6 +253,8 @@ struct st_object {
 	bool is_pic;
 };
 
+struct st_callsites;
+
 struct st_proc {
 	struct st_proc *next;
 	uint64_t instance;
@@ -276,6 +277,7 @@ struct st_proc {
 	uint32_t nobjs;
 	uint64_t statedump_ts;
 	bool statedump_done;
+	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 };
 
@@ -342,6 +344,7 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
+uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes records the daemon built for process p into its meta stream. */
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
@@ -351,6 +354,11 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 int st_maps_read(pid_t pid, struct st_object **objs, uint32_t *n);
 void st_objects_free(struct st_object *objs, uint32_t n);
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
+
+/* Call sites (callsite.c): the start of the source line that made a call,
+ * from its return address. */
+uint64_t st_callsite(struct st_proc *p, uint64_t ip);
+void st_callsites_reset(struct st_proc *p);
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -17,6 +17,10 @@
  * baddr is the load bias for position-independent objects (the address of
  * file virtual address 0) and the first segment's address otherwise; memsz
  * the extent of the loadable segments from there.
+ *
+ * What an ELF file says is cached by the file's identity (device, inode,
+ * size, modification time): the same objects come back in every process,
+ * and a registering process waits while its statedump is made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
@@ -123,6 +128,61 @@ static int elf_info(int fd, struct st_object *o, uint64_t *lowest, uint64_t *low
 	return 0;
 }
 
+struct elf_facts {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	bool valid; /* an ELF object we can describe */
+	bool is_pic;
+	uint64_t lowest, lowest_off0, end;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	char *debug_link;
+	uint32_t crc;
+};
+
+#define CACHE_SIZE 1024 /* entries; the oldest is replaced when full */
+static struct elf_facts cache[CACHE_SIZE];
+static uint32_t cache_next;
+
+/* The facts about the ELF file fd: from the cache, or read and cached. */
+static const struct elf_facts *facts_of(int fd)
+{
+	struct st_object o;
+	struct elf_facts *f;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	for (uint32_t i = 0; i < CACHE_SIZE; i++) {
+		f = &cache[i];
+		if (f->ino == st.st_ino && f->dev == st.st_dev && f->size == st.st_size &&
+		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec &&
+		    f->ino)
+			return f->valid ? f : NULL;
+	}
+	f = &cache[cache_next++ % CACHE_SIZE];
+	free(f->debug_link);
+	memset(f, 0, sizeof(*f));
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	memset(&o, 0, sizeof(o));
+	if (elf_info(fd, &o, &f->lowest, &f->lowest_off0, &f->end) < 0) {
+		free(o.debug_link);
+		return NULL;
+	}
+	f->valid = true;
+	f->is_pic = o.is_pic;
+	memcpy(f->build_id, o.build_id, sizeof(f->build_id));
+	f->build_id_len = o.build_id_len;
+	f->debug_link = o.debug_link;
+	f->crc = o.crc;
+	return f;
+}
+
 static int open_mapped(pid_t pid, const struct mapping *m)
 {
 	char path[128];
@@ -196,8 +256,8 @@ int st_maps_read(pid_t pid, struct st_object **out, uint32_t *nout)
 
 	/* One object per file, found at its mapping of file offset 0. */
 	for (size_t i = 0; i < nmaps; i++) {
+		const struct elf_facts *ef;
 		struct st_object o;
-		uint64_t lowest, lowest_off0, end;
 		bool seen = false;
 		int fd;
 
@@ -207,27 +267,29 @@ int st_maps_read(pid_t pid, struct st_object **out, uint32_t *nout)
 			seen = strcmp(objs[k].path, maps[i].path) == 0;
 		if (seen)
 			continue;
-		memset(&o, 0, sizeof(o));
 		fd = open_mapped(pid, &maps[i]);
 		if (fd < 0)
 			continue;
-		if (elf_info(fd, &o, &lowest, &lowest_off0, &end) < 0) {
-			close(fd);
-			free(o.debug_link);
-			continue;
-		}
+		ef = facts_of(fd);
 		close(fd);
+		if (!ef)
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.is_pic = ef->is_pic;
 		if (o.is_pic) {
-			uint64_t bias = maps[i].start - (lowest_off0 & ~(uint64_t)4095);
-
-			o.base = bias;
-			o.memsz = end;
+			o.base = maps[i].start - (ef->lowest_off0 & ~(uint64_t)4095);
+			o.memsz = ef->end;
 		} else {
-			o.base = lowest;
-			o.memsz = end - lowest;
+			o.base = ef->lowest;
+			o.memsz = ef->end - ef->lowest;
 		}
+		memcpy(o.build_id, ef->build_id, sizeof(o.build_id));
+		o.build_id_len = ef->build_id_len;
+		o.crc = ef->crc;
 		o.path = strdup(maps[i].path);
-		if (!o.path) {
+		o.debug_link = ef->debug_link ? strdup(ef->debug_link) : NULL;
+		if (!o.path || (ef->debug_link && !o.debug_link)) {
+			free(o.path);
 			free(o.debug_link);
 			continue;
 		}
@@ -377,13 +439,21 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 	struct st_object *objs;
 	uint32_t n;
 
-	if (st_maps_read(p->pid, &objs, &n) < 0) {
+	if (st_maps_read(p->pid, &objs, &n) < 0 || n == 0) {
+		/* No mappings at all: the process is gone (a dlclose message read
+		 * after its exit); what it had loaded still holds. */
+		if (!n && kind != ST_MAPS_STATEDUMP)
+			return;
 		st_log(ST_LOG_WARN, "process %d (%s): cannot read its mappings: callers will not be "
 				    "symbolised", p->pid, p->name);
 		return;
 	}
 	if (kind == ST_MAPS_STATEDUMP)
 		p->statedump_done = true;
+	else
+		/* Events written before the change belong to the objects then
+		 * loaded: take them out before the list changes. */
+		st_consume_all(d, p, ST_DRAIN_FLUSH);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct rec_buf b = { .pid = p->pid };
 		uint64_t t;
@@ -401,4 +471,5 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 	st_objects_free(p->objs, p->nobjs);
 	p->objs = objs;
 	p->nobjs = n;
+	st_callsites_reset(p);
 }

@@ -444,6 +444,7 @@ void st_proc_reap(struct st_daemon *d)
 		if (p->status_fd >= 0)
 			close(p->status_fd);
 		st_objects_free(p->objs, p->nobjs);
+		st_callsites_reset(p);
 		free(p);
 	}
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/writer.h"
 
 static uint32_t next_generation = 1;
 
@@ -233,7 +234,7 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 
 	if (!st)
 		return;
-	for (uint32_t i = 0; pool->base && i < pool->nslots; i++) {
+	for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++) {
 		const struct st_abi_slot *slot =
 			(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE + i * pool->slot_size);
 
@@ -252,8 +253,9 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 
 	if (!ses || !ses->active)
 		return;
-	for (uint32_t i = 0; pool->base && pool->generation == ses->generation && i < pool->nslots; i++)
-		st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
+	if (pool->generation == ses->generation)
+		for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++)
+			st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
 	flush_meta_loss(d, p, s);
 	account(ses, p, s);
 }
@@ -286,6 +288,8 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 	st_trace_metadata(&ses->trace, &d->reg, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_consume_pool_close(d, p, s);
+	/* The trace is complete on disk when stop returns. */
+	st_writer_sync();
 	return 0;
 }
 

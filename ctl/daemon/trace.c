@@ -56,6 +56,14 @@ struct __attribute__((packed)) packet_prefix {
 	int32_t pid;
 };
 
+/* Makes s safe inside a TSDL string literal. */
+static void tsdl_safe(char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '_';
+}
+
 /* mkdir -p; the last component must be new or an empty directory. */
 static int make_dir(const char *dir, char *err, size_t errlen)
 {
@@ -167,6 +175,7 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *e
 		 t->uuid[8], t->uuid[9], t->uuid[10], t->uuid[11], t->uuid[12], t->uuid[13],
 		 t->uuid[14], t->uuid[15]);
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "shimtrace");
+	tsdl_safe(t->name);
 	return 0;
 }
 
@@ -221,9 +230,7 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_ev
 	struct tm tm;
 
 	gethostname(host, sizeof(host) - 1);
-	for (char *c = host; *c; c++)
-		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
-			*c = '_';
+	tsdl_safe(host);
 	if (localtime_r(&now, &tm))
 		strftime(date, sizeof(date), "%Y%m%dT%H%M%S%z", &tm);
 	st_clock_ctf(clk, &freq, &offset_s, &offset);
@@ -301,16 +308,23 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 
 int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid)
 {
+	struct st_file *f = calloc(1, sizeof(*f));
+
 	memset(s, 0, sizeof(*s));
-	s->direct = t->direct_ok;
-	s->fd = openat(t->dirfd, fname,
-		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (s->direct ? O_DIRECT : 0),
+	if (!f)
+		return -ENOMEM;
+	f->direct = t->direct_ok;
+	f->fd = openat(t->dirfd, fname,
+		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (f->direct ? O_DIRECT : 0),
 		       0644);
-	if (s->fd < 0) {
-		st_log(ST_LOG_ERR, "cannot create %s/%s: %s", t->dir, fname, strerror(errno));
-		s->failed = true;
-		return -errno;
+	if (f->fd < 0) {
+		int e = errno;
+
+		st_log(ST_LOG_ERR, "cannot create %s/%s: %s", t->dir, fname, strerror(e));
+		free(f);
+		return -e;
 	}
+	s->file = f;
 	s->instance_id = t->next_instance++;
 	s->pid = pid;
 	return 0;
@@ -330,7 +344,7 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 	uint8_t *start = records - sizeof(h);
 	uint64_t content = sizeof(h) + len, total = content;
 
-	if (__atomic_load_n(&s->failed, __ATOMIC_RELAXED) || s->fd < 0)
+	if (!s->file || __atomic_load_n(&s->file->failed, __ATOMIC_RELAXED))
 		return -EIO;
 	if (ts_begin < s->last_ts)
 		ts_begin = s->last_ts;
@@ -338,7 +352,7 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 		ts_end = ts_begin;
 	if (discarded < s->discarded)
 		discarded = s->discarded;
-	if (__atomic_load_n(&s->direct, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&s->file->direct, __ATOMIC_RELAXED)) {
 		total = (content + t->align - 1) / t->align * t->align;
 		memset(records + len, 0, total - content);
 	}
@@ -355,7 +369,7 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 	h.events_discarded = discarded;
 	h.pid = s->pid;
 	memcpy(start, &h, sizeof(h));
-	st_writer_queue(s, total);
+	st_writer_queue(s->file, total);
 	s->seq_num++;
 	s->last_ts = ts_end;
 	s->discarded = discarded;
@@ -365,10 +379,8 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 
 void st_stream_close(struct st_stream *s)
 {
-	st_writer_sync();
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	st_writer_close(s->file);
+	s->file = NULL;
 }
 
 void st_trace_close(struct st_trace *t)

@@ -1,17 +1,21 @@
 /*
  * Packet writer: a thread of the daemon that does the file writes, so that
  * copying events out of the rings (which frees them for the producers)
- * overlaps with writing the previous packets to disk.
+ * overlaps with writing the previous packets to disk, and the event loop
+ * never waits for a disk.
  *
- * Concurrency: the event-loop thread fills a buffer (st_packet_buf) and
- * queues it (st_writer_queue); the writer thread writes queued buffers in
- * FIFO order, so the packets of a stream reach its file in order, and puts
- * buffers back in the free list. `lock` protects the queue, the free list
- * and the in-flight count; a stream's fd, `direct` and `size` are used by the
- * writer thread only while a buffer of that stream is queued, and the loop
- * thread calls st_writer_sync() before closing a stream. At most NBUF
- * buffers exist: when all are in flight the loop thread waits, the rings
- * fill, and producers count their drops: memory stays bounded.
+ * Jobs: write a filled buffer to a file, or close a file. The event-loop
+ * thread fills a buffer (st_writer_buf), queues it (st_writer_queue) and,
+ * when a stream ends, queues its close (st_writer_close); the writer thread
+ * runs jobs in FIFO order, so a file's packets are written in order and it
+ * is closed after the last. A file (struct st_file) belongs to its stream
+ * until its close is queued, then to the writer thread, which frees it.
+ *
+ * `lock` protects the queue, the free lists and the in-flight count. A
+ * file's fd, `direct` and `size` are used by the writer thread only;
+ * `failed` is set by it and read by the loop thread (atomically). At most
+ * NBUF data buffers exist: when all are in flight the loop thread waits,
+ * the rings fill, and producers count their drops: memory stays bounded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,50 +30,68 @@
 #define NBUF 8
 #define BUF_ALIGN 4096u
 
-struct wbuf {
-	uint8_t *p;
+struct job {
+	struct st_file *file;
+	uint8_t *p;	   /* write: buffer, NULL for a close */
 	uint64_t cap;
-	uint64_t len;		/* bytes to write from p */
-	struct st_stream *s;
-	struct wbuf *next;
+	uint64_t len;
+	struct job *next;
 };
 
-static struct wbuf bufs[NBUF];
-static struct wbuf *free_list, *queue_head, *queue_tail, *current;
-static uint32_t in_flight; /* queued or being written */
+static struct job bufs[NBUF];	/* data buffers, reused */
+static struct job *free_bufs, *queue_head, *queue_tail, *current;
+static uint32_t in_flight;	/* jobs queued or running */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static pthread_t thread;
 static bool started, stopping;
 
-/* Writes all of [p, p + n) at the end of the stream; on failure the file
- * is cut back, so it never holds half a packet. Writer thread only. */
-static int append(struct st_stream *s, const uint8_t *p, uint64_t n)
+/* Writes all of [p, p + n) at the end of the file; on failure the file is
+ * cut back, so it never holds half a packet. Writer thread only. */
+static int append(struct st_file *f, const uint8_t *p, uint64_t n)
 {
 	uint64_t done = 0;
 
 	while (done < n) {
-		ssize_t w = write(s->fd, p + done, n - done);
+		ssize_t w = write(f->fd, p + done, n - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0 && errno == EINVAL && s->direct && done == 0) {
+		if (w < 0 && errno == EINVAL && f->direct && done == 0) {
 			/* direct I/O refused after all: go on buffered */
-			fcntl(s->fd, F_SETFL, O_APPEND);
-			s->direct = false;
+			fcntl(f->fd, F_SETFL, O_APPEND);
+			f->direct = false;
 			continue;
 		}
 		if (w <= 0) {
 			int e = w < 0 ? errno : ENOSPC;
 
-			if (ftruncate(s->fd, (off_t)s->size) < 0)
-				s->size = UINT64_MAX;
+			if (ftruncate(f->fd, (off_t)f->size) < 0)
+				f->size = UINT64_MAX;
 			return -e;
 		}
 		done += (uint64_t)w;
 	}
-	s->size += n;
+	f->size += n;
 	return 0;
+}
+
+static void run_job(struct job *j)
+{
+	int ret;
+
+	if (!j->p) {
+		close(j->file->fd);
+		free(j->file);
+		return;
+	}
+	if (__atomic_load_n(&j->file->failed, __ATOMIC_RELAXED))
+		return;
+	ret = append(j->file, j->p, j->len);
+	if (ret < 0) {
+		__atomic_store_n(&j->file->failed, true, __ATOMIC_RELAXED);
+		st_log(ST_LOG_ERR, "writing a packet: %s", strerror(-ret));
+	}
 }
 
 static void *run(void *arg)
@@ -77,26 +99,25 @@ static void *run(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&lock);
 	for (;;) {
-		struct wbuf *b;
-		int ret;
+		struct job *j;
 
 		while (!queue_head && !stopping)
 			pthread_cond_wait(&changed, &lock);
 		if (!queue_head)
 			break;
-		b = queue_head;
-		queue_head = b->next;
+		j = queue_head;
+		queue_head = j->next;
 		if (!queue_head)
 			queue_tail = NULL;
 		pthread_mutex_unlock(&lock);
-		ret = b->s->failed ? -EIO : append(b->s, b->p, b->len);
+		run_job(j);
 		pthread_mutex_lock(&lock);
-		if (ret < 0 && !b->s->failed) {
-			b->s->failed = true;
-			st_log(ST_LOG_ERR, "writing a packet: %s", strerror(-ret));
+		if (j->p) {
+			j->next = free_bufs;
+			free_bufs = j;
+		} else {
+			free(j);
 		}
-		b->next = free_list;
-		free_list = b;
 		in_flight--;
 		pthread_cond_broadcast(&changed);
 	}
@@ -109,13 +130,27 @@ static int start(void)
 	if (started)
 		return 0;
 	for (int i = 0; i < NBUF; i++) {
-		bufs[i].next = free_list;
-		free_list = &bufs[i];
+		bufs[i].next = free_bufs;
+		free_bufs = &bufs[i];
 	}
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
 		return -1;
 	started = true;
 	return 0;
+}
+
+static void enqueue(struct job *j)
+{
+	j->next = NULL;
+	pthread_mutex_lock(&lock);
+	if (queue_tail)
+		queue_tail->next = j;
+	else
+		queue_head = j;
+	queue_tail = j;
+	in_flight++;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&lock);
 }
 
 uint8_t *st_writer_buf(uint64_t len)
@@ -126,10 +161,10 @@ uint8_t *st_writer_buf(uint64_t len)
 		if (start() < 0)
 			return NULL;
 		pthread_mutex_lock(&lock);
-		while (!free_list)
+		while (!free_bufs)
 			pthread_cond_wait(&changed, &lock);
-		current = free_list;
-		free_list = current->next;
+		current = free_bufs;
+		free_bufs = current->next;
 		pthread_mutex_unlock(&lock);
 	}
 	if (need > current->cap) {
@@ -144,23 +179,33 @@ uint8_t *st_writer_buf(uint64_t len)
 	return current->p;
 }
 
-void st_writer_queue(struct st_stream *s, uint64_t len)
+void st_writer_queue(struct st_file *f, uint64_t len)
 {
-	struct wbuf *b = current;
+	struct job *j = current;
 
 	current = NULL;
-	b->s = s;
-	b->len = len;
-	b->next = NULL;
-	pthread_mutex_lock(&lock);
-	if (queue_tail)
-		queue_tail->next = b;
-	else
-		queue_head = b;
-	queue_tail = b;
-	in_flight++;
-	pthread_cond_broadcast(&changed);
-	pthread_mutex_unlock(&lock);
+	j->file = f;
+	j->len = len;
+	enqueue(j);
+}
+
+void st_writer_close(struct st_file *f)
+{
+	struct job *j;
+
+	if (!f)
+		return;
+	j = calloc(1, sizeof(*j));
+	if (!j || start() < 0) {
+		/* no memory for the job: wait for the writes, close here */
+		st_writer_sync();
+		close(f->fd);
+		free(f);
+		free(j);
+		return;
+	}
+	j->file = f;
+	enqueue(j);
 }
 
 void st_writer_sync(void)
@@ -189,5 +234,5 @@ void st_writer_stop(void)
 		free(bufs[i].p);
 		memset(&bufs[i], 0, sizeof(bufs[i]));
 	}
-	free_list = queue_head = queue_tail = current = NULL;
+	free_bufs = queue_head = queue_tail = current = NULL;
 }

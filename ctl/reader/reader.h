@@ -1,4 +1,125 @@
-/* Placeholder: the CTF reader is being written (ctl/reader). */
+/*
+ * The CTF trace reader: opens a trace directory written by `shimtrace
+ * record` (CTF 1.8, see ctl/daemon/trace.c) and yields its events, all
+ * streams merged in time order, plus a notice wherever the tracer recorded
+ * lost events. Used by `shimtrace view` and the report verbs.
+ *
+ *	struct st_reader *r;
+ *	struct st_item it;
+ *	char err[512];
+ *	int ret;
+ *
+ *	if (st_reader_open(&r, dir, err, sizeof(err)) < 0)
+ *		die(err);
+ *	while ((ret = st_reader_next(r, &it)) > 0)
+ *		if (it.kind == ST_ITEM_EVENT)
+ *			use(it.event);
+ *		else
+ *			warn_lost(it.lost);
+ *	if (ret < 0)
+ *		die(st_reader_error(r));
+ *	st_reader_close(r);
+ *
+ * Every byte of the trace is untrusted: metadata, packet headers and event
+ * records are bounds-checked, and anything inconsistent stops the reader
+ * with a one-line message "DIR/FILE: what (at offset N)". Stream files are
+ * mapped read-only and read sequentially; memory use does not grow with
+ * the trace.
+ *
+ * Order: by time in nanoseconds (as babeltrace2 converts the clock, so the
+ * two tools agree), ties broken by stream (stream_instance_id, then file
+ * name), then by position in the stream. The same trace always gives the
+ * same sequence.
+ *
+ * Not thread-safe: one reader per thread.
+ */
 #ifndef ST_READER_H
 #define ST_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/reader/tsdl.h"
+
+struct st_reader;
+
+/* One stream file of the trace. */
+struct st_stream_info {
+	const char *file;     /* name in the trace directory */
+	uint32_t index;	      /* position in time-tie order, 0 .. nstreams-1 */
+	bool has_instance_id;
+	uint64_t instance_id; /* packet.header stream_instance_id */
+	const struct st_stream_class *cls;
+};
+
+struct st_event {
+	const struct st_event_class *cls; /* name, id, field descriptions */
+	uint64_t cycles;		  /* timestamp, clock cycles */
+	int64_t ns;			  /* wall clock: ns since the Unix epoch */
+	/* pid: packet context `pid`, else event context `vpid`; tid: event
+	 * context `vtid`, else packet context `tid`; -1 when absent */
+	int32_t pid, tid;
+	int32_t vpid, vtid;		  /* event context; -1 when absent */
+	uint64_t ip;			  /* event context; 0 when absent */
+	const struct st_value *fields;	  /* cls->fields.n payload values */
+	const struct st_value *context;	  /* cls->stream->event_context.n values */
+	const struct st_stream_info *stream;
+	uint64_t offset;		  /* of the record in the stream file */
+};
+
+/* Events the tracer could not record (its buffer was full, or, in
+ * overwrite mode, overwritten), somewhere in [begin, end]. */
+struct st_lost {
+	uint64_t count;
+	uint64_t begin_cycles, end_cycles;
+	int64_t begin_ns, end_ns;
+	/* pid: packet context (else -1); tid: packet context, else the
+	 * thread of the packet's first event (the one using the buffer when
+	 * recording resumed), else -1 */
+	int32_t pid, tid;
+	const struct st_stream_info *stream;
+};
+
+enum st_item_kind { ST_ITEM_EVENT = 1, ST_ITEM_LOST = 2 };
+
+struct st_item {
+	enum st_item_kind kind;
+	const struct st_event *event; /* ST_ITEM_EVENT */
+	const struct st_lost *lost;   /* ST_ITEM_LOST */
+};
+
+/*
+ * Opens the trace in dir: parses the metadata, maps every stream file
+ * (every regular file but `metadata` and dotfiles) and checks every packet
+ * header. Returns 0, or a negative errno with a one-line message in err.
+ */
+int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t errlen);
+
+/*
+ * The next item in time order: returns 1 with *item filled, 0 at the end,
+ * or a negative errno (the trace is corrupt: st_reader_error says where).
+ * The item and everything it points to stay valid until the next call;
+ * field names and classes until st_reader_close.
+ */
+int st_reader_next(struct st_reader *r, struct st_item *item);
+
+/* The message of the last error, "" when none. */
+const char *st_reader_error(const struct st_reader *r);
+
+/* What the metadata declares: clocks, stream and event classes, env. */
+const struct st_tsdl *st_reader_metadata(const struct st_reader *r);
+
+uint32_t st_reader_nstreams(const struct st_reader *r);
+const struct st_stream_info *st_reader_stream(const struct st_reader *r, uint32_t i);
+
+/* Lost events reported so far by st_reader_next. */
+uint64_t st_reader_lost(const struct st_reader *r);
+
+void st_reader_close(struct st_reader *r);
+
+/* Index of the payload field shown as `name` (no leading '_'), or -1:
+ * resolve once per class, then read ev->fields[index]. */
+int st_event_class_field(const struct st_event_class *c, const char *name);
+
 #endif

@@ -41,6 +41,16 @@ struct st_field {
 	uint64_t count;	       /* array: number of bytes */
 };
 
+/* The value of one field in one event. */
+struct st_value {
+	union {
+		uint64_t u; /* UINT, HEX */
+		int64_t i;  /* SINT */
+	};
+	const void *ptr; /* STRING: NUL-terminated; BYTES: the bytes */
+	uint64_t len;	 /* STRING: bytes before the NUL; BYTES: count */
+};
+
 /* The fields of one scope, flattened in decoding order. */
 struct st_plan {
 	const struct st_field *v;
@@ -70,7 +80,7 @@ struct st_stream_class {
 	int32_t pc_ts_begin, pc_ts_end, pc_content_size, pc_packet_size;
 	int32_t pc_seq_num, pc_discarded, pc_pid, pc_tid;
 	int32_t eh_id, eh_ts;
-	int32_t ec_vpid, ec_ip;
+	int32_t ec_vpid, ec_vtid, ec_ip;
 	const struct st_clock_class *clock; /* NULL: timestamps are nanoseconds */
 	const struct st_event_class **by_id; /* nids entries, NULL where unused */
 	uint32_t nids;
@@ -118,6 +128,14 @@ void st_tsdl_free(struct st_tsdl *t);
 const struct st_stream_class *st_tsdl_stream(const struct st_tsdl *t, uint64_t id);
 /* Index of the field shown as `name` in a plan, or -1. */
 int st_plan_find(const struct st_plan *p, const char *name);
+
+/* Error messages quote trace text: keep them on one line. */
+static inline void st__one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
 
 /* Clock cycles to nanoseconds since the epoch (the way babeltrace2 does it,
  * so both print the same nanosecond). */

@@ -1,10 +1,11 @@
 /*
- * Internals of the TSDL reader, shared by its three stages:
+ * Internals of the TSDL reader, shared by its stages:
  *
  *   tsdl_lex.c   text -> tokens (comments and whitespace dropped)
  *   tsdl.c       tokens -> a syntax tree of blocks, attributes and types
- *   tsdl_plan.c  tree -> struct st_tsdl: type aliases resolved (in any
- *                order), every type checked, scopes flattened to plans
+ *   tsdl_plan.c  tree -> struct st_tsdl: the blocks interpreted
+ *   tsdl_types.c aliases resolved (declared in any order), types checked,
+ *                each scope flattened into a plan
  *
  * The tree is resolved only once the whole text is read, so blocks and
  * type aliases may come in any order. Every stage bounds its work (nesting
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "ctl/reader/arena.h"
+#include "ctl/reader/tsdl.h"
 
 #define ST__TSDL_MAX_DEPTH 16	     /* nested types */
 #define ST__TSDL_MAX_FIELDS 4096     /* fields of one scope, flattened */
@@ -135,7 +137,42 @@ struct st__ast {
 bool st__tsdl_syntax(const char *text, size_t len, struct st__arena *a, struct st__ast *ast,
 		     struct st__tsdl_err *err);
 
-struct st_tsdl;
+
+/* ---- planning (tsdl_plan.c, tsdl_types.c) ---- */
+
+#define ST__NAME_HASH 8192 /* > 2 * ST__TSDL_MAX_FIELDS, a power of two */
+
+struct st__planner {
+	struct st_tsdl *t;
+	struct st__tsdl_err *err;
+	struct st__arena *a;
+	/* aliases: open addressing, capacity a power of two */
+	const struct st__alias **alias;
+	size_t alias_cap;
+	struct st_clock_class *clocks;
+	uint32_t nclocks;
+	uint64_t total; /* fields planned so far, all scopes */
+	/* the scope being planned */
+	struct st_field f[ST__TSDL_MAX_FIELDS];
+	int32_t clk[ST__TSDL_MAX_FIELDS]; /* clock of each field, -1 */
+	uint32_t n;
+	uint16_t names[ST__NAME_HASH]; /* index + 1 of fields by tsdl_name */
+};
+
+bool st__plan_oom(struct st__planner *pl, size_t off);
+/* Indexes the aliases; false when one is declared twice. */
+bool st__plan_aliases(struct st__planner *pl, const struct st__alias *list);
+int st__plan_clock_index(struct st__planner *pl, const char *name);
+/* Plans the scope `what` of type n (NULL: empty) into *out; pl->clk then
+ * holds the clock of each field until the next scope is planned. */
+bool st__plan_scope(struct st__planner *pl, const struct st__tnode *n, size_t off,
+		    const char *what, struct st_plan *out);
+/* Index of the integer field named `name` in p (its TSDL name, or its shown
+ * name with by_display), checked unsigned when `uns`; -1 when absent, -2
+ * on error. */
+int32_t st__plan_special(struct st__planner *pl, const struct st_plan *p, const char *name,
+			 bool by_display, bool uns, const char *what, size_t off);
+
 /* tsdl_plan.c: builds t from the tree; false with err set. */
 bool st__tsdl_plan(const struct st__ast *ast, struct st_tsdl *t, struct st__tsdl_err *err);
 

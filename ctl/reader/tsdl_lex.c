@@ -77,15 +77,15 @@ static bool skip_space(struct st__lexer *lx)
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
 			lx->pos++;
 		} else if (c == '/' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '*') {
-			const char *end = NULL;
+			size_t p = lx->pos + 2;
 
-			if (lx->pos + 2 < lx->len)
-				end = memmem(s + lx->pos + 2, lx->len - lx->pos - 2, "*/", 2);
-			if (!end) {
+			while (p + 1 < lx->len && !(s[p] == '*' && s[p + 1] == '/'))
+				p++;
+			if (p + 1 >= lx->len) {
 				st__tsdl_fail(lx->err, lx->pos, "unterminated comment");
 				return false;
 			}
-			lx->pos = (size_t)(end - s) + 2;
+			lx->pos = p + 2;
 		} else if (c == '/' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '/') {
 			const char *nl = memchr(s + lx->pos, '\n', lx->len - lx->pos);
 

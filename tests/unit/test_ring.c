@@ -156,6 +156,19 @@ START_TEST(discard_when_full)
 	ck_assert_uint_eq(r.read, 4 * PER_SB + 10);
 	ck_assert_uint_eq(r.skipped, slot->lost_full);
 	ck_assert_uint_eq(r.read + slot->lost_full, 1010);
+	/* each sub-buffer records the losses as of its close: none for the
+	 * first four, all of them for the next one */
+	for (uint32_t k = 0; k < 4; k++)
+		ck_assert_uint_eq(slot->sb[k].lost, 0);
+	/* sequence 4 (in sub-buffer 0) holds 10 events: fill it, then one
+	 * more event closes it */
+	for (uint64_t i = 1010; i < 1000 + PER_SB; i++)
+		emit(i);
+	ck_assert_uint_eq(slot->sb[0].seq, 4 + 1);
+	ck_assert_uint_eq(slot->sb[0].closed, 0);
+	emit(1000 + PER_SB);
+	ck_assert_uint_eq(slot->sb[0].closed, 1);
+	ck_assert_uint_eq(slot->sb[0].lost, slot->lost_full);
 }
 END_TEST
 

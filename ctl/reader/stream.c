@@ -1,0 +1,423 @@
+/*
+ * One stream file: a sequence of packets, each a packet header, a packet
+ * context, records up to content_size, then padding up to packet_size.
+ *
+ * The file is mapped read-only. At open, every packet header is checked
+ * (magic, uuid, stream class, sizes against each other and against the
+ * file, timestamps and the events_discarded counter never going down), so
+ * a damaged file is refused before any event is given. Records are then
+ * decoded one at a time as the merge asks for them.
+ *
+ * Lost events: events_discarded counts, per stream, the events the tracer
+ * dropped so far. When it grows from one packet to the next (or starts
+ * above zero), an ST_ITEM_LOST is given before the packet's records,
+ * covering the time from the previous packet's end to this one's end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl/reader/decode.h"
+#include "ctl/reader/reader_int.h"
+
+#define CTF_MAGIC 0xC1FC1FC1u
+/* Read pages are given back by this much: the mapping of a stream read
+ * to its end would otherwise count the whole file in the process's RSS. */
+#define RELEASE_STEP (2u << 20)
+
+int st__stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
+{
+	struct st_reader *r = s->r;
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(r->err, sizeof(r->err), "%s/%s: %s (at offset %llu)", r->dir, s->file, what,
+		 (unsigned long long)off);
+	st__one_line(r->err);
+	r->error = -EBADMSG;
+	return -EBADMSG;
+}
+
+static int32_t as_i32(const struct st_field *f, const struct st_value *v)
+{
+	return (int32_t)(f->kind == ST_FIELD_SINT ? v->i : (int64_t)v->u);
+}
+
+/* Reads and checks the header and context of the packet at file offset off. */
+static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
+{
+	const struct st_tsdl *t = &s->r->meta;
+	const uint8_t *pkt = s->map + off;
+	uint64_t avail = s->size - off, pos = 0, v;
+	const struct st_stream_class *sc;
+	char why[256];
+
+	memset(p, 0, sizeof(*p));
+	p->off = off;
+	if (st__decode(&t->packet_header, pkt, avail, &pos, s->ph, why, sizeof(why)) < 0)
+		return st__stream_fail(s, off + pos, "packet header: %s (truncated file?)", why);
+	if (t->ph_magic >= 0 && s->ph[t->ph_magic].u != CTF_MAGIC)
+		return st__stream_fail(s, off, "bad packet magic 0x%08llx (expected 0xc1fc1fc1)",
+				       (unsigned long long)s->ph[t->ph_magic].u);
+	if (t->ph_uuid >= 0 && t->has_uuid && memcmp(s->ph[t->ph_uuid].ptr, t->uuid, 16) != 0)
+		return st__stream_fail(s, off, "packet uuid is not the trace uuid (a file from "
+					       "another trace?)");
+	if (t->ph_stream_id >= 0) {
+		v = s->ph[t->ph_stream_id].u;
+		sc = st_tsdl_stream(t, v);
+		if (!sc)
+			return st__stream_fail(s, off, "unknown stream id %llu", (unsigned long long)v);
+	} else {
+		sc = &t->streams[0];
+	}
+	if (s->info.cls && sc != s->info.cls)
+		return st__stream_fail(s, off, "packet of stream %llu in a file of stream %llu",
+				       (unsigned long long)sc->id,
+				       (unsigned long long)s->info.cls->id);
+	p->cls = sc;
+	if (t->ph_instance_id >= 0) {
+		p->has_instance = true;
+		p->instance_id = s->ph[t->ph_instance_id].u;
+	}
+	if (st__decode(&sc->packet_context, pkt, avail, &pos, s->pc, why, sizeof(why)) < 0)
+		return st__stream_fail(s, off + pos, "packet context: %s (truncated file?)", why);
+
+	p->size = avail;
+	if (sc->pc_packet_size >= 0) {
+		v = s->pc[sc->pc_packet_size].u;
+		if (v % 8)
+			return st__stream_fail(s, off, "packet_size %llu bits is not whole bytes",
+					       (unsigned long long)v);
+		p->size = v / 8;
+	}
+	p->content = p->size;
+	if (sc->pc_content_size >= 0) {
+		v = s->pc[sc->pc_content_size].u;
+		if (v % 8)
+			return st__stream_fail(s, off, "content_size %llu bits is not whole bytes",
+					       (unsigned long long)v);
+		p->content = v / 8;
+	}
+	if (p->content > p->size)
+		return st__stream_fail(s, off, "content_size (%llu bits) exceeds packet_size (%llu bits)",
+				       (unsigned long long)p->content * 8,
+				       (unsigned long long)p->size * 8);
+	if (p->size > avail)
+		return st__stream_fail(s, off,
+				       "packet of %llu bytes runs past the end of the file (%llu bytes "
+				       "left): truncated trace",
+				       (unsigned long long)p->size, (unsigned long long)avail);
+	if (pos > p->content)
+		return st__stream_fail(s, off,
+				       "packet header and context (%llu bytes) exceed content_size "
+				       "(%llu bytes)",
+				       (unsigned long long)pos, (unsigned long long)p->content);
+	if (p->size == 0)
+		return st__stream_fail(s, off, "packet_size is 0");
+	p->data = pos;
+	if (sc->pc_ts_begin >= 0) {
+		p->has_begin = true;
+		p->ts_begin = s->pc[sc->pc_ts_begin].u;
+	}
+	if (sc->pc_ts_end >= 0) {
+		p->has_end = true;
+		p->ts_end = s->pc[sc->pc_ts_end].u;
+	}
+	if (p->has_begin && p->has_end && p->ts_end < p->ts_begin)
+		return st__stream_fail(s, off, "timestamp_end %llu is before timestamp_begin %llu",
+				       (unsigned long long)p->ts_end,
+				       (unsigned long long)p->ts_begin);
+	if (sc->pc_discarded >= 0) {
+		const struct st_field *f = &sc->packet_context.v[sc->pc_discarded];
+
+		p->has_discarded = true;
+		p->discarded = s->pc[sc->pc_discarded].u;
+		p->discarded_mask = f->size == 8 ? UINT64_MAX : (1ull << (8 * f->size)) - 1;
+	}
+	p->pid = sc->pc_pid >= 0 ? as_i32(&sc->packet_context.v[sc->pc_pid], &s->pc[sc->pc_pid]) : -1;
+	p->tid = sc->pc_tid >= 0 ? as_i32(&sc->packet_context.v[sc->pc_tid], &s->pc[sc->pc_tid]) : -1;
+	return 0;
+}
+
+/* Checks p follows what came before in the stream; returns the events
+ * lost since the previous packet in *lost. */
+static int check_order(struct st__stream *s, struct st__order *o, const struct st__packet *p,
+		       uint64_t *lost)
+{
+	*lost = 0;
+	if (p->has_begin) {
+		if (p->ts_begin < o->last_ts)
+			return st__stream_fail(s, p->off,
+					       "timestamp_begin %llu goes back in time (the stream "
+					       "was at %llu)",
+					       (unsigned long long)p->ts_begin,
+					       (unsigned long long)o->last_ts);
+		o->last_ts = p->ts_begin;
+	}
+	if (p->has_discarded) {
+		uint64_t d = (p->discarded - o->discarded) & p->discarded_mask;
+
+		if (p->discarded_mask == UINT64_MAX && p->discarded < o->discarded)
+			return st__stream_fail(s, p->off,
+					       "events_discarded goes down (%llu after %llu)",
+					       (unsigned long long)p->discarded,
+					       (unsigned long long)o->discarded);
+		*lost = d;
+		o->discarded = p->discarded;
+	}
+	return 0;
+}
+
+/* The end of a packet: its timestamp_end must not precede its records. */
+static int close_packet(struct st__stream *s, struct st__order *o, const struct st__packet *p)
+{
+	if (p->has_end) {
+		if (p->ts_end < o->last_ts)
+			return st__stream_fail(s, p->off,
+					       "timestamp_end %llu is before the packet's last "
+					       "event (%llu)",
+					       (unsigned long long)p->ts_end,
+					       (unsigned long long)o->last_ts);
+		o->last_ts = p->ts_end;
+		o->prev_end = p->ts_end;
+	} else {
+		o->prev_end = o->last_ts;
+	}
+	o->seen = true;
+	return 0;
+}
+
+/* Gives back the mapped pages before file offset `upto` (all read). */
+static void release(struct st__stream *s, uint64_t upto)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = upto & ~(page - 1);
+
+	if (end - s->released < RELEASE_STEP && upto < s->size)
+		return;
+	if (end > s->released)
+		madvise((void *)(s->map + s->released), end - s->released, MADV_DONTNEED);
+	s->released = end;
+}
+
+static int scan_packets(struct st__stream *s)
+{
+	struct st__order o = { 0 };
+	struct st__packet p;
+	uint64_t off = 0, lost;
+	int ret;
+
+	while (off < s->size) {
+		ret = read_packet(s, off, &p);
+		if (ret < 0)
+			return ret;
+		if (!s->info.cls) {
+			s->info.cls = p.cls;
+			s->info.has_instance_id = p.has_instance;
+			s->info.instance_id = p.instance_id;
+		}
+		ret = check_order(s, &o, &p, &lost);
+		if (ret < 0)
+			return ret;
+		ret = close_packet(s, &o, &p);
+		if (ret < 0)
+			return ret;
+		off += p.size;
+		release(s, off);
+	}
+	return 0;
+}
+
+int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
+{
+	struct stat st;
+	int fd, ret;
+
+	s->r = r;
+	s->file = strdup(file);
+	if (!s->file) {
+		snprintf(r->err, sizeof(r->err), "%s/%s: out of memory", r->dir, file);
+		return -ENOMEM;
+	}
+	s->info.file = s->file;
+	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		snprintf(r->err, sizeof(r->err), "%s/%s: cannot read: %s", r->dir, file, strerror(e));
+		return -e;
+	}
+	s->size = (uint64_t)st.st_size;
+	if (s->size) {
+		void *m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {
+			int e = errno;
+
+			close(fd);
+			snprintf(r->err, sizeof(r->err), "%s/%s: cannot map: %s", r->dir, file,
+				 strerror(e));
+			return -e;
+		}
+		s->map = m;
+	}
+	close(fd);
+	if (!s->size)
+		return 0;
+	ret = scan_packets(s);
+	/* Unmap what the scan touched (it stays in the page cache) and read
+	 * again from the start. */
+	madvise((void *)s->map, s->size, MADV_DONTNEED);
+	madvise((void *)s->map, s->size, MADV_SEQUENTIAL);
+	s->released = 0;
+	return ret;
+}
+
+
+void st__stream_close(struct st__stream *s)
+{
+	if (s->map)
+		munmap((void *)s->map, s->size);
+	free(s->file);
+	s->map = NULL;
+	s->file = NULL;
+}
+
+/* A clock-mapped field of fewer than 64 bits holds the low bits of the
+ * clock; a smaller value than the clock's low bits means they wrapped. */
+static uint64_t clock_update(uint64_t clock, uint64_t v, unsigned bytes)
+{
+	uint64_t mask, next;
+
+	if (bytes == 8)
+		return v;
+	mask = (1ull << (8 * bytes)) - 1;
+	next = (clock & ~mask) | v;
+	if (next < clock)
+		next += mask + 1;
+	return next;
+}
+
+static int read_event(struct st__stream *s)
+{
+	const struct st__packet *p = &s->pkt;
+	const struct st_stream_class *sc = p->cls;
+	const uint8_t *pkt = s->map + p->off;
+	const struct st_event_class *ec;
+	uint64_t start = s->pos, id = 0;
+	char why[256];
+
+	if (st__decode(&sc->event_header, pkt, p->content, &s->pos, s->eh, why, sizeof(why)) < 0)
+		return st__stream_fail(s, p->off + s->pos, "event header: %s", why);
+	if (sc->eh_id >= 0)
+		id = s->eh[sc->eh_id].u;
+	s->clock = clock_update(s->clock, s->eh[sc->eh_ts].u, sc->event_header.v[sc->eh_ts].size);
+	if (s->clock < s->order.last_ts)
+		return st__stream_fail(s, p->off + start,
+				       "event timestamp %llu goes back in time (the stream was at "
+				       "%llu)",
+				       (unsigned long long)s->clock,
+				       (unsigned long long)s->order.last_ts);
+	s->order.last_ts = s->clock;
+	ec = id < sc->nids ? sc->by_id[id] : NULL;
+	if (!ec)
+		return st__stream_fail(s, p->off + start, "unknown event id %llu",
+				       (unsigned long long)id);
+	if (st__decode(&sc->event_context, pkt, p->content, &s->pos, s->ec, why, sizeof(why)) < 0 ||
+	    st__decode(&ec->fields, pkt, p->content, &s->pos, s->fields, why, sizeof(why)) < 0)
+		return st__stream_fail(s, p->off + s->pos, "event %s: %s", ec->name, why);
+	if (s->pos == start)
+		return st__stream_fail(s, p->off + start, "empty event record");
+	s->ev.cls = ec;
+	s->ev.cycles = s->clock;
+	s->ev.ns = st_clock_ns(sc->clock, s->clock);
+	s->ev.vpid = sc->ec_vpid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vpid], &s->ec[sc->ec_vpid])
+				      : -1;
+	s->ev.vtid = sc->ec_vtid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vtid], &s->ec[sc->ec_vtid])
+				      : -1;
+	s->ev.pid = p->pid >= 0 ? p->pid : s->ev.vpid;
+	s->ev.tid = s->ev.vtid >= 0 ? s->ev.vtid : p->tid;
+	s->ev.ip = sc->ec_ip >= 0 ? s->ec[sc->ec_ip].u : 0;
+	s->ev.offset = p->off + start;
+	s->head = ST_ITEM_EVENT;
+	s->key = s->ev.ns;
+	return 1;
+}
+
+/* The vtid of the current packet's first record, -1 if none; a record
+ * that does not decode is left for read_event to report. */
+static int32_t first_tid(struct st__stream *s)
+{
+	const struct st__packet *p = &s->pkt;
+	const struct st_stream_class *sc = p->cls;
+	uint64_t pos = p->data;
+	char why[256];
+
+	if (sc->ec_vtid < 0 || pos >= p->content ||
+	    st__decode(&sc->event_header, s->map + p->off, p->content, &pos, s->eh, why,
+		       sizeof(why)) < 0 ||
+	    st__decode(&sc->event_context, s->map + p->off, p->content, &pos, s->ec, why,
+		       sizeof(why)) < 0)
+		return -1;
+	return as_i32(&sc->event_context.v[sc->ec_vtid], &s->ec[sc->ec_vtid]);
+}
+
+int st__stream_advance(struct st__stream *s)
+{
+	struct st__packet *p = &s->pkt;
+	uint64_t lost;
+	int ret;
+
+	for (;;) {
+		if (s->in_packet) {
+			if (s->pos < p->content)
+				return read_event(s);
+			ret = close_packet(s, &s->order, p);
+			if (ret < 0)
+				return ret;
+			s->in_packet = false;
+			s->next_pkt = p->off + p->size;
+			release(s, s->next_pkt);
+		}
+		if (s->next_pkt >= s->size) {
+			s->head = 0;
+			return 0;
+		}
+		{
+			bool first = !s->order.seen;
+			uint64_t prev_end = s->order.prev_end;
+
+			ret = read_packet(s, s->next_pkt, p);
+			if (ret == 0)
+				ret = check_order(s, &s->order, p, &lost);
+			if (ret < 0)
+				return ret;
+			if (p->has_begin)
+				s->clock = p->ts_begin;
+			s->in_packet = true;
+			s->pos = p->data;
+			if (lost == 0)
+				continue;
+			s->lost.count = lost;
+			s->lost.begin_cycles = first ? p->ts_begin : prev_end;
+			s->lost.end_cycles = p->has_end ? p->ts_end : p->ts_begin;
+		}
+		s->lost.begin_ns = st_clock_ns(p->cls->clock, s->lost.begin_cycles);
+		s->lost.end_ns = st_clock_ns(p->cls->clock, s->lost.end_cycles);
+		s->lost.pid = p->pid;
+		s->lost.tid = p->tid >= 0 ? p->tid : first_tid(s);
+		s->head = ST_ITEM_LOST;
+		s->key = s->lost.begin_ns;
+		return 1;
+	}
+}
