@@ -33,7 +33,9 @@ static unsigned long spin(unsigned long v)
 	return v;
 }
 
-static void update_shared(void)
+/* noinline: so that the trace names the function that takes the lock,
+ * whatever the optimisation level. */
+static __attribute__((noinline)) void update_shared(void)
 {
 	unsigned long v;
 
@@ -43,7 +45,7 @@ static void update_shared(void)
 	pthread_mutex_unlock(&shared_lock);
 }
 
-static void update_own(struct worker *w)
+static __attribute__((noinline)) void update_own(struct worker *w)
 {
 	pthread_mutex_lock(&w->own_lock);
 	w->own_counter++;
