@@ -187,7 +187,8 @@ static void default_outdir(char *buf, size_t n)
 		snprintf(buf, n, "shimtrace-%s-%d", stamp, i);
 }
 
-/* The command's environment: our libraries first in LD_PRELOAD. */
+/* The command's environment: our libraries first in LD_PRELOAD. Its last
+ * two entries are ours (allocated); free_env frees them and the array. */
 static char **child_env(const char *preload, const char *rundir)
 {
 	size_t n = 0, k = 0;
@@ -210,6 +211,17 @@ static char **child_env(const char *preload, const char *rundir)
 	env[k++] = run;
 	env[k] = NULL;
 	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t n = 0;
+
+	while (env[n])
+		n++;
+	free(env[n - 1]);
+	free(env[n - 2]);
+	free(env);
 }
 
 /* Starts the command; -errno of a failed exec is reported through a pipe. */
@@ -391,6 +403,7 @@ int st_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	ret = spawn(&r, env);
+	free_env(env);
 	if (ret < 0) {
 		st_err(V, "cannot run %s: %s", r.command, strerror(-ret));
 		ret = ret == -ENOENT ? 127 : 126;

@@ -18,13 +18,13 @@ static const struct st_opt record_opts[] = {
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
 	  "is recorded in the trace and shown in the summary." },
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 16M)",
+	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",
 	  "SIZE takes a k, M or G suffix. It is a whole number of sub-buffers." },
 	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)",
 	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free sub-buffer "
 	  "loses events (discard mode) or overwrites the oldest sub-buffer (--overwrite)." },
 	{ "max-memory", 0, "SIZE",
-	  "bound on the buffer memory of one process (default: 1G); threads beyond it lose their events (counted)",
+	  "bound on the buffer memory of one process (default: 2G); threads beyond it lose their events (counted)",
 	  "Memory is only used as threads write: the bound is what a process may reach, "
 	  "not what it takes up front." },
 	{ "clock", 0, "tsc|monotonic",

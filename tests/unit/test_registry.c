@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +41,12 @@ static int providers(int sock, struct st_msg_provider *out, int max)
 		n++;
 	}
 	return n;
+}
+
+static void free_providers(struct st_msg_provider *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].tps);
 }
 
 static const struct st_msg_provider *find(const struct st_msg_provider *v, int n, const char *name)
@@ -82,6 +89,7 @@ START_TEST(registered_and_described)
 			ck_assert_uint_eq(tp->nfields, 0);
 		}
 	}
+	free_providers(m, n);
 }
 END_TEST
 
@@ -103,6 +111,7 @@ START_TEST(state_page_is_shared)
 				(off_t)two->page * ST_ABI_PAGE + st__slot_two_only * 4), 4);
 	ck_assert(st_tracepoint_enabled(two, only));
 	ck_assert_uint_eq(st__state_two.mask[st__slot_two_only], 5);
+	free_providers(m, n);
 }
 END_TEST
 
@@ -128,6 +137,7 @@ START_TEST(invalid_descriptors_refused)
 	n = providers(sock, m, 8);
 	ck_assert_ptr_null(find(m, n, "bad"));
 	ck_assert_ptr_nonnull(find(m, n, "one"));
+	free_providers(m, n);
 }
 END_TEST
 
@@ -177,6 +187,7 @@ START_TEST(late_provider_announced_and_removed)
 		int n = providers(sock, m, 8);
 
 		ck_assert_ptr_null(find(m, n, "late"));
+		free_providers(m, n);
 	}
 }
 END_TEST
