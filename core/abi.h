@@ -159,6 +159,48 @@ static inline uint64_t st_abi_slot_hdr_size(uint32_t sb_count)
 	return (n + ST_ABI_PAGE - 1) / ST_ABI_PAGE * ST_ABI_PAGE;
 }
 
+/* The layout of a pool, from a session's buffer configuration. */
+struct st_abi_geometry {
+	uint64_t hdr_size;  /* of a slot's header area */
+	uint64_t slot_size; /* of a slot: header area and sub-buffers */
+	uint64_t size;	    /* of the pool */
+};
+
+/* Checks a buffer configuration against the limits both sides enforce and
+ * computes its layout; 0, or -1 when out of bounds. */
+static inline int st_abi_geometry(uint32_t mode, uint32_t sb_size, uint32_t sb_count,
+				  uint32_t nslots, struct st_abi_geometry *g)
+{
+	if ((mode != ST_MODE_DISCARD && mode != ST_MODE_OVERWRITE) || sb_size < ST_ABI_SB_SIZE_MIN ||
+	    sb_size > ST_ABI_SB_SIZE_MAX || sb_size % ST_ABI_PAGE || sb_count < ST_ABI_SB_COUNT_MIN ||
+	    sb_count > ST_ABI_SB_COUNT_MAX || nslots < 1 || nslots > ST_ABI_SLOTS_MAX)
+		return -1;
+	g->hdr_size = st_abi_slot_hdr_size(sb_count);
+	g->slot_size = g->hdr_size + (uint64_t)sb_count * sb_size;
+	g->size = ST_ABI_PAGE + (uint64_t)nslots * g->slot_size;
+	return 0;
+}
+
+/*
+ * Provider, tracepoint and field names: C identifiers shorter than
+ * ST_ABI_NAME_MAX. They end up in the CTF metadata, so the process checks
+ * what it registers and the daemon what it receives.
+ */
+static inline int st_abi_name_valid(const char *s)
+{
+	for (unsigned n = 0;; n++) {
+		char c = s[n];
+
+		if (c == '\0')
+			return n > 0;
+		if (n + 1 >= ST_ABI_NAME_MAX)
+			return 0;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		      (n > 0 && c >= '0' && c <= '9')))
+			return 0;
+	}
+}
+
 /* ---- control socket messages (SOCK_SEQPACKET, one message per packet) ----
  *
  * Every message starts with struct st_abi_msg; `len` counts the whole

@@ -43,6 +43,7 @@ static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
 static int read_config(uint32_t s, struct st__pool *p)
 {
 	const volatile struct st_abi_session *c = &st__control->session[s];
+	struct st_abi_geometry g;
 
 	p->session = s;
 	p->generation = c->generation;
@@ -52,14 +53,11 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->nslots = c->nslots;
 	if (p->generation == 0)
 		return -ENOENT;
-	if ((p->mode != ST_MODE_DISCARD && p->mode != ST_MODE_OVERWRITE) ||
-	    p->sb_size < ST_ABI_SB_SIZE_MIN || p->sb_size > ST_ABI_SB_SIZE_MAX ||
-	    p->sb_size % ST_ABI_PAGE || p->sb_count < ST_ABI_SB_COUNT_MIN ||
-	    p->sb_count > ST_ABI_SB_COUNT_MAX || p->nslots < 1 || p->nslots > ST_ABI_SLOTS_MAX)
+	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &g) < 0)
 		return -EINVAL;
-	p->hdr_size = st_abi_slot_hdr_size(p->sb_count);
-	p->slot_size = p->hdr_size + (uint64_t)p->sb_count * p->sb_size;
-	p->size = ST_ABI_PAGE + (uint64_t)p->nslots * p->slot_size;
+	p->hdr_size = g.hdr_size;
+	p->slot_size = g.slot_size;
+	p->size = g.size;
 	return 0;
 }
 

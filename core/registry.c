@@ -23,32 +23,14 @@
 static struct st__provider *providers[MAX_PROVIDERS];
 static uint32_t nproviders;
 
-static bool valid_name(const char *s)
-{
-	size_t n;
-
-	if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-		return false;
-	for (n = 0; s[n]; n++) {
-		char c = s[n];
-
-		if (n + 1 >= ST_ABI_NAME_MAX)
-			return false;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
-}
-
 static bool valid_tracepoint(const struct st_tracepoint *tp)
 {
 	if (!tp || !tp->state || ((uintptr_t)tp->state & (ST_ABI_PAGE - 1)) ||
-	    tp->slot >= ST_PROVIDER_MAX_TRACEPOINTS || !valid_name(tp->provider) ||
-	    !valid_name(tp->name) || tp->nfields > 255)
+	    tp->slot >= ST_PROVIDER_MAX_TRACEPOINTS || !st_abi_name_valid(tp->provider) ||
+	    !st_abi_name_valid(tp->name) || tp->nfields > 255)
 		return false;
 	for (uint32_t i = 0; i < tp->nfields; i++)
-		if (!valid_name(tp->fields[i].name) || tp->fields[i].type < ST_TYPE_U8 ||
+		if (!st_abi_name_valid(tp->fields[i].name) || tp->fields[i].type < ST_TYPE_U8 ||
 		    tp->fields[i].type > ST_TYPE_STRING)
 			return false;
 	return true;
@@ -77,7 +59,7 @@ static struct st__provider *provider_add(const struct st_tracepoint *tp)
 		return NULL;
 	p->state = tp->state;
 	p->page = (uint32_t)page;
-	strcpy(p->name, tp->provider); /* length checked by valid_name */
+	strcpy(p->name, tp->provider); /* length checked by st_abi_name_valid */
 	providers[nproviders++] = p;
 	return p;
 }

@@ -13,20 +13,7 @@
 
 bool st_name_valid(const char *s)
 {
-	size_t n;
-
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
-		return false;
-	for (n = 0; s[n]; n++) {
-		char c = s[n];
-
-		if (n + 1 >= ST_ABI_NAME_MAX)
-			return false;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
+	return st_abi_name_valid(s);
 }
 
 /* Fixed sizes of the messages that have no variable part. */

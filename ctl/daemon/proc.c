@@ -236,15 +236,18 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	struct st_session *ses = m->session < ST_ABI_MAX_SESSIONS ? d->sessions[m->session] : NULL;
 	struct st_proc_pool *pool;
 	const struct st_abi_pool *hdr;
+	struct st_abi_geometry g;
 	uint64_t hdr_size, slot_size, size;
 
 	if (fd < 0 || !ses || ses->generation != m->generation) {
 		/* A pool for a session that is gone: not an error. */
 		return 0;
 	}
-	hdr_size = st_abi_slot_hdr_size(ses->sb_count);
-	slot_size = hdr_size + (uint64_t)ses->sb_count * ses->sb_size;
-	size = ST_ABI_PAGE + (uint64_t)ses->nslots * slot_size;
+	if (st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
+		return -1;
+	hdr_size = g.hdr_size;
+	slot_size = g.slot_size;
+	size = g.size;
 	if (m->size != size || check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size) < 0) {
 		proc_warn(p, "buffer pool is not a sealed memfd of the configured size");
 		return -1;

@@ -9,6 +9,7 @@
 
 #include "ctl/daemon/daemon.h"
 #include "tests/unit/harness.h"
+#include "tests/unit/run.h"
 
 static int64_t realtime_ns(void)
 {
@@ -117,19 +118,6 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("clock");
-	TCase *tc = tcase_create("clock");
-	SRunner *sr;
-	int failed;
-
-	tcase_add_test(tc, monotonic_ctf);
-	tcase_add_test(tc, tsc_calibration_and_ctf);
-	tcase_add_test(tc, tsc_refused_when_unusable);
-	tcase_add_test(tc, process_delta_ns);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return st_run_tests("clock", ST_TESTS(monotonic_ctf, tsc_calibration_and_ctf,
+						tsc_refused_when_unusable, process_delta_ns));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctl/daemon/daemon.h"
+#include "tests/unit/run.h"
 
 /* A PROVIDER message as a process sends it: two tracepoints. */
 static size_t build_provider(uint8_t *buf, size_t cap)
@@ -226,22 +227,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("msg");
-	TCase *tc = tcase_create("msg");
-	SRunner *sr;
-	int failed;
-
-	tcase_add_test(tc, provider_parses);
-	tcase_add_test(tc, provider_truncated_rejected);
-	tcase_add_test(tc, provider_inconsistent_rejected);
-	tcase_add_test(tc, check_rejects_bad_headers);
-	tcase_add_test(tc, hello_parses_and_rejects);
-	tcase_add_test(tc, random_input_never_crashes);
-	tcase_add_test(tc, names);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return st_run_tests("msg", ST_TESTS(provider_parses, provider_truncated_rejected,
+						provider_inconsistent_rejected,
+						check_rejects_bad_headers,
+						hello_parses_and_rejects,
+						random_input_never_crashes, names));
 }

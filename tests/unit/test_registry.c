@@ -13,6 +13,7 @@
 
 #include "ctl/daemon/daemon.h"
 #include "tests/unit/harness.h"
+#include "tests/unit/run.h"
 
 #define ONE_TRACEPOINTS(TP, F)                                  \
 	TP(one, first, F(U8, a) F(S16, b) F(HEX64, c) F(STRING, s)) \
@@ -194,19 +195,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("registry");
-	TCase *tc = tcase_create("registry");
-	SRunner *sr;
-	int failed;
-
-	tcase_add_test(tc, registered_and_described);
-	tcase_add_test(tc, state_page_is_shared);
-	tcase_add_test(tc, invalid_descriptors_refused);
-	tcase_add_test(tc, late_provider_announced_and_removed);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return st_run_tests("registry", ST_TESTS(registered_and_described,
+						state_page_is_shared,
+						invalid_descriptors_refused,
+						late_provider_announced_and_removed));
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/unit/harness.h"
+#include "tests/unit/run.h"
 
 #define UT_TRACEPOINTS(TP, F) TP(ut, ev, F(U64, seq) F(U32, tag))
 ST_PROVIDER_DECLARE(ut, UT_TRACEPOINTS)
@@ -404,26 +405,11 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("ring");
-	TCase *tc = tcase_create("ring");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, wraparound);
-	tcase_add_test(tc, discard_when_full);
-	tcase_add_test(tc, overwrite_keeps_newest);
-	tcase_add_test(tc, concurrent_reader);
-	tcase_add_test(tc, nested_write_counted);
-	tcase_add_test(tc, buffer_reused_after_thread_exit);
-	tcase_add_test(tc, no_free_buffer_counted);
-	tcase_add_test(tc, dead_owner_taken_over);
-	tcase_add_test(tc, session_recreated_gets_new_pool);
-	tcase_add_test(tc, bad_config_refused);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return st_run_tests("ring", ST_TESTS(wraparound, discard_when_full,
+						overwrite_keeps_newest, concurrent_reader,
+						nested_write_counted,
+						buffer_reused_after_thread_exit,
+						no_free_buffer_counted, dead_owner_taken_over,
+						session_recreated_gets_new_pool,
+						bad_config_refused));
 }
