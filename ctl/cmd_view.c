@@ -363,7 +363,7 @@ static int make_cls_text(struct cls_text *t, const struct st_event_class *c)
 	t->ints_only = true;
 	t->bound = TIME_TEXT_MAX + sizeof(((struct who_text *)0)->text) + t->head_len + 1;
 	for (uint32_t i = 0; i < c->fields.n; i++) {
-		const struct st_field *f = &c->fields.v[i];
+		const struct st_field_desc *f = &c->fields.v[i];
 		size_t k = strlen(f->name);
 
 		t->label[i] = malloc(k + 3);
@@ -400,7 +400,7 @@ static void free_cls_text(struct cls_text *t, const struct st_event_class *c)
 	free(t->head);
 }
 
-static inline char *put_int(char *p, const struct st_field *f, const struct st_value *v)
+static inline char *put_int(char *p, const struct st_field_desc *f, const struct st_value *v)
 {
 	if (f->kind == ST_FIELD_UINT)
 		return put_u64(p, v->u);
@@ -434,7 +434,7 @@ static void print_event(struct view *w, const struct st_event *ev)
 	}
 	out_done(o, p);
 	for (uint32_t i = 0; i < c->fields.n; i++) {
-		const struct st_field *f = &c->fields.v[i];
+		const struct st_field_desc *f = &c->fields.v[i];
 		const struct st_value *v = &ev->fields[i];
 
 		out_mem(o, t->label[i], t->label_len[i]);

@@ -9,7 +9,7 @@
 
 #include "ctl/reader/decode.h"
 
-static inline void put_int(const struct st_field *f, const uint8_t *q, struct st_value *v)
+static inline void put_int(const struct st_field_desc *f, const uint8_t *q, struct st_value *v)
 {
 	uint64_t x = st__read_le(q, f->size);
 
@@ -28,7 +28,7 @@ static int decode_slow(const struct st_plan *p, const uint8_t *pkt, uint64_t end
 	uint64_t at = *pos;
 
 	for (uint32_t i = 0; i < p->n; i++) {
-		const struct st_field *f = &p->v[i];
+		const struct st_field_desc *f = &p->v[i];
 		struct st_value *v = &out[i];
 		uint64_t n;
 
@@ -94,7 +94,7 @@ int st__decode(const struct st_plan *p, const uint8_t *pkt, uint64_t end, uint64
 		return decode_slow(p, pkt, end, pos, out, why, whylen);
 	q = pkt + *pos;
 	for (uint32_t i = 0; i < p->n; i++) {
-		const struct st_field *f = &p->v[i];
+		const struct st_field_desc *f = &p->v[i];
 
 		if (f->kind == ST_FIELD_BYTES) {
 			out[i].ptr = q;

@@ -47,7 +47,7 @@ int st__stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-static int32_t as_i32(const struct st_field *f, const struct st_value *v)
+static int32_t as_i32(const struct st_field_desc *f, const struct st_value *v)
 {
 	return (int32_t)(f->kind == ST_FIELD_SINT ? v->i : (int64_t)v->u);
 }
@@ -137,7 +137,7 @@ static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
 				       (unsigned long long)p->ts_end,
 				       (unsigned long long)p->ts_begin);
 	if (sc->pc_discarded >= 0) {
-		const struct st_field *f = &sc->packet_context.v[sc->pc_discarded];
+		const struct st_field_desc *f = &sc->packet_context.v[sc->pc_discarded];
 
 		p->has_discarded = true;
 		p->discarded = s->pc[sc->pc_discarded].u;

@@ -29,7 +29,7 @@ enum st_field_kind {
 	ST_FIELD_BYTES,	 /* array or sequence of 8-bit integers */
 };
 
-struct st_field {
+struct st_field_desc {
 	const char *name;      /* as shown: the TSDL name minus one leading '_' */
 	const char *tsdl_name; /* as declared; nested: "outer.inner" */
 	enum st_field_kind kind;
@@ -53,7 +53,7 @@ struct st_value {
 
 /* The fields of one scope, flattened in decoding order. */
 struct st_plan {
-	const struct st_field *v;
+	const struct st_field_desc *v;
 	uint32_t n;
 	/* True when every field has a fixed size and byte alignment: the
 	 * scope then takes exactly `size` bytes, checked once. */

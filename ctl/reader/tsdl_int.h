@@ -153,7 +153,7 @@ struct st__planner {
 	uint32_t nclocks;
 	uint64_t total; /* fields planned so far, all scopes */
 	/* the scope being planned */
-	struct st_field f[ST__TSDL_MAX_FIELDS];
+	struct st_field_desc f[ST__TSDL_MAX_FIELDS];
 	int32_t clk[ST__TSDL_MAX_FIELDS]; /* clock of each field, -1 */
 	uint32_t n;
 	uint16_t names[ST__NAME_HASH]; /* index + 1 of fields by tsdl_name */

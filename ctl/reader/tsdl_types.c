@@ -205,10 +205,10 @@ static int32_t lookup_name(struct st__planner *pl, const char *tsdl_name)
 }
 
 /* Appends a field; *align is consumed (the pending structure alignment). */
-static struct st_field *add(struct st__planner *pl, const char *tsdl_prefix, const char *disp_prefix,
+static struct st_field_desc *add(struct st__planner *pl, const char *tsdl_prefix, const char *disp_prefix,
 			    const char *name, size_t off)
 {
-	struct st_field *f;
+	struct st_field_desc *f;
 	size_t i;
 
 	if (pl->n == ST__TSDL_MAX_FIELDS) {
@@ -248,7 +248,7 @@ static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, cons
 		       const char *dp, uint64_t *pending, int depth)
 {
 	const struct st__tnode *t = resolve(pl, tf->type);
-	struct st_field *f;
+	struct st_field_desc *f;
 	int32_t clk;
 	uint64_t align;
 
@@ -352,7 +352,7 @@ static bool flatten(struct st__planner *pl, const struct st__tnode *s, const cha
 bool st__plan_scope(struct st__planner *pl, const struct st__tnode *n, size_t off, const char *what,
 		       struct st_plan *out)
 {
-	struct st_field *v;
+	struct st_field_desc *v;
 	uint64_t align;
 
 	pl->n = 0;
@@ -397,7 +397,7 @@ int32_t st__plan_special(struct st__planner *pl, const struct st_plan *p, const 
 		       bool by_display, bool uns, const char *what, size_t off)
 {
 	for (uint32_t i = 0; i < p->n; i++) {
-		const struct st_field *f = &p->v[i];
+		const struct st_field_desc *f = &p->v[i];
 
 		if (strcmp(by_display ? f->name : f->tsdl_name, tsdl_name) != 0)
 			continue;

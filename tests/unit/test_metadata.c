@@ -1,0 +1,263 @@
+/*
+ * Unit tests of the CTF writer (ctl/daemon/trace.c, evclass.c): the
+ * metadata generated for event classes of every field type, and packets
+ * written with it, read back by the reader (ctl/reader) with every value
+ * checked: what the daemon writes is what a reader gets.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/writer.h"
+#include "ctl/reader/reader.h"
+#include "tests/unit/run.h"
+
+static const struct st_evfield all_types[] = {
+	{ "a", ST_TYPE_U8 },   { "b", ST_TYPE_U16 },   { "c", ST_TYPE_U32 },
+	{ "d", ST_TYPE_U64 },  { "e", ST_TYPE_S8 },    { "f", ST_TYPE_S16 },
+	{ "g", ST_TYPE_S32 },  { "h", ST_TYPE_S64 },   { "x", ST_TYPE_HEX64 },
+	{ "s", ST_TYPE_STRING }, { "align", ST_TYPE_U32 }, /* a TSDL keyword as a name */
+};
+
+struct fixture {
+	char dir[64];
+	struct st_evreg reg;
+	struct st_clock clk;
+	struct st_trace t;
+	int all, bytes;
+};
+
+static void setup(struct fixture *f)
+{
+	char err[256];
+
+	strcpy(f->dir, "/tmp/st-meta-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->dir));
+	strcat(f->dir, "/trace");
+	ck_assert_int_eq(st_evreg_init(&f->reg), 0);
+	f->all = st_evreg_intern(&f->reg, "ut", "all", all_types,
+				 sizeof(all_types) / sizeof(all_types[0]));
+	ck_assert_int_ge(f->all, ST_EV_BUILTIN_COUNT);
+	f->bytes = ST_EV_STATEDUMP_BUILD_ID;
+	ck_assert_int_eq(st_clock_init(&f->clk, ST_CLOCK_MONOTONIC, err, sizeof(err)), 0);
+	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(st_trace_metadata(&f->t, &f->reg, &f->clk, true), 0);
+}
+
+static void teardown(struct fixture *f)
+{
+	char cmd[128];
+
+	st_trace_close(&f->t);
+	st_evreg_free(&f->reg);
+	*strrchr(f->dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static size_t put(uint8_t *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return n;
+}
+
+/* One record of class ut:all. */
+static size_t record_all(uint8_t *p, uint16_t id, uint64_t ts, int k)
+{
+	struct st_abi_record h = { id, ts, 4242, 4243 + k, 0x1234 + (uint64_t)k };
+	uint8_t a = 200;
+	uint16_t b = 60000;
+	uint32_t c = 4000000000u, al = 7;
+	uint64_t d = 18000000000000000000ull, x = 0xdeadbeefcafe;
+	int8_t e = -100;
+	int16_t f = -30000;
+	int32_t g = -2000000000 + k;
+	int64_t h64 = -9000000000000000000ll;
+	size_t n = 0;
+
+	n += put(p + n, &h, sizeof(h));
+	n += put(p + n, &a, 1);
+	n += put(p + n, &b, 2);
+	n += put(p + n, &c, 4);
+	n += put(p + n, &d, 8);
+	n += put(p + n, &e, 1);
+	n += put(p + n, &f, 2);
+	n += put(p + n, &g, 4);
+	n += put(p + n, &h64, 8);
+	n += put(p + n, &x, 8);
+	n += put(p + n, "say \"hi\"\n", 10);
+	n += put(p + n, &al, 4);
+	return n;
+}
+
+static size_t record_bytes(uint8_t *p, uint16_t id, uint64_t ts)
+{
+	struct st_abi_record h = { id, ts, 4242, 4242, 0 };
+	uint64_t base = 0x400000, len = 3;
+	size_t n = 0;
+
+	n += put(p + n, &h, sizeof(h));
+	n += put(p + n, &base, 8);
+	n += put(p + n, &len, 8);
+	n += put(p + n, "\x01\xab\xff", 3);
+	return n;
+}
+
+static void write_packet(struct fixture *f, struct st_stream *s, const uint8_t *recs, size_t len,
+			 uint64_t b, uint64_t e, uint64_t lost)
+{
+	uint8_t *buf = st_packet_buf(len);
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, recs, len);
+	ck_assert_int_eq(st_stream_packet(&f->t, s, buf, len, b, e, lost), 0);
+}
+
+START_TEST(round_trip)
+{
+	struct fixture f;
+	struct st_stream s;
+	struct st_reader *r;
+	struct st_item it;
+	uint8_t recs[1024];
+	char err[512];
+	size_t n = 0;
+	int events = 0, losts = 0, ret;
+
+	setup(&f);
+	ck_assert_int_eq(st_stream_open(&f.t, &s, "s0", 4242), 0);
+	n += record_all(recs + n, (uint16_t)f.all, 1000, 0);
+	n += record_bytes(recs + n, (uint16_t)f.bytes, 1500);
+	write_packet(&f, &s, recs, n, 1000, 1500, 5);
+	n = record_all(recs, (uint16_t)f.all, 2000, 1);
+	write_packet(&f, &s, recs, n, 2000, 2000, 7);
+	st_stream_close(&s);
+	st_writer_sync();
+
+	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st_reader_nstreams(r), 1);
+	while ((ret = st_reader_next(r, &it)) > 0) {
+		if (it.kind == ST_ITEM_LOST) {
+			/* 5 before the first packet's end, 2 more by the second's */
+			ck_assert_uint_eq(it.lost->count, losts ? 2 : 5);
+			ck_assert_int_eq(it.lost->pid, 4242);
+			losts++;
+			continue;
+		}
+		const struct st_event *ev = it.event;
+
+		ck_assert_int_eq(ev->pid, 4242);
+		ck_assert_int_eq(ev->vpid, 4242);
+		if (events == 1) {
+			int i = st_event_class_field(ev->cls, "build_id");
+
+			ck_assert_str_eq(ev->cls->name, "lttng_ust_statedump:build_id");
+			ck_assert_int_ge(i, 0);
+			ck_assert_uint_eq(ev->fields[i].len, 3);
+			ck_assert_mem_eq(ev->fields[i].ptr, "\x01\xab\xff", 3);
+			ck_assert_uint_eq(ev->fields[st_event_class_field(ev->cls, "baddr")].u, 0x400000);
+		} else {
+			int k = events ? 1 : 0;
+
+			ck_assert_str_eq(ev->cls->name, "ut:all");
+			ck_assert_uint_eq(ev->cycles, events ? 2000 : 1000);
+			ck_assert_int_eq(ev->tid, 4243 + k);
+			ck_assert_uint_eq(ev->ip, 0x1234 + (uint64_t)k);
+#define FIELD(name) ev->fields[st_event_class_field(ev->cls, name)]
+			ck_assert_uint_eq(FIELD("a").u, 200);
+			ck_assert_uint_eq(FIELD("b").u, 60000);
+			ck_assert_uint_eq(FIELD("c").u, 4000000000u);
+			ck_assert_uint_eq(FIELD("d").u, 18000000000000000000ull);
+			ck_assert_int_eq(FIELD("e").i, -100);
+			ck_assert_int_eq(FIELD("f").i, -30000);
+			ck_assert_int_eq(FIELD("g").i, -2000000000 + k);
+			ck_assert_int_eq(FIELD("h").i, -9000000000000000000ll);
+			ck_assert_uint_eq(FIELD("x").u, 0xdeadbeefcafe);
+			ck_assert_str_eq(FIELD("s").ptr, "say \"hi\"\n");
+			ck_assert_uint_eq(FIELD("align").u, 7);
+#undef FIELD
+		}
+		events++;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(events, 3);
+	ck_assert_int_eq(losts, 2);
+	ck_assert_uint_eq(st_reader_lost(r), 7);
+	st_reader_close(r);
+	teardown(&f);
+}
+END_TEST
+
+START_TEST(classes_and_clock_declared)
+{
+	struct fixture f;
+	const struct st_tsdl *m;
+	struct st_reader *r;
+	char err[512];
+	uint32_t found = 0;
+
+	setup(&f);
+	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
+	m = st_reader_metadata(r);
+	/* every class of the registry, with its id */
+	for (uint32_t i = 0; i < f.reg.n; i++) {
+		const struct st_evclass *c = f.reg.v[i];
+		char full[160];
+
+		uint32_t shown = c->nfields;
+
+		/* a byte sequence is declared as its length, then its bytes */
+		for (uint32_t j = 0; j < c->nfields; j++)
+			shown += c->fields[j].type == ST_TYPE_BYTES;
+		snprintf(full, sizeof(full), "%s:%s", c->provider, c->name);
+		for (uint32_t k = 0; k < m->nevents; k++)
+			if (m->events[k].id == c->id && strcmp(m->events[k].name, full) == 0) {
+				ck_assert_uint_eq(m->events[k].fields.n, shown);
+				found++;
+			}
+	}
+	ck_assert_uint_eq(found, f.reg.n);
+	ck_assert_uint_eq(m->nclocks, 1);
+	ck_assert_uint_eq(m->clocks[0].freq, 1000000000u);
+	st_reader_close(r);
+	/* classes added later appear once the metadata is rewritten */
+	ck_assert_int_ge(st_evreg_intern(&f.reg, "ut", "later", all_types, 1), 0);
+	ck_assert_int_eq(st_trace_metadata(&f.t, &f.reg, &f.clk, false), 0);
+	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st_reader_metadata(r)->nevents, f.reg.n);
+	st_reader_close(r);
+	teardown(&f);
+}
+END_TEST
+
+START_TEST(classes_interned_once)
+{
+	struct st_evreg reg;
+	int a, b, c;
+
+	ck_assert_int_eq(st_evreg_init(&reg), 0);
+	a = st_evreg_intern(&reg, "p", "ev", all_types, 2);
+	b = st_evreg_intern(&reg, "p", "ev", all_types, 2);
+	c = st_evreg_intern(&reg, "p", "ev", all_types, 3); /* other fields: another class */
+	ck_assert_int_eq(a, b);
+	ck_assert_int_ne(a, c);
+	ck_assert_int_eq(st_evreg_get(&reg, (uint32_t)a)->fixed_size, 3);
+	ck_assert_int_eq(st_evreg_get(&reg, ST_EV_STATEDUMP_BIN_INFO)->fixed_size, -1);
+	st_evreg_free(&reg);
+}
+END_TEST
+
+void st_log(int level, const char *fmt, ...)
+{
+	(void)level;
+	(void)fmt;
+}
+
+int main(void)
+{
+	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared,
+						 classes_interned_once));
+}
