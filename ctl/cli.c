@@ -12,30 +12,27 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "core/abi.h"
 #include "ctl/cli.h"
+
+const char *st_program = "shimtrace";
 
 void st_err(const char *verb, const char *fmt, ...)
 {
 	va_list ap;
+	bool v = verb && *verb;
 
-	fprintf(stderr, "shimtrace%s%s: ", verb ? " " : "", verb ? verb : "");
+	fprintf(stderr, "%s%s%s: ", st_program, v ? " " : "", v ? verb : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
-const struct st_verb *st_verb_find(const char *name)
-{
-	for (const struct st_verb *v = st_verbs; v->name; v++)
-		if (strcmp(v->name, name) == 0)
-			return v;
-	return NULL;
-}
-
 void st_verb_help(const struct st_verb *v)
 {
-	printf("usage: shimtrace %s %s\n%s\n\noptions:\n", v->name, v->synopsis, v->summary);
+	printf("usage: %s%s%s %s\n%s\n\noptions:\n", st_program, *v->name ? " " : "", v->name,
+	       v->synopsis, v->summary);
 	for (const struct st_opt *o = v->opts; o->name; o++) {
 		char left[64];
 
@@ -116,6 +113,17 @@ const struct st_opt *st_getopt(const struct st_verb *v, int argc, char **argv,
 		if (o->short_name == c)
 			return o;
 	return &st_opt_error;
+}
+
+int st_parse_clock(const char *s, uint32_t *out)
+{
+	if (strcmp(s, "tsc") == 0)
+		*out = ST_CLOCK_TSC;
+	else if (strcmp(s, "monotonic") == 0)
+		*out = ST_CLOCK_MONOTONIC;
+	else
+		return -1;
+	return 0;
 }
 
 int64_t st_parse_size(const char *s)

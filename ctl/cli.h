@@ -26,6 +26,10 @@ struct st_verb {
 };
 
 extern const struct st_verb st_verbs[];
+/* shimtraced's options (name ""): its --help and man page. */
+extern const struct st_verb st_daemon_verb;
+/* "shimtrace" or "shimtraced": what errors and --help call us. */
+extern const char *st_program;
 
 /* Prints "shimtrace VERB: message" to stderr. */
 void st_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -47,11 +51,16 @@ bool st_opt_is(const struct st_opt *o, const char *name);
 /* "16M", "512k", "4096", "1G": bytes, or -1 when malformed. */
 int64_t st_parse_size(const char *s);
 
+/* "tsc" or "monotonic": an enum st_abi_clock, or -1. */
+int st_parse_clock(const char *s, uint32_t *out);
+
 /* Where the preload libraries are: the build tree when run from it. */
 const char *st_libdir_core(void);
 const char *st_libdir_wrappers(void);
 
 int st_cmd_record(int argc, char **argv);
 int st_cmd_view(int argc, char **argv);
+/* Every verb handled by the session daemon. */
+int st_cmd_control(int argc, char **argv);
 
 #endif

@@ -47,17 +47,6 @@ struct record {
 
 static const char *V = "record";
 
-static int parse_clock(const char *s, uint32_t *out)
-{
-	if (strcmp(s, "tsc") == 0)
-		*out = ST_CLOCK_TSC;
-	else if (strcmp(s, "monotonic") == 0)
-		*out = ST_CLOCK_MONOTONIC;
-	else
-		return -1;
-	return 0;
-}
-
 static int parse_size_opt(const char *name, const char *arg, uint64_t *out)
 {
 	int64_t v = st_parse_size(arg);
@@ -100,7 +89,7 @@ static int parse_args(struct record *r, int argc, char **argv)
 			if (parse_size_opt(o->name, arg, &r->max_memory) < 0)
 				return -1;
 		} else if (st_opt_is(o, "clock")) {
-			if (parse_clock(arg, &r->clock) < 0) {
+			if (st_parse_clock(arg, &r->clock) < 0) {
 				st_err(V, "--clock: '%s' is neither tsc nor monotonic", arg);
 				return -1;
 			}
@@ -332,7 +321,7 @@ int st_cmd_record(int argc, char **argv)
 	int s, ret;
 
 	r.patterns = patterns;
-	if (env_clock && *env_clock && parse_clock(env_clock, &r.clock) < 0) {
+	if (env_clock && *env_clock && st_parse_clock(env_clock, &r.clock) < 0) {
 		st_err(V, "SHIMTRACE_CLOCK: '%s' is neither tsc nor monotonic", env_clock);
 		return 2;
 	}
@@ -383,14 +372,21 @@ int st_cmd_record(int argc, char **argv)
 	scfg.buffer_size = r.buffer_size;
 	scfg.subbuf_size = r.subbuf_size;
 	scfg.max_memory = r.max_memory;
+	scfg.owner = getuid();
+	scfg.owner_gid = getgid();
+	scfg.all_users = true; /* the command's processes, whoever they become */
 	s = st_session_create(&d, &scfg, err, sizeof(err));
 	if (s < 0) {
 		st_err(V, "%s", err);
 		ret = 2;
 		goto out;
 	}
-	for (int i = 0; i < r.npatterns; i++)
-		st_session_add_rule(&d, (uint32_t)s, true, r.patterns[i]);
+	for (int i = 0; i < r.npatterns; i++) {
+		struct st_rule rule = { .enable = true };
+
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r.patterns[i]);
+		st_session_add_rule(&d, (uint32_t)s, &rule);
+	}
 	if (st_session_start(&d, (uint32_t)s, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);
 		ret = 2;

@@ -25,6 +25,13 @@ int st_cmd_view(int argc, char **argv)
 	return 0;
 }
 
+int st_cmd_control(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
 /* Text for roff: a leading dot or quote is escaped, backslashes doubled. */
 static void text(FILE *o, const char *s)
 {
@@ -40,6 +47,31 @@ static void text(FILE *o, const char *s)
 	}
 }
 
+static void options(FILE *o, const struct st_verb *v)
+{
+	for (const struct st_opt *opt = v->opts; opt->name; opt++) {
+		fprintf(o, ".TP\n");
+		if (opt->short_name)
+			fprintf(o, "\\fB\\-%c\\fR, ", opt->short_name);
+		fprintf(o, "\\fB\\-\\-");
+		text(o, opt->name);
+		fprintf(o, "\\fR");
+		if (opt->arg) {
+			fprintf(o, " \\fI");
+			text(o, opt->arg);
+			fprintf(o, "\\fR");
+		}
+		fprintf(o, "\n");
+		text(o, opt->help);
+		fprintf(o, ".\n");
+		if (opt->more) {
+			fprintf(o, "\n");
+			text(o, opt->more);
+			fprintf(o, "\n");
+		}
+	}
+}
+
 static void verbs(FILE *o)
 {
 	for (const struct st_verb *v = st_verbs; v->name; v++) {
@@ -48,27 +80,7 @@ static void verbs(FILE *o)
 		fprintf(o, "\n.PP\n");
 		text(o, v->description);
 		fprintf(o, "\n");
-		for (const struct st_opt *opt = v->opts; opt->name; opt++) {
-			fprintf(o, ".TP\n");
-			if (opt->short_name)
-				fprintf(o, "\\fB\\-%c\\fR, ", opt->short_name);
-			fprintf(o, "\\fB\\-\\-");
-			text(o, opt->name);
-			fprintf(o, "\\fR");
-			if (opt->arg) {
-				fprintf(o, " \\fI");
-				text(o, opt->arg);
-				fprintf(o, "\\fR");
-			}
-			fprintf(o, "\n");
-			text(o, opt->help);
-			fprintf(o, ".\n");
-			if (opt->more) {
-				fprintf(o, "\n");
-				text(o, opt->more);
-				fprintf(o, "\n");
-			}
-		}
+		options(o, v);
 	}
 }
 
@@ -90,6 +102,8 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), in)) {
 		if (strcmp(line, "@VERBS@\n") == 0)
 			verbs(out);
+		else if (strcmp(line, "@DAEMON_OPTIONS@\n") == 0)
+			options(out, &st_daemon_verb);
 		else
 			fputs(line, out);
 	}

@@ -3,6 +3,7 @@
  * --help text and of the generated man page (gen-man).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "ctl/cli.h"
 
@@ -35,6 +36,63 @@ static const struct st_opt record_opts[] = {
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
+#define SESSION_OPT                                                                        \
+	{ "session", 's', "NAME", "the session (default: your latest)",                     \
+	  "Without it, the verb acts on the latest session you created that still exists." }
+#define HELP_OPT { "help", 'h', NULL, "show this help", NULL }
+#define END_OPT { NULL, 0, NULL, NULL, NULL }
+
+static const struct st_opt create_opts[] = {
+	{ "output", 'o', "DIR",
+	  "write the trace into DIR (default: ~/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
+	  "The daemon creates DIR with your rights: only where you could yourself." },
+	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
+	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)", NULL },
+	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)", NULL },
+	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt destroy_opts[] = {
+	SESSION_OPT,
+	{ "all", 'a', NULL, "destroy all your sessions", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt session_opts[] = { SESSION_OPT, HELP_OPT, END_OPT };
+
+static const struct st_opt status_opts[] = {
+	SESSION_OPT,
+	{ "json", 0, NULL, "print JSON", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt rule_opts[] = {
+	SESSION_OPT,
+	{ "pid", 'p', "PID,...", "only in these processes", NULL },
+	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
+	  NULL },
+	{ "uid", 'u', "UID", "only in processes of this user", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt list_opts[] = {
+	{ "pid", 'p', "PID", "only this process", NULL },
+	{ "json", 0, NULL, "print JSON", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt probe_opts[] = {
+	{ "pid", 'p', "PID", "the process to load LIBRARY into (required)", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
 static const struct st_opt view_opts[] = {
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -52,6 +110,56 @@ const struct st_verb st_verbs[] = {
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
 	  "by a signal, 127 when COMMAND cannot be run).",
 	  record_opts, st_cmd_record },
+	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
+	  "Creates a session named NAME (letters, digits and _; default auto_DATE_TIME) in the "
+	  "session daemon, starting your daemon if none runs. A session has its own rules, "
+	  "buffers, mode and trace directory; up to 32 exist at once. It records nothing until "
+	  "`start`. A session created by a user other than root traces only that user's "
+	  "processes.",
+	  create_opts, st_cmd_control },
+	{ "destroy", "[OPTIONS]", "stop and forget a session (its trace stays)",
+	  "Stops the session if it is started, then forgets it. The trace directory is left as "
+	  "it is.",
+	  destroy_opts, st_cmd_control },
+	{ "start", "[OPTIONS]", "start recording",
+	  "Switches on, in every registered process and in processes that start later, the "
+	  "tracepoints the session's rules enable. Nothing runs in the processes: the daemon "
+	  "writes their shared status pages. A stopped session can be started again: its trace "
+	  "grows with new stream files.",
+	  session_opts, st_cmd_control },
+	{ "stop", "[OPTIONS]", "stop recording and complete the trace",
+	  "Switches the session's tracepoints off, drains every buffer and completes the trace "
+	  "on disk; prints what was recorded and lost. In overwrite mode, writes what the "
+	  "buffers hold.",
+	  session_opts, st_cmd_control },
+	{ "status", "[OPTIONS]", "show the daemon and its sessions",
+	  "Shows the daemon (pid, run directory, registered processes) and each of your "
+	  "sessions: state, mode, buffers, trace directory, events recorded and lost, rules.",
+	  status_opts, st_cmd_control },
+	{ "enable", "[OPTIONS] PATTERN...", "record the tracepoints matching PATTERN",
+	  "Adds a rule enabling the tracepoints whose provider:name the glob PATTERN matches, in "
+	  "the processes the filters select: with no filter, every process, also those started "
+	  "later. Rules are applied in order and the last one that applies to a tracepoint in a "
+	  "process decides. Takes effect at once in running processes, even if they are blocked "
+	  "or never call a traced function.",
+	  rule_opts, st_cmd_control },
+	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
+	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "
+	  "select. Other sessions are not affected.",
+	  rule_opts, st_cmd_control },
+	{ "list", "[OPTIONS]", "show registered processes and their tracepoints",
+	  "Shows every process registered with the daemon (yours, or all for root): pid, user, "
+	  "parent, name, executable, and each of its tracepoints with the sessions recording it.",
+	  list_opts, st_cmd_control },
+	{ "snapshot", "[OPTIONS]", "write what an overwrite-mode session's buffers hold now",
+	  "Writes, as a trace of its own beside the session's (DIR-snapshot-N), what the "
+	  "buffers of an overwrite-mode session hold now, while recording goes on.",
+	  session_opts, st_cmd_control },
+	{ "load-probe", "--pid PID LIBRARY.so", "load a probe library into a running process",
+	  "Makes process PID load LIBRARY.so with dlopen; the tracepoints it declares then show "
+	  "in `list` and can be enabled. The process runs the dlopen on one of its own threads at "
+	  "a safe point (see shimtraced(8)); no thread is created.",
+	  probe_opts, st_cmd_control },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "
@@ -59,3 +167,11 @@ const struct st_verb st_verbs[] = {
 	  view_opts, st_cmd_view },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
+
+const struct st_verb *st_verb_find(const char *name)
+{
+	for (const struct st_verb *v = st_verbs; v->name; v++)
+		if (strcmp(v->name, name) == 0)
+			return v;
+	return NULL;
+}

@@ -35,6 +35,9 @@ static bool class_allowed(const struct st_proc *p, uint32_t id)
 	       (p->allowed[id / 8] & (1u << (id % 8)));
 }
 
+/* Bytes of invalid records dropped so far (all processes). */
+uint64_t st_emit_corrupt;
+
 struct scan {
 	uint64_t valid;	 /* bytes of whole, valid records */
 	uint64_t events;
@@ -111,33 +114,52 @@ static uint64_t slot_lost(const struct st_abi_slot *slot)
 	       __atomic_load_n(&slot->overwritten, __ATOMIC_RELAXED);
 }
 
-/* Copies, validates and writes [data, data + len) as one packet. */
+/*
+ * Copies [data, data + len) out of shared memory, validates the copy and
+ * writes it as one packet of stream in trace t; returns the events written.
+ * With seqp, the copy is kept only if *seqp still holds seq afterwards (an
+ * overwrite-mode sub-buffer the producer may be reusing meanwhile).
+ */
+uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
+		      const uint64_t *seqp, uint64_t seq)
+{
+	uint8_t *buf = st_packet_buf(len);
+	struct scan sc;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, len);
+	if (seqp) {
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(seqp, __ATOMIC_RELAXED) != seq)
+			return 0;
+	}
+	scan_records(d, p, buf, len, stream->last_ts, &sc);
+	if (sc.valid < len) {
+		st_emit_corrupt += len - sc.valid;
+		warn_once(p, 0, "invalid records in its buffers were dropped");
+	}
+	if (sc.events == 0 || st_trace_metadata(t, &d->reg, &d->clock, false) < 0)
+		return 0;
+	if (st_stream_packet(t, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) < 0)
+		return 0;
+	return sc.events;
+}
+
+/* Emits a range of slot `slot` into session s's trace. */
 static void emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		 const uint8_t *data, uint64_t len, uint64_t discarded)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
-	struct st_stream *stream;
-	uint8_t *buf = st_packet_buf(len);
-	struct scan sc;
+	uint64_t corrupt = st_emit_corrupt, n;
 
-	if (!buf)
-		return;
-	memcpy(buf, data, len);
-	stream = slot_stream(d, p, s, slot);
-	scan_records(d, p, buf, len, stream->last_ts, &sc);
-	if (sc.valid < len) {
-		if (stats)
-			stats->corrupt_bytes += len - sc.valid;
-		warn_once(p, 0, "invalid records in its buffers were dropped");
+	n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, slot), data, len, discarded, NULL, 0);
+	if (stats) {
+		stats->events += n;
+		stats->corrupt_bytes += st_emit_corrupt - corrupt;
 	}
-	if (sc.events == 0)
-		return;
-	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
-		return;
-	if (st_stream_packet(&ses->trace, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) == 0 &&
-	    stats)
-		stats->events += sc.events;
 }
 
 static struct st_abi_slot *slot_at(const struct st_proc_pool *pool, uint32_t i)

@@ -151,11 +151,15 @@ struct st_trace {
 	uint64_t bytes;		/* bytes of packets written */
 	char name[64];
 	int dirfd;
+	uid_t owner;		/* files are given to the session's owner */
+	gid_t owner_gid;
 	bool direct_ok;		/* the filesystem takes O_DIRECT writes */
 	uint32_t align;		/* their alignment */
 };
 
-int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *err, size_t errlen);
+/* Creates the trace directory dir (with the owner's filesystem rights). */
+int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
+		  gid_t owner_gid, char *err, size_t errlen);
 /* Writes the metadata if the registry grew since (or force). */
 int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
 		      bool force);
@@ -178,9 +182,22 @@ void st_trace_close(struct st_trace *t);
 
 /* ---- sessions (session.c) ---- */
 
+/*
+ * An enable or disable rule of a session. It applies to the tracepoints
+ * whose provider:name its glob matches, in the processes its filters
+ * select (every filter given must hold; none given: every process,
+ * including those started later). The last rule that applies decides.
+ */
+#define ST_RULE_MAX_PIDS 64
+
 struct st_rule {
 	bool enable;
-	char pattern[2 * ST_ABI_NAME_MAX + 2]; /* glob over provider:name */
+	char pattern[2 * ST_ABI_NAME_MAX + 2];
+	pid_t pids[ST_RULE_MAX_PIDS];
+	uint32_t npids;	 /* 0: any process */
+	char procname[17]; /* "": any name; else the comm or the exe's basename */
+	bool has_uid;
+	uid_t uid;
 };
 
 struct st_session_stats {
@@ -193,15 +210,28 @@ struct st_session_stats {
 	bool ended;
 };
 
+enum st_session_state {
+	ST_SESSION_CREATED, /* never started */
+	ST_SESSION_STARTED,
+	ST_SESSION_STOPPED,
+};
+
 struct st_session {
 	uint32_t index;
 	uint32_t generation;
 	char name[64];
+	uid_t owner;	    /* who created it: only they (and root) see it */
+	gid_t owner_gid;
+	bool all_users;	    /* traces every user's processes (root's sessions) */
+	enum st_session_state state;
 	uint32_t mode, sb_size, sb_count, nslots;
+	uint64_t buffer_size, max_memory;
 	struct st_rule *rules;
 	uint32_t nrules;
-	bool active;
+	bool active;	    /* started: enable bits are set */
 	struct st_trace trace;
+	uint32_t snapshots; /* taken so far */
+	uint64_t created;   /* creation order: the latest is a user's default */
 	struct st_session_stats *stats;
 	uint32_t nstats, stats_cap;
 };
@@ -213,6 +243,9 @@ struct st_session_config {
 	uint64_t buffer_size; /* per thread */
 	uint64_t subbuf_size;
 	uint64_t max_memory;  /* per process */
+	uid_t owner;
+	gid_t owner_gid;
+	bool all_users;
 };
 
 /* ---- processes (proc.c) ---- */
@@ -293,6 +326,8 @@ struct st_daemon_config {
 
 struct st_daemon {
 	int epfd, lfd, tfd, sfd;
+	int cfd;		/* control socket (not for a private instance) */
+	gid_t control_gid;	/* members may send control requests */
 	char rundir[ST_PATH_MAX];
 	char sock_path[ST_PATH_MAX];
 	struct st_clock clock;
@@ -318,7 +353,11 @@ void st_daemon_fini(struct st_daemon *d);
 /* Sessions. */
 int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
 		      size_t errlen);
-int st_session_add_rule(struct st_daemon *d, uint32_t s, bool enable, const char *pattern);
+int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule);
+/* Whether session s records tracepoint provider:name in process p. */
+bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,
+			const char *name);
+struct st_session *st_session_find(struct st_daemon *d, const char *name);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
 int st_session_stop(struct st_daemon *d, uint32_t s);
@@ -345,6 +384,10 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
 uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
+uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
+		      const uint64_t *seqp, uint64_t seq);
+extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes records the daemon built for process p into its meta stream. */
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
@@ -354,11 +397,24 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 int st_maps_read(pid_t pid, struct st_object **objs, uint32_t *n);
 void st_objects_free(struct st_object *objs, uint32_t n);
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
+/* Writes p's full statedump (the objects known now), at ts, into stream. */
+int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+		      struct st_stream *stream, uint64_t ts);
 
 /* Call sites (callsite.c): the start of the source line that made a call,
  * from its return address. */
 uint64_t st_callsite(struct st_proc *p, uint64_t ip);
 void st_callsites_reset(struct st_proc *p);
+
+/* Acting as a session owner when creating files (creds.c). */
+#define ST_CREDS_MAX_GROUPS 256
+struct st_creds {
+	bool changed;
+	int ngroups;
+	gid_t groups[ST_CREDS_MAX_GROUPS];
+};
+int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved);
+void st_creds_restore(struct st_creds *saved);
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

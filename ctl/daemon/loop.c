@@ -23,6 +23,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl/control.h"
+#include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
 #include "ctl/daemon/writer.h"
@@ -33,14 +35,14 @@ struct tag {
 };
 
 /* Tags of the fixed descriptors; process tags point at the process. */
-static struct tag fixed[ST_TAG_CHILD + 1];
+static struct tag fixed[ST_TAG_FIXED_LAST + 1];
 
 int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	uint64_t v;
 
-	if (kind <= ST_TAG_CHILD) {
+	if (kind <= ST_TAG_FIXED_LAST) {
 		fixed[kind].kind = kind;
 		fixed[kind].ptr = ptr;
 		ev.data.ptr = &fixed[kind];
@@ -57,11 +59,22 @@ void st_loop_unwatch(struct st_daemon *d, int fd)
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-static int make_rundir(const char *dir, char *err, size_t errlen)
+/*
+ * The system daemon (root, not a private instance) takes processes of every
+ * user: its directory is searchable and its registration socket writable
+ * by all (SO_PEERCRED says who connects). A user's daemon keeps both to its
+ * user.
+ */
+static bool system_daemon(const struct st_daemon *d)
+{
+	return d->uid == 0 && !d->private_instance;
+}
+
+static int make_rundir(const struct st_daemon *d, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+	if (mkdir(dir, system_daemon(d) ? 0755 : 0700) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 		return -errno;
 	}
@@ -69,6 +82,11 @@ static int make_rundir(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s is not a directory", dir);
 		return -ENOTDIR;
 	}
+	if (st.st_uid != d->uid) {
+		snprintf(err, errlen, "%s belongs to uid %u, not to us", dir, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	chmod(dir, system_daemon(d) ? 0755 : 0700);
 	return 0;
 }
 
@@ -96,7 +114,8 @@ static int listen_on(struct st_daemon *d, char *err, size_t errlen)
 	close(fd);
 	unlink(d->sock_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 512) < 0) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    chmod(a.sun_path, system_daemon(d) ? 0666 : 0600) < 0 || listen(fd, 512) < 0) {
 		snprintf(err, errlen, "cannot listen on %s: %s", d->sock_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -115,7 +134,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	d->epfd = d->lfd = d->tfd = d->sfd = d->child_pidfd = -1;
+	d->epfd = d->lfd = d->tfd = d->sfd = d->cfd = d->child_pidfd = -1;
 	d->uid = geteuid();
 	d->private_instance = cfg->private_instance;
 	/* One stream file per traced thread: allow as many as we may. */
@@ -124,7 +143,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	snprintf(d->rundir, sizeof(d->rundir), "%s", cfg->rundir);
-	snprintf(d->sock_path, sizeof(d->sock_path), "%s/shimtrace.sock", cfg->rundir);
+	snprintf(d->sock_path, sizeof(d->sock_path), "%s/%s", cfg->rundir, ST_PROC_SOCKET);
 	ret = st_clock_init(&d->clock, cfg->clock, err, errlen);
 	if (ret < 0)
 		return ret;
@@ -132,7 +151,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = make_rundir(d->rundir, err, errlen);
+	ret = make_rundir(d, d->rundir, err, errlen);
 	if (ret < 0)
 		return ret;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -156,6 +175,12 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL);
 	st_loop_watch(d, d->tfd, ST_TAG_TIMER, NULL);
 	st_loop_watch(d, d->sfd, ST_TAG_SIGNAL, NULL);
+	/* `record` talks to its private instance directly, not by socket. */
+	if (!d->private_instance) {
+		ret = st_control_listen(d, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -229,6 +254,12 @@ int st_daemon_run(struct st_daemon *d)
 				if (d->on_child)
 					d->on_child(d, d->on_child_arg);
 				break;
+			case ST_TAG_CONTROL:
+				st_control_accept(d);
+				break;
+			case ST_TAG_PROBE:
+				st_probe_done(d);
+				break;
 			default:
 				break;
 			}
@@ -240,6 +271,7 @@ int st_daemon_run(struct st_daemon *d)
 
 void st_daemon_fini(struct st_daemon *d)
 {
+	st_probe_fini(d);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
 		st_session_destroy(d, s);
 	for (struct st_proc *p = d->procs; p; p = p->next)
@@ -249,6 +281,13 @@ void st_daemon_fini(struct st_daemon *d)
 	if (d->lfd >= 0) {
 		close(d->lfd);
 		unlink(d->sock_path);
+	}
+	if (d->cfd >= 0) {
+		char path[ST_PATH_MAX + 32];
+
+		close(d->cfd);
+		snprintf(path, sizeof(path), "%s/%s", d->rundir, ST_CTL_SOCKET);
+		unlink(path);
 	}
 	if (d->epfd >= 0)
 		close(d->epfd);

@@ -434,6 +434,25 @@ static void build(struct rec_buf *b, struct st_proc *p, const struct st_object *
 			object_events(b, &objs[i], true, ts);
 }
 
+int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+		      struct st_stream *stream, uint64_t ts)
+{
+	struct rec_buf b = { .pid = p->pid };
+	uint8_t *buf;
+	int ret = -ENOMEM;
+
+	build(&b, p, p->objs, p->nobjs, ST_MAPS_STATEDUMP, ts);
+	buf = b.failed ? NULL : st_packet_buf(b.len);
+	if (buf) {
+		memcpy(buf, b.p, b.len);
+		ret = st_trace_metadata(t, &d->reg, &d->clock, false);
+		if (ret == 0)
+			ret = st_stream_packet(t, stream, buf, b.len, ts, ts, 0);
+	}
+	free(b.p);
+	return ret;
+}
+
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
 {
 	struct st_object *objs;
@@ -448,9 +467,10 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 				    "symbolised", p->pid, p->name);
 		return;
 	}
-	if (kind == ST_MAPS_STATEDUMP)
+	if (kind == ST_MAPS_STATEDUMP) {
 		p->statedump_done = true;
-	else
+		p->statedump_ts = ts;
+	} else
 		/* Events written before the change belong to the objects then
 		 * loaded: take them out before the list changes. */
 		st_consume_all(d, p, ST_DRAIN_FLUSH);

@@ -9,7 +9,14 @@
  * for a change to take effect.
  *
  * Rules are evaluated in order; the last rule whose glob matches
- * provider:name decides (enable or disable).
+ * provider:name and whose filters select the process decides (enable or
+ * disable). A session of a user other than root only ever traces that
+ * user's processes.
+ *
+ * Life of a session: created (nothing recorded), started (enable bits set),
+ * stopped (bits cleared, everything drained, the trace's files complete on
+ * disk), started again (new stream files in the same trace), destroyed.
+ * A process keeps its buffer pool for a session across stop and start.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -23,16 +30,57 @@
 
 static uint32_t next_generation = 1;
 
-static bool rule_match(const struct st_session *ses, const char *provider, const char *name)
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Whether the rule's filters select process p. */
+static bool rule_selects(const struct st_rule *r, const struct st_proc *p)
+{
+	if (r->npids) {
+		bool found = false;
+
+		for (uint32_t i = 0; i < r->npids && !found; i++)
+			found = r->pids[i] == p->pid;
+		if (!found)
+			return false;
+	}
+	if (r->procname[0] && strcmp(r->procname, p->name) != 0 &&
+	    strcmp(r->procname, base_name(p->exe)) != 0)
+		return false;
+	return !r->has_uid || r->uid == p->uid;
+}
+
+/* Whether session ses traces process p at all. */
+static bool traces(const struct st_session *ses, const struct st_proc *p)
+{
+	return ses && ses->active && (ses->all_users || p->uid == ses->owner);
+}
+
+bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,
+			const char *name)
 {
 	char full[2 * ST_ABI_NAME_MAX + 2];
 	bool on = false;
 
+	if (!ses || !(ses->all_users || p->uid == ses->owner))
+		return false;
 	snprintf(full, sizeof(full), "%s:%s", provider, name);
 	for (uint32_t i = 0; i < ses->nrules; i++)
-		if (fnmatch(ses->rules[i].pattern, full, 0) == 0)
+		if (fnmatch(ses->rules[i].pattern, full, 0) == 0 && rule_selects(&ses->rules[i], p))
 			on = ses->rules[i].enable;
 	return on;
+}
+
+struct st_session *st_session_find(struct st_daemon *d, const char *name)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		if (d->sessions[s] && strcmp(d->sessions[s]->name, name) == 0)
+			return d->sessions[s];
+	return NULL;
 }
 
 int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
@@ -42,10 +90,14 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	uint64_t sb_count, slot_bytes, nslots;
 	uint32_t s;
 
+	if (cfg->name && st_session_find(d, cfg->name)) {
+		snprintf(err, errlen, "a session named '%s' exists already", cfg->name);
+		return -EEXIST;
+	}
 	for (s = 0; s < ST_ABI_MAX_SESSIONS && d->sessions[s]; s++)
 		;
 	if (s == ST_ABI_MAX_SESSIONS) {
-		snprintf(err, errlen, "already %d sessions", ST_ABI_MAX_SESSIONS);
+		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
 		return -ENOSPC;
 	}
 	if (cfg->subbuf_size < ST_ABI_SB_SIZE_MIN || cfg->subbuf_size > ST_ABI_SB_SIZE_MAX ||
@@ -78,12 +130,19 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->index = s;
 	ses->generation = next_generation++;
 	snprintf(ses->name, sizeof(ses->name), "%s", cfg->name ? cfg->name : "session");
+	ses->owner = cfg->owner;
+	ses->owner_gid = cfg->owner_gid;
+	ses->all_users = cfg->all_users;
+	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
 	ses->sb_size = (uint32_t)cfg->subbuf_size;
 	ses->sb_count = (uint32_t)sb_count;
 	ses->nslots = (uint32_t)nslots;
+	ses->buffer_size = cfg->buffer_size;
+	ses->max_memory = cfg->max_memory;
 	ses->trace.dirfd = -1;
-	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, err, errlen) < 0) {
+	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
+					 cfg->owner_gid, err, errlen) < 0) {
 		free(ses);
 		return -EIO;
 	}
@@ -91,31 +150,22 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	return (int)s;
 }
 
-int st_session_add_rule(struct st_daemon *d, uint32_t s, bool enable, const char *pattern)
+int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_rule *r;
 
-	if (!ses || strlen(pattern) >= sizeof(r->pattern))
+	if (!ses)
 		return -EINVAL;
 	r = realloc(ses->rules, (ses->nrules + 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	ses->rules = r;
-	r = &ses->rules[ses->nrules++];
-	r->enable = enable;
-	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	ses->rules[ses->nrules++] = *rule;
 	if (ses->active)
 		for (struct st_proc *p = d->procs; p; p = p->next)
 			st_session_apply(d, p);
 	return 0;
-}
-
-/* Whether session ses traces process p at all (filters come later). */
-static bool traces(const struct st_session *ses, const struct st_proc *p)
-{
-	(void)p;
-	return ses && ses->active;
 }
 
 void st_session_apply(struct st_daemon *d, struct st_proc *p)
@@ -155,7 +205,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 			cl = st_evreg_get(&d->reg, (uint32_t)pr->class_of[slot]);
 			for (uint32_t s = 0; cl && s < ST_ABI_MAX_SESSIONS; s++)
 				if (traces(d->sessions[s], p) &&
-				    rule_match(d->sessions[s], cl->provider, cl->name))
+				    st_session_records(d->sessions[s], p, cl->provider, cl->name))
 					mask |= 1u << s;
 			/* The id first: a writer that sees the bit uses it. */
 			__atomic_store_n(&pr->map->id[slot], (uint32_t)pr->class_of[slot],
@@ -199,11 +249,16 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		snprintf(err, errlen, "no such session");
 		return -ENOENT;
 	}
+	if (ses->active) {
+		snprintf(err, errlen, "session '%s' is already started", ses->name);
+		return -EALREADY;
+	}
 	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, true) < 0) {
 		snprintf(err, errlen, "cannot write the trace metadata in %s", ses->trace.dir);
 		return -EIO;
 	}
 	ses->active = true;
+	ses->state = ST_SESSION_STARTED;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_session_apply(d, p);
 	return 0;
@@ -260,6 +315,22 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	account(ses, p, s);
 }
 
+/* Closes the session's streams in process p; its pool stays mapped. */
+static void close_streams(struct st_proc *p, uint32_t s)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+
+	for (uint32_t i = 0; pool->slots && i < pool->nslots; i++)
+		if (pool->slots[i].has_stream) {
+			st_stream_close(&pool->slots[i].stream);
+			pool->slots[i].has_stream = false;
+		}
+	if (pool->has_meta) {
+		st_stream_close(&pool->meta);
+		pool->has_meta = false;
+	}
+}
+
 int st_session_stop(struct st_daemon *d, uint32_t s)
 {
 	struct st_session *ses = d->sessions[s];
@@ -284,10 +355,11 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 		if (!p->ended)
 			st_session_finish_proc(d, p, s);
 	ses->active = false;
+	ses->state = ST_SESSION_STOPPED;
 	st_clock_refine(&d->clock);
 	st_trace_metadata(&ses->trace, &d->reg, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		st_consume_pool_close(d, p, s);
+		close_streams(p, s);
 	/* The trace is complete on disk when stop returns. */
 	st_writer_sync();
 	return 0;
@@ -301,8 +373,13 @@ void st_session_destroy(struct st_daemon *d, uint32_t s)
 		return;
 	if (ses->active)
 		st_session_stop(d, s);
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		st_consume_pool_close(d, p, s);
 	st_trace_close(&ses->trace);
 	d->sessions[s] = NULL;
+	/* processes forget the session (their writers see the generation go) */
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		st_session_apply(d, p);
 	free(ses->rules);
 	free(ses->stats);
 	free(ses);

@@ -136,18 +136,16 @@ static void probe_direct(struct st_trace *t)
 	unlinkat(t->dirfd, ".shimtrace-probe", 0);
 }
 
-int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *err, size_t errlen)
+/* Creates the trace directory and opens it; with the owner's credentials. */
+static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t probelen,
+			char *err, size_t errlen)
 {
-	char probe[ST_PATH_MAX + 32];
-	int ret, fd;
+	int ret = make_dir(dir, err, errlen), fd;
 
-	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
-	ret = make_dir(dir, err, errlen);
 	if (ret < 0)
 		return ret;
 	/* Fail now, not after the program ran, if we cannot write there. */
-	snprintf(probe, sizeof(probe), "%s/.shimtrace-probe", dir);
+	snprintf(probe, probelen, "%s/.shimtrace-probe", dir);
 	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
@@ -162,11 +160,31 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, char *e
 		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
 		return -errno;
 	}
+	probe_direct(t);
+	return 0;
+}
+
+int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
+		  gid_t owner_gid, char *err, size_t errlen)
+{
+	char probe[ST_PATH_MAX + 32];
+	struct st_creds creds;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	t->owner = owner;
+	t->owner_gid = owner_gid;
+	ret = st_creds_become(owner, owner_gid, &creds);
+	if (ret == 0)
+		ret = trace_create(t, dir, probe, sizeof(probe), err, errlen);
+	st_creds_restore(&creds);
+	if (ret < 0)
+		return ret;
 	if (getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
 		snprintf(err, errlen, "no random bytes for the trace uuid");
 		return -EIO;
 	}
-	probe_direct(t);
 	t->uuid[6] = (t->uuid[6] & 0x0f) | 0x40;
 	t->uuid[8] = (t->uuid[8] & 0x3f) | 0x80;
 	snprintf(t->uuid_str, sizeof(t->uuid_str),
@@ -287,12 +305,19 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 
 	if (t->dirfd < 0 || (!force && t->classes_written == reg->n))
 		return 0;
+	struct st_creds creds;
+
 	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", t->dir);
 	snprintf(dst, sizeof(dst), "%s/metadata", t->dir);
+	if (st_creds_become(t->owner, t->owner_gid, &creds) < 0)
+		return -EPERM;
 	f = fopen(tmp, "we");
 	if (!f) {
-		st_log(ST_LOG_ERR, "cannot write %s: %s", tmp, strerror(errno));
-		return -errno;
+		int e = errno;
+
+		st_creds_restore(&creds);
+		st_log(ST_LOG_ERR, "cannot write %s: %s", tmp, strerror(e));
+		return -e;
 	}
 	write_metadata(f, t, reg, clk);
 	ok = !ferror(f);
@@ -300,8 +325,10 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 	if (!ok || rename(tmp, dst) < 0) {
 		st_log(ST_LOG_ERR, "cannot write %s: %s", dst, strerror(errno));
 		unlink(tmp);
+		st_creds_restore(&creds);
 		return -EIO;
 	}
+	st_creds_restore(&creds);
 	t->classes_written = reg->n;
 	return 0;
 }
@@ -309,14 +336,17 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid)
 {
 	struct st_file *f = calloc(1, sizeof(*f));
+	struct st_creds creds;
 
 	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -ENOMEM;
 	f->direct = t->direct_ok;
+	st_creds_become(t->owner, t->owner_gid, &creds);
 	f->fd = openat(t->dirfd, fname,
 		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (f->direct ? O_DIRECT : 0),
 		       0644);
+	st_creds_restore(&creds);
 	if (f->fd < 0) {
 		int e = errno;
 

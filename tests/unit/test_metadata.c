@@ -43,7 +43,7 @@ static void setup(struct fixture *f)
 	ck_assert_int_ge(f->all, ST_EV_BUILTIN_COUNT);
 	f->bytes = ST_EV_STATEDUMP_BUILD_ID;
 	ck_assert_int_eq(st_clock_init(&f->clk, ST_CLOCK_MONOTONIC, err, sizeof(err)), 0);
-	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", 0, 0, err, sizeof(err)), 0);
 	ck_assert_int_eq(st_trace_metadata(&f->t, &f->reg, &f->clk, true), 0);
 }
 

@@ -1,0 +1,23 @@
+/*
+ * Talking to a session daemon from the command line (client.c).
+ */
+#ifndef ST_CTL_CLIENT_H
+#define ST_CTL_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ST_SYSTEM_RUNDIR "/run/shimtrace"
+
+/* The run directory of the user's own daemon ($SHIMTRACE_RUNDIR,
+ * $XDG_RUNTIME_DIR/shimtrace, or the system one for root); "" if unknown. */
+void st_user_rundir(char *buf, size_t n);
+
+/*
+ * Sends verb and its "key=value" items to the daemon and relays the reply;
+ * returns the exit status. With autostart, starts the user's daemon first
+ * if none runs.
+ */
+int st_client_request(const char *verb, const char *const *items, size_t nitems, bool autostart);
+
+#endif

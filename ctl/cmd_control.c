@@ -1,0 +1,204 @@
+/*
+ * The verbs the session daemon carries out (create, destroy, start, stop,
+ * status, enable, disable, list, snapshot, load-probe): options are parsed
+ * and checked here, with the tables of verbs.c, then sent as one request
+ * (ctl/control.h); the daemon's answer is printed as it comes.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/cli.h"
+#include "ctl/client.h"
+#include "ctl/control.h"
+
+#define MAX_ITEMS 512
+
+struct items {
+	const char *v[MAX_ITEMS];
+	char *own[MAX_ITEMS]; /* what we allocated, to free */
+	size_t n, nown;
+};
+
+static int add(struct items *it, const char *key, const char *value)
+{
+	char *s;
+
+	if (it->n == MAX_ITEMS || asprintf(&s, "%s=%s", key, value) < 0)
+		return -1;
+	it->v[it->n++] = s;
+	it->own[it->nown++] = s;
+	return 0;
+}
+
+static bool has(const struct items *it, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (size_t i = 0; i < it->n; i++)
+		if (strncmp(it->v[i], key, kl) == 0 && it->v[i][kl] == '=')
+			return true;
+	return false;
+}
+
+static void free_items(struct items *it)
+{
+	for (size_t i = 0; i < it->nown; i++)
+		free(it->own[i]);
+}
+
+/* An absolute path for path (relative to the current directory). */
+static int absolute(const char *path, char *out, size_t n)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(out, n, "%s", path) < (int)n ? 0 : -1;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
+}
+
+static int size_item(struct items *it, const char *verb, const char *name, const char *arg)
+{
+	int64_t v = st_parse_size(arg);
+	char num[32];
+
+	if (v <= 0) {
+		st_err(verb, "--%s: '%s' is not a size (examples: 4096, 64k, 16M, 1G)", name, arg);
+		return -1;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)v);
+	return add(it, name, num);
+}
+
+static int number_item(struct items *it, const char *verb, const char *key, const char *arg)
+{
+	char *end;
+	long long v = strtoll(arg, &end, 10);
+
+	if (*arg == '\0' || *end || v < 0 || v > 0x7fffffff) {
+		st_err(verb, "--%s: '%s' is not a number", key, arg);
+		return -1;
+	}
+	return add(it, key, arg);
+}
+
+/* --pid 12,34,56: one item per pid. */
+static int pids_item(struct items *it, const char *verb, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (char *p = strtok_r(copy, ",", &save); p && ret == 0; p = strtok_r(NULL, ",", &save))
+		ret = number_item(it, verb, "pid", p);
+	if (strchr(arg, ',') == arg || arg[0] == '\0' || arg[strlen(arg) - 1] == ',') {
+		st_err(verb, "--pid: '%s' is not a list of pids", arg);
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+static int default_output(struct items *it, const char *name)
+{
+	const char *home = getenv("HOME");
+	char stamp[32], dir[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (!home || !*home)
+		home = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/shimtrace-traces/%s-%s", home, name ? name : "auto", stamp);
+	return add(it, "output", dir);
+}
+
+int st_cmd_control(int argc, char **argv)
+{
+	const struct st_verb *v = st_verb_find(argv[0]);
+	const char *verb = v->name, *arg, *output = NULL;
+	const struct st_opt *o;
+	struct items it = { .n = 0 };
+	char path[PATH_MAX];
+	int nops, ret = ST_EXIT_USAGE;
+	bool create = strcmp(verb, "create") == 0, rules = false, probe = false;
+
+	rules = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0;
+	probe = strcmp(verb, "load-probe") == 0;
+	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
+		int bad = 0;
+
+		if (o == &st_opt_error)
+			goto out;
+		if (st_opt_is(o, "help")) {
+			st_verb_help(v);
+			ret = ST_EXIT_OK;
+			goto out;
+		} else if (st_opt_is(o, "output")) {
+			output = arg;
+		} else if (st_opt_is(o, "buffer-size") || st_opt_is(o, "subbuf-size") ||
+			   st_opt_is(o, "max-memory")) {
+			bad = size_item(&it, verb, o->name, arg);
+		} else if (st_opt_is(o, "pid")) {
+			bad = rules ? pids_item(&it, verb, arg) : number_item(&it, verb, "pid", arg);
+		} else if (st_opt_is(o, "uid")) {
+			bad = number_item(&it, verb, "uid", arg);
+		} else if (st_opt_is(o, "session") || st_opt_is(o, "procname")) {
+			bad = add(&it, o->name, arg);
+		} else {
+			bad = add(&it, o->name, "1"); /* flags: overwrite, all, json */
+		}
+		if (bad)
+			goto out;
+	}
+	nops = argc - st_optind();
+	if (rules && nops == 0) {
+		st_err(verb, "missing PATTERN (usage: shimtrace %s %s)", verb, v->synopsis);
+		goto out;
+	}
+	if (probe && (nops != 1 || !has(&it, "pid"))) {
+		st_err(verb, "usage: shimtrace load-probe --pid PID LIBRARY.so");
+		goto out;
+	}
+	if (!rules && !probe && nops > (create ? 1 : 0)) {
+		st_err(verb, "unexpected argument '%s'", argv[st_optind() + (create ? 1 : 0)]);
+		goto out;
+	}
+	for (int i = st_optind(); i < argc; i++) {
+		if (rules) {
+			if (add(&it, "pattern", argv[i]) < 0)
+				goto out;
+		} else if (create) {
+			if (add(&it, "name", argv[i]) < 0)
+				goto out;
+		} else if (probe) {
+			if (absolute(argv[i], path, sizeof(path)) < 0 || access(path, R_OK) < 0) {
+				st_err(verb, "cannot read %s", argv[i]);
+				goto out;
+			}
+			if (add(&it, "library", path) < 0)
+				goto out;
+		}
+	}
+	if (create) {
+		if (output) {
+			if (absolute(output, path, sizeof(path)) < 0 || add(&it, "output", path) < 0) {
+				st_err(verb, "bad output directory %s", output);
+				goto out;
+			}
+		} else if (default_output(&it, nops ? argv[st_optind()] : NULL) < 0) {
+			goto out;
+		}
+	}
+	ret = st_client_request(verb, it.v, it.n, create);
+out:
+	free_items(&it);
+	return ret;
+}

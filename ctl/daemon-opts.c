@@ -1,0 +1,30 @@
+/*
+ * shimtraced's options: the one source of its --help and its man page.
+ */
+#include <stddef.h>
+
+#include "ctl/cli.h"
+
+static const struct st_opt daemon_opts[] = {
+	{ "foreground", 'f', NULL, "stay in the foreground and log to standard error",
+	  "Without it, shimtraced detaches once it listens (the command returns then, with "
+	  "status 0, or 1 and an error if it could not start) and logs to syslog." },
+	{ "rundir", 'd', "DIR", "where the sockets and the pid file go",
+	  "Default: $SHIMTRACE_RUNDIR if set, else /run/shimtrace for root (the system daemon), "
+	  "else $XDG_RUNTIME_DIR/shimtrace." },
+	{ "pidfile", 'p', "FILE", "the pid file (default RUNDIR/shimtraced.pid)",
+	  "It is locked while the daemon runs: a second daemon for the same file refuses to "
+	  "start." },
+	{ "syslog", 0, NULL, "log to syslog, also in the foreground", NULL },
+	{ "log-level", 'l', "LEVEL", "error, warning, info (default) or debug", NULL },
+	{ "clock", 0, "tsc|monotonic", "event clock (default: tsc when invariant)", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+const struct st_verb st_daemon_verb = {
+	"", "[OPTIONS]", "the shimtrace session daemon",
+	"Registers the processes that carry the shimtrace preload, holds the sessions the "
+	"shimtrace command creates, drains the processes' buffers and writes the traces.",
+	daemon_opts, NULL,
+};

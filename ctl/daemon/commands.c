@@ -1,0 +1,518 @@
+/*
+ * The verbs the daemon takes from the shimtrace command: create, destroy,
+ * start, stop, status, enable, disable, list, snapshot, load-probe.
+ *
+ * The command line parses and checks the options (ctl/cmd_control.c); the
+ * daemon checks again what concerns it, and what a user may do: a user sees
+ * and controls only the sessions they created and the processes of their
+ * uid; root sees everything. A session created by a user other than root
+ * traces only that user's processes. Without -s a verb acts on the user's
+ * latest session.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/catalog.h"
+#include "ctl/control.h"
+#include "ctl/daemon/commands.h"
+#include "ctl/daemon/daemon.h"
+
+static uint64_t created_seq;
+
+static bool visible(const struct st_request *r, const struct st_session *ses)
+{
+	return r->root || ses->owner == r->uid;
+}
+
+static bool visible_proc(const struct st_request *r, const struct st_proc *p)
+{
+	return r->root || p->uid == r->uid;
+}
+
+static const char *state_name(const struct st_session *ses)
+{
+	switch (ses->state) {
+	case ST_SESSION_CREATED:
+		return "created";
+	case ST_SESSION_STARTED:
+		return "started";
+	default:
+		return "stopped";
+	}
+}
+
+/* The session named in the request, else the user's latest; NULL after an
+ * error reply. */
+static struct st_session *session_of(struct st_daemon *d, struct st_request *r)
+{
+	const char *name = st_req_get(r, "session");
+	struct st_session *best = NULL;
+
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_session *ses = d->sessions[s];
+
+		if (!ses || !visible(r, ses))
+			continue;
+		if (name ? strcmp(ses->name, name) == 0 : (!best || ses->created > best->created))
+			best = ses;
+	}
+	if (!best) {
+		if (name)
+			st_reply_error(r, 0, "shimtrace %s: no session named '%s'", r->verb, name);
+		else
+			st_reply_error(r, 0, "shimtrace %s: no session (create one with shimtrace create)",
+				       r->verb);
+	}
+	return best;
+}
+
+/* Reads an unsigned number item; def when absent, -1 when malformed. */
+static int64_t num(const struct st_request *r, const char *key, int64_t def)
+{
+	const char *v = st_req_get(r, key);
+	char *end;
+	long long n;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end || end == v || n < 0 ? -1 : n;
+}
+
+static int cmd_create(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session_config cfg = { 0 };
+	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
+	char auto_name[64], err[512];
+	int64_t bs = num(r, "buffer-size", 32ll << 20), sb = num(r, "subbuf-size", 1 << 20),
+		mm = num(r, "max-memory", 2ll << 30);
+	int s;
+
+	if (!outdir || outdir[0] != '/')
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
+							"be an absolute path");
+	if (bs <= 0 || sb <= 0 || mm <= 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
+	if (name && !st_name_valid(name))
+		return st_reply_error(r, ST_EXIT_USAGE,
+				      "shimtrace create: '%s' is not a session name (letters, digits, _)",
+				      name);
+	if (!name) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		size_t len = strftime(auto_name, sizeof(auto_name), "auto_%Y%m%d_%H%M%S", &tm);
+
+		for (int i = 2; st_session_find(d, auto_name) && i < 100; i++)
+			snprintf(auto_name + len, sizeof(auto_name) - len, "_%d", i);
+		name = auto_name;
+	}
+	cfg.name = name;
+	cfg.outdir = outdir;
+	cfg.mode = st_req_get(r, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	cfg.buffer_size = (uint64_t)bs;
+	cfg.subbuf_size = (uint64_t)sb;
+	cfg.max_memory = (uint64_t)mm;
+	cfg.owner = r->uid;
+	cfg.owner_gid = r->gid;
+	cfg.all_users = r->root;
+	s = st_session_create(d, &cfg, err, sizeof(err));
+	if (s < 0)
+		return st_reply_error(r, s == -EEXIST || s == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
+				      "shimtrace create: %s", err);
+	d->sessions[s]->created = ++created_seq;
+	st_reply(r, "session %s created (%s mode), trace in %s\n", name,
+		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", d->sessions[s]->trace.dir);
+	return ST_EXIT_OK;
+}
+
+static void summary_line(struct st_request *r, const struct st_session *ses)
+{
+	uint64_t events = 0, lost = 0;
+
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		events += ses->stats[i].events;
+		lost += ses->stats[i].lost;
+	}
+	st_reply(r, "%llu events recorded, %llu lost, from %u processes", (unsigned long long)events,
+		 (unsigned long long)lost, ses->nstats);
+}
+
+static int cmd_destroy(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses;
+	int n = 0;
+
+	if (!st_req_get(r, "all")) {
+		ses = session_of(d, r);
+		if (!ses)
+			return ST_EXIT_FAIL;
+		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
+		st_session_destroy(d, ses->index);
+		return ST_EXIT_OK;
+	}
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		ses = d->sessions[s];
+		if (!ses || !visible(r, ses))
+			continue;
+		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
+		st_session_destroy(d, s);
+		n++;
+	}
+	if (!n)
+		st_reply(r, "no session to destroy\n");
+	return ST_EXIT_OK;
+}
+
+static int cmd_start(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+	char err[512];
+
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (st_session_start(d, ses->index, err, sizeof(err)) < 0)
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace start: %s", err);
+	st_reply(r, "session %s started\n", ses->name);
+	return ST_EXIT_OK;
+}
+
+static int cmd_stop(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (st_session_stop(d, ses->index) < 0)
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
+				      ses->name);
+	st_reply(r, "session %s stopped: ", ses->name);
+	summary_line(r, ses);
+	st_reply(r, "; trace in %s\n", ses->trace.dir);
+	return ST_EXIT_OK;
+}
+
+/* Whether pattern matches a tracepoint the daemon knows of (registered by
+ * a process, or in the wrapper families). */
+static bool known_pattern(const struct st_daemon *d, const char *pattern)
+{
+	char full[2 * ST_ABI_NAME_MAX + 2];
+
+	for (uint32_t i = ST_EV_BUILTIN_COUNT; i < d->reg.n; i++) {
+		snprintf(full, sizeof(full), "%s:%s", d->reg.v[i]->provider, d->reg.v[i]->name);
+		if (fnmatch(pattern, full, 0) == 0)
+			return true;
+	}
+	for (unsigned i = 0; i < st_catalog_count; i++) {
+		snprintf(full, sizeof(full), "%s:%s", st_catalog[i].provider, st_catalog[i].name);
+		if (fnmatch(pattern, full, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
+{
+	const char *patterns[ST_REQ_MAX_ITEMS], *pids[ST_RULE_MAX_PIDS + 1];
+	uint32_t np = st_req_all(r, "pattern", patterns, ST_REQ_MAX_ITEMS),
+		 npids = st_req_all(r, "pid", pids, ST_RULE_MAX_PIDS + 1);
+	const char *procname = st_req_get(r, "procname");
+	int64_t uid = num(r, "uid", -2);
+	struct st_session *ses;
+	struct st_rule rule;
+
+	if (np == 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: no PATTERN", r->verb);
+	if (npids > ST_RULE_MAX_PIDS)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: more than %d pids", r->verb,
+				      ST_RULE_MAX_PIDS);
+	if (uid == -1 || uid > UINT32_MAX)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: malformed uid", r->verb);
+	if (procname && (strlen(procname) == 0 || strlen(procname) > 16))
+		return st_reply_error(r, ST_EXIT_USAGE,
+				      "shimtrace %s: a process name has 1 to 16 characters", r->verb);
+	ses = session_of(d, r);
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (uid >= 0 && !ses->all_users && (uid_t)uid != ses->owner)
+		return st_reply_error(r, ST_EXIT_FAIL,
+				      "shimtrace %s: session '%s' traces only uid %u's processes",
+				      r->verb, ses->name, (unsigned)ses->owner);
+	memset(&rule, 0, sizeof(rule));
+	rule.enable = enable;
+	for (uint32_t i = 0; i < npids; i++) {
+		char *end;
+		long v = strtol(pids[i], &end, 10);
+
+		if (*end || end == pids[i] || v <= 0 || v > 0x7fffffff)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: '%s' is not a pid",
+					      r->verb, pids[i]);
+		rule.pids[rule.npids++] = (pid_t)v;
+	}
+	if (procname)
+		snprintf(rule.procname, sizeof(rule.procname), "%s", procname);
+	rule.has_uid = uid >= 0;
+	rule.uid = uid >= 0 ? (uid_t)uid : 0;
+	for (uint32_t i = 0; i < np; i++) {
+		if (strlen(patterns[i]) >= sizeof(rule.pattern))
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern too long",
+					      r->verb);
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", patterns[i]);
+		if (st_session_add_rule(d, ses->index, &rule) < 0)
+			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
+		st_reply(r, "%s %s in session %s%s\n", patterns[i], enable ? "enabled" : "disabled",
+			 ses->name,
+			 known_pattern(d, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
+	}
+	return ST_EXIT_OK;
+}
+
+/* ---- status and list, as text or JSON ---- */
+
+static void json_str(struct st_request *r, const char *s)
+{
+	st_reply(r, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			st_reply(r, "\\%c", c);
+		else if (c < 0x20)
+			st_reply(r, "\\u%04x", c);
+		else
+			st_reply(r, "%c", c);
+	}
+	st_reply(r, "\"");
+}
+
+static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
+{
+	if (json) {
+		st_reply(r, "{\"enable\": %s, \"pattern\": ", ru->enable ? "true" : "false");
+		json_str(r, ru->pattern);
+		st_reply(r, ", \"pids\": [");
+		for (uint32_t k = 0; k < ru->npids; k++)
+			st_reply(r, "%s%d", k ? ", " : "", ru->pids[k]);
+		st_reply(r, "], \"procname\": ");
+		if (ru->procname[0])
+			json_str(r, ru->procname);
+		else
+			st_reply(r, "null");
+		if (ru->has_uid)
+			st_reply(r, ", \"uid\": %u}", (unsigned)ru->uid);
+		else
+			st_reply(r, ", \"uid\": null}");
+		return;
+	}
+	st_reply(r, "    %s %s", ru->enable ? "enable " : "disable", ru->pattern);
+	if (ru->npids) {
+		st_reply(r, " --pid ");
+		for (uint32_t k = 0; k < ru->npids; k++)
+			st_reply(r, "%s%d", k ? "," : "", ru->pids[k]);
+	}
+	if (ru->procname[0])
+		st_reply(r, " --procname %s", ru->procname);
+	if (ru->has_uid)
+		st_reply(r, " --uid %u", (unsigned)ru->uid);
+	st_reply(r, "\n");
+}
+
+static void session_text(struct st_request *r, const struct st_session *ses, bool json)
+{
+	uint64_t events = 0, lost = 0;
+
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		events += ses->stats[i].events;
+		lost += ses->stats[i].lost;
+	}
+	if (json) {
+		st_reply(r, "{\"name\": ");
+		json_str(r, ses->name);
+		st_reply(r, ", \"state\": \"%s\", \"mode\": \"%s\", \"output\": ", state_name(ses),
+			 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard");
+		json_str(r, ses->trace.dir);
+		st_reply(r,
+			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
+			 "\"max_memory\": %llu, \"processes\": %u, \"events\": %llu, \"lost\": %llu, "
+			 "\"rules\": [",
+			 (unsigned)ses->owner, (unsigned long long)ses->buffer_size, ses->sb_size,
+			 (unsigned long long)ses->max_memory, ses->nstats, (unsigned long long)events,
+			 (unsigned long long)lost);
+		for (uint32_t i = 0; i < ses->nrules; i++) {
+			st_reply(r, "%s", i ? ", " : "");
+			rule_text(r, &ses->rules[i], true);
+		}
+		st_reply(r, "]}");
+		return;
+	}
+	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses),
+		 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", ses->trace.dir);
+	st_reply(r, "  buffers: %llu bytes per thread in %u-byte sub-buffers, at most %llu per process\n",
+		 (unsigned long long)ses->buffer_size, ses->sb_size,
+		 (unsigned long long)ses->max_memory);
+	st_reply(r, "  recorded: %llu events, %llu lost, from %u processes\n",
+		 (unsigned long long)events, (unsigned long long)lost, ses->nstats);
+	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		rule_text(r, &ses->rules[i], false);
+}
+
+static int cmd_status(struct st_daemon *d, struct st_request *r)
+{
+	bool json = st_req_get(r, "json") != NULL;
+	const char *name = st_req_get(r, "session");
+	uint32_t nprocs = 0, n = 0;
+
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		nprocs += !p->ended && visible_proc(r, p);
+	if (json) {
+		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
+			 (unsigned)d->uid);
+		json_str(r, d->rundir);
+		st_reply(r, ", \"clock\": \"%s\", \"processes\": %u}, \"sessions\": [",
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", nprocs);
+	} else {
+		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock\n",
+			 (int)getpid(), (unsigned)d->uid, d->rundir, nprocs,
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+	}
+	if (name && !session_of(d, r))
+		return ST_EXIT_FAIL;
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		const struct st_session *ses = d->sessions[s];
+
+		if (!ses || !visible(r, ses) || (name && strcmp(ses->name, name) != 0))
+			continue;
+		if (json)
+			st_reply(r, "%s", n ? ", " : "");
+		session_text(r, ses, json);
+		n++;
+	}
+	if (json)
+		st_reply(r, "]}\n");
+	else if (!n)
+		st_reply(r, "no session\n");
+	return ST_EXIT_OK;
+}
+
+static int cmd_list(struct st_daemon *d, struct st_request *r)
+{
+	bool json = st_req_get(r, "json") != NULL;
+	int64_t pid = num(r, "pid", 0);
+	uint32_t n = 0;
+
+	if (pid < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: malformed pid");
+	if (json)
+		st_reply(r, "{\"processes\": [");
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		uint32_t k = 0;
+
+		if (p->ended || !visible_proc(r, p) || (pid && p->pid != pid))
+			continue;
+		if (json) {
+			st_reply(r, "%s{\"pid\": %d, \"ppid\": %d, \"uid\": %u, \"name\": ", n ? ", " : "",
+				 p->pid, p->ppid, (unsigned)p->uid);
+			json_str(r, p->name);
+			st_reply(r, ", \"exe\": ");
+			json_str(r, p->exe);
+			st_reply(r, ", \"tracepoints\": [");
+		} else {
+			st_reply(r, "pid %d (%s) uid %u ppid %d %s\n", p->pid, p->name, (unsigned)p->uid,
+				 p->ppid, p->exe);
+		}
+		for (uint32_t i = 0; i < p->nprovs; i++) {
+			const struct st_proc_provider *pr = p->provs[i];
+
+			for (uint32_t slot = 0; slot < ST_PROVIDER_MAX_TRACEPOINTS; slot++) {
+				const struct st_evclass *c;
+				uint32_t on = 0;
+
+				if (pr->class_of[slot] < 0)
+					continue;
+				c = st_evreg_get(&d->reg, (uint32_t)pr->class_of[slot]);
+				if (!c)
+					continue;
+				if (json) {
+					st_reply(r, "%s{\"name\": \"%s:%s\", \"sessions\": [", k ? ", " : "",
+						 c->provider, c->name);
+				} else {
+					st_reply(r, "  %s:%s", c->provider, c->name);
+				}
+				for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+					const struct st_session *ses = d->sessions[s];
+
+					if (!ses || !visible(r, ses) || !ses->active ||
+					    !st_session_records(ses, p, c->provider, c->name))
+						continue;
+					if (json) {
+						st_reply(r, "%s", on ? ", " : "");
+						json_str(r, ses->name);
+					} else {
+						st_reply(r, "%s%s", on ? ", " : " enabled in ", ses->name);
+					}
+					on++;
+				}
+				st_reply(r, json ? "]}" : "\n");
+				k++;
+			}
+		}
+		if (json)
+			st_reply(r, "]}");
+		n++;
+	}
+	if (json)
+		st_reply(r, "]}\n");
+	else if (!n)
+		st_reply(r, pid ? "no registered process %lld\n" : "no registered process\n",
+			 (long long)pid);
+	return pid && !n ? ST_EXIT_FAIL : ST_EXIT_OK;
+}
+
+static int cmd_snapshot(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+
+	return ses ? st_cmd_snapshot(d, r, ses) : ST_EXIT_FAIL;
+}
+
+static int cmd_load_probe(struct st_daemon *d, struct st_request *r)
+{
+	int64_t pid = num(r, "pid", 0);
+	const char *lib = st_req_get(r, "library");
+
+	if (pid <= 0 || !lib || lib[0] != '/')
+		return st_reply_error(r, ST_EXIT_USAGE,
+				      "shimtrace load-probe: needs --pid PID and an absolute LIBRARY path");
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->pid == pid && visible_proc(r, p))
+			return st_cmd_load_probe(d, r, p, lib);
+	return st_reply_error(r, ST_EXIT_FAIL, "shimtrace load-probe: no registered process %lld",
+			      (long long)pid);
+}
+
+int st_command(struct st_daemon *d, struct st_request *r)
+{
+	static const struct {
+		const char *verb;
+		int (*run)(struct st_daemon *, struct st_request *);
+	} verbs[] = {
+		{ "create", cmd_create },     { "destroy", cmd_destroy },   { "start", cmd_start },
+		{ "stop", cmd_stop },	      { "status", cmd_status },	    { "list", cmd_list },
+		{ "snapshot", cmd_snapshot }, { "load-probe", cmd_load_probe },
+	};
+
+	if (strcmp(r->verb, "enable") == 0 || strcmp(r->verb, "disable") == 0)
+		return cmd_rule(d, r, r->verb[0] == 'e');
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(r->verb, verbs[i].verb) == 0)
+			return verbs[i].run(d, r);
+	return st_reply_error(r, ST_EXIT_USAGE, "shimtrace: the daemon does not know '%s'", r->verb);
+}

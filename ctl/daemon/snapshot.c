@@ -1,0 +1,120 @@
+/*
+ * Snapshots of an overwrite-mode session (flight recorder): what the ring
+ * buffers hold now, written as a trace of its own beside the session's
+ * (OUTPUT-snapshot-N: not inside it, where readers that look into
+ * subdirectories would take it for part of the session's trace) while
+ * recording goes on.
+ *
+ * The producers keep writing during the copy. Each sub-buffer is copied
+ * oldest first, and a copy is kept only if the sub-buffer's sequence number
+ * is unchanged after it (the producer writes a new sequence number before
+ * new data): what the snapshot holds is whole records, in order. The
+ * session's own consumer state is not touched. Each process's snapshot
+ * starts with its statedump, so the snapshot is symbolised on its own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/control.h"
+#include "ctl/daemon/commands.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/writer.h"
+
+static int cmp_seq(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Copies one slot's ring into stream; returns the events copied. */
+static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
+			      uint32_t i, struct st_trace *t, struct st_stream *stream)
+{
+	struct st_abi_slot *slot =
+		(struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
+	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
+	uint64_t (*order)[2] = calloc(pool->sb_count, sizeof(*order)), max = 0, events = 0;
+	uint32_t n = 0;
+
+	if (!order)
+		return 0;
+	for (uint32_t k = 0; k < pool->sb_count; k++) {
+		uint64_t seq = __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE);
+
+		if (seq == 0 || (seq - 1) % pool->sb_count != k)
+			continue;
+		order[n][0] = seq;
+		order[n][1] = k;
+		max = seq > max ? seq : max;
+		n++;
+	}
+	qsort(order, n, sizeof(*order), cmp_seq);
+	for (uint32_t k = 0; k < n; k++) {
+		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
+		uint64_t commit;
+
+		if (order[k][0] + pool->sb_count <= max)
+			continue; /* overwritten since we looked */
+		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+		if (commit > pool->sb_size || commit == 0)
+			continue;
+		events += st_emit_into(d, p, t, stream, data + order[k][1] * (uint64_t)pool->sb_size,
+				       commit, 0, &sb->seq, order[k][0]);
+	}
+	free(order);
+	return events;
+}
+
+int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
+	char dir[ST_PATH_MAX + 32], err[512], name[64];
+	uint64_t events = 0;
+	uint32_t procs = 0;
+	struct st_trace t;
+
+	if (ses->mode != ST_MODE_OVERWRITE)
+		return st_reply_error(r, ST_EXIT_FAIL,
+				      "shimtrace snapshot: session '%s' is not in overwrite mode "
+				      "(create it with --overwrite)",
+				      ses->name);
+	snprintf(dir, sizeof(dir), "%s-snapshot-%u", ses->trace.dir, ses->snapshots + 1);
+	if (st_trace_open(&t, dir, ses->name, ses->owner, ses->owner_gid, err, sizeof(err)) < 0)
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: %s", err);
+	ses->snapshots++;
+	if (st_trace_metadata(&t, &d->reg, &d->clock, true) < 0) {
+		st_trace_close(&t);
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: cannot write the metadata");
+	}
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		struct st_proc_pool *pool = &p->pools[ses->index];
+		uint32_t used = st_pool_slots_used(pool);
+		struct st_stream meta;
+
+		if (!pool->base || pool->generation != ses->generation || !used)
+			continue;
+		procs++;
+		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		if (st_stream_open(&t, &meta, name, p->pid) == 0) {
+			st_statedump_into(d, p, &t, &meta, p->statedump_ts);
+			st_stream_close(&meta);
+		}
+		for (uint32_t i = 0; i < used; i++) {
+			struct st_stream s;
+
+			snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid,
+				 (unsigned long long)p->instance, i);
+			if (st_stream_open(&t, &s, name, p->pid) < 0)
+				continue;
+			events += snapshot_slot(d, p, pool, i, &t, &s);
+			st_stream_close(&s);
+		}
+	}
+	st_writer_sync();
+	st_trace_close(&t);
+	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
+		 (unsigned long long)events, procs, dir);
+	return ST_EXIT_OK;
+}
