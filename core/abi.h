@@ -104,7 +104,24 @@ struct st_abi_control {
 	struct st_abi_session session[ST_ABI_MAX_SESSIONS];
 	/* process-written: events dropped for want of a buffer, per session */
 	uint64_t lost_no_buffer[ST_ABI_MAX_SESSIONS];
+	/* process-written: bytes of the registration log (release store) */
+	uint64_t reglog_len;
+	/* daemon-written: the daemon that controls this process, and the
+	 * socket a process it found on its own (not connected) connects to
+	 * on its first enabled event; "" for none */
+	int32_t daemon_pid;
+	uint32_t pad2;
+	char attach_path[108];
 };
+
+/*
+ * The registration log: from byte ST_ABI_REGLOG_OFF of the status memfd,
+ * the PROVIDER and PROVIDER_GONE messages the process would send, each
+ * padded to 8 bytes, appended as providers come and go. A daemon that finds
+ * the process already running reads the process's tracepoints there.
+ */
+#define ST_ABI_REGLOG_OFF (4096ull * ST_ABI_PAGE)
+#define ST_ABI_REGLOG_MAX (1u << 20)
 
 #define ST_ABI_CONTROL_MAGIC 0x53544331u /* "STC1" */
 

@@ -254,16 +254,15 @@ static int dial(void)
 	return ret;
 }
 
-int st__control_register(void)
+/*
+ * Registers on the connection fd: HELLO, the statedump request and every
+ * provider. Returns the number of providers announced, or -errno.
+ */
+static int register_on(int fd)
 {
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	if (st__status_fd() < 0 || npaths == 0)
-		return -ENOENT;
-	fd = dial();
-	if (fd < 0)
-		return fd;
 	/* Keep one descriptor number for good: replace the old socket. */
 	if (st__ctl_fd >= 0 && fd != st__ctl_fd) {
 		if (st__sys3(SYS_dup3, fd, st__ctl_fd, O_CLOEXEC) < 0) {
@@ -279,16 +278,78 @@ int st__control_register(void)
 	ctl_ino = st.st_ino;
 	st__ctl_fd = fd;
 	ret = hello(fd);
-	if (ret < 0)
-		goto fail;
+	if (ret < 0) {
+		lost();
+		return ret;
+	}
 	connected = true;
 	st__control_maps_changed(ST_MAPS_STATEDUMP);
-	if (st__registry_send_all() > 0)
+	return (int)st__registry_send_all();
+}
+
+int st__control_register(void)
+{
+	int fd, ret;
+
+	if (st__status_fd() < 0 || npaths == 0)
+		return -ENOENT;
+	fd = dial();
+	if (fd < 0)
+		return fd;
+	ret = register_on(fd);
+	if (ret > 0)
 		return st__control_synced();
-	return 0;
-fail:
-	lost();
 	return ret;
+}
+
+/*
+ * A daemon that found this process running (it started before the daemon,
+ * or its daemon died and another came) wrote the enable bits and its socket
+ * into the status memory; the first enabled event comes here to connect,
+ * from the writer's slow path, so only with raw system calls and no
+ * waiting: the daemon already knows the process, the enable state is in
+ * place, the connection only carries buffers and notifications from now.
+ * One thread connects; the others drop their event (counted) meanwhile.
+ * Failure switches everything off, so that events do not come back here.
+ */
+int st__control_ensure(void)
+{
+	static uint32_t connecting;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const volatile char *path;
+	uint32_t idle = 0;
+	size_t n;
+	long fd;
+	int ret;
+
+	if (connected && fd_is(st__ctl_fd, ctl_dev, ctl_ino))
+		return 0;
+	if (!st__control)
+		return -ENOTCONN;
+	path = st__control->attach_path;
+	for (n = 0; n < sizeof(a.sun_path) - 1 && path[n]; n++)
+		a.sun_path[n] = path[n];
+	if (n == 0 || n == sizeof(a.sun_path) - 1 || a.sun_path[0] != '/')
+		return -ENOTCONN;
+	if (!__atomic_compare_exchange_n(&connecting, &idle, 1, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return -EBUSY;
+	fd = st__sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ret = (int)fd;
+	if (fd >= 0) {
+		ret = (int)st__sys3(SYS_connect, fd, &a, sizeof(a));
+		if (ret == 0)
+			ret = register_on((int)fd);
+		else
+			st__close((int)fd);
+	}
+	if (ret < 0) {
+		connected = false;
+		lost();
+		st__control->attach_path[0] = '\0'; /* that daemon is gone */
+	}
+	__atomic_store_n(&connecting, 0, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : 0;
 }
 
 int st__control_synced(void)

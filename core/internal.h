@@ -123,6 +123,7 @@ int st__status_attach(struct st_provider_state *state) ST_HIDDEN;
 void st__status_detach(struct st_provider_state *state, uint32_t page) ST_HIDDEN;
 int st__status_fd(void) ST_HIDDEN;
 uint32_t st__status_size(void) ST_HIDDEN;
+void st__status_log(const void *msg, uint32_t len) ST_HIDDEN;
 /* Fork child: a fresh status memfd, provider pages re-attached. */
 int st__status_reinit_child(void) ST_HIDDEN;
 int st__status_reattach(struct st_provider_state *state, uint32_t page) ST_HIDDEN;
@@ -139,6 +140,8 @@ struct st__provider {
 
 /* Sends every registered provider to the daemon; returns how many. */
 uint32_t st__registry_send_all(void) ST_HIDDEN;
+/* Writes every provider into the registration log (a fork child's). */
+void st__registry_log_all(void) ST_HIDDEN;
 /* Re-attaches every provider page (fork child). */
 int st__registry_reattach(void) ST_HIDDEN;
 
@@ -149,6 +152,8 @@ extern int st__ctl_fd ST_HIDDEN; /* -1 when not connected */
 /* Connects and registers the process (the status query); 0 or -errno. */
 void st__control_setup(void) ST_HIDDEN;
 int st__control_register(void) ST_HIDDEN;
+/* Connects to the daemon named in the control page if not connected. */
+int st__control_ensure(void) ST_HIDDEN;
 /* Sends a message, with an optional fd. Never blocks; 0 or -errno. */
 int st__control_send(const void *msg, uint32_t len, int fd) ST_HIDDEN;
 /* Sends SYNC and waits (bounded) for the daemon's READY. */

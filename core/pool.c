@@ -117,7 +117,10 @@ static struct st__pool *pool_create(uint32_t s)
 	msg.session = s;
 	msg.generation = p->generation;
 	msg.size = p->size;
-	if (st__control_send(&msg, sizeof(msg), (int)fd) < 0)
+	/* Not connected yet (a daemon found this process running), or the
+	 * daemon died and another took over: connect, then hand the pool. */
+	if ((st__control_ensure() < 0 || st__control_send(&msg, sizeof(msg), (int)fd) < 0) &&
+	    (st__control_ensure() < 0 || st__control_send(&msg, sizeof(msg), (int)fd) < 0))
 		goto fail_all; /* nobody would ever read it */
 	st__close((int)fd);
 	return p;

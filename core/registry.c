@@ -96,8 +96,13 @@ static bool put_tracepoint(uint8_t **pos, const uint8_t *end, const struct st_tr
 	return true;
 }
 
-/* Announces provider p to the daemon, in as many messages as it takes. */
-static void provider_send(const struct st__provider *p)
+enum { TO_DAEMON = 1, TO_LOG = 2 };
+
+/*
+ * Announces provider p, in as many messages as it takes, to the daemon
+ * and/or the registration log.
+ */
+static void provider_send(const struct st__provider *p, int to)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
 	struct st_abi_provider *m = (struct st_abi_provider *)buf;
@@ -123,16 +128,24 @@ static void provider_send(const struct st__provider *p)
 		if (m->count == 0)
 			return; /* one tracepoint larger than a message: cannot happen */
 		m->hdr.len = (uint32_t)(pos - buf);
-		if (st__control_send(buf, m->hdr.len, -1) < 0)
-			return;
+		if (to & TO_LOG)
+			st__status_log(buf, m->hdr.len);
+		if ((to & TO_DAEMON) && st__control_send(buf, m->hdr.len, -1) < 0)
+			to &= ~TO_DAEMON;
 	}
 }
 
 uint32_t st__registry_send_all(void)
 {
 	for (uint32_t i = 0; i < nproviders; i++)
-		provider_send(providers[i]);
+		provider_send(providers[i], TO_DAEMON);
 	return nproviders;
+}
+
+void st__registry_log_all(void)
+{
+	for (uint32_t i = 0; i < nproviders; i++)
+		provider_send(providers[i], TO_LOG);
 }
 
 int st__registry_reattach(void)
@@ -143,6 +156,7 @@ int st__registry_reattach(void)
 		if (ret < 0)
 			return ret;
 	}
+	st__registry_log_all();
 	return 0;
 }
 
@@ -185,15 +199,17 @@ ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
 		else if (!seen)
 			overflow = true;
 	}
-	/* Announce what this object brought (the daemon takes repeats). */
-	if (st__ctl_fd >= 0 && ntouched) {
-		if (overflow)
-			st__registry_send_all();
-		else
-			for (uint32_t k = 0; k < ntouched; k++)
-				provider_send(touched[k]);
-		st__control_synced();
+	/* Announce what this object brought (the daemon takes repeats). The
+	 * log gets whole providers: its reader starts from nothing. */
+	if (overflow) {
+		for (uint32_t i = 0; i < nproviders; i++)
+			provider_send(providers[i], TO_LOG | (st__ctl_fd >= 0 ? TO_DAEMON : 0));
+	} else {
+		for (uint32_t k = 0; k < ntouched; k++)
+			provider_send(touched[k], TO_LOG | (st__ctl_fd >= 0 ? TO_DAEMON : 0));
 	}
+	if (st__ctl_fd >= 0 && ntouched)
+		st__control_synced();
 	st__tls.busy = busy;
 }
 
@@ -211,6 +227,7 @@ ST_API void st_tracepoints_unregister(const struct st_tracepoint *const *begin,
 		if (!p)
 			continue;
 		m.page = p->page;
+		st__status_log(&m, sizeof(m));
 		st__control_send(&m, sizeof(m), -1);
 		st__status_detach(p->state, p->page);
 		for (i = 0; providers[i] != p; i++)

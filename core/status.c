@@ -10,7 +10,8 @@
  * load while the daemon switches tracepoints on and off by writing to it.
  *
  * The memfd is sealed against shrinking, so the daemon's mapping can never
- * fault; it grows by a page per provider. Pages of providers that went away
+ * fault; it has its full size from the start (pages are allocated as they
+ * are written): provider pages, then the registration log (abi.h). Pages of providers that went away
  * (dlclose) are not reused: a later provider gets a new page, so a stale
  * daemon write can never switch on an unrelated tracepoint.
  */
@@ -23,7 +24,8 @@
 #include "internal.h"
 #include "sys.h"
 
-#define MAX_PAGES 4096u
+/* Provider pages end where the registration log begins. */
+#define MAX_PAGES ((uint32_t)(ST_ABI_REGLOG_OFF / ST_ABI_PAGE))
 
 struct st_abi_control *st__control;
 
@@ -52,7 +54,9 @@ static int status_create(void)
 
 	if (fd < 0)
 		return (int)fd;
-	if (st__sys2(SYS_ftruncate, fd, ST_ABI_PAGE) < 0 ||
+	/* Full size at once: pages cost nothing until written, and the file
+	 * then never changes size (the daemon may map any part of it). */
+	if (st__sys2(SYS_ftruncate, fd, ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX) < 0 ||
 	    st__sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
 		st__close((int)fd);
 		return -EIO;
@@ -101,8 +105,6 @@ int st__status_attach(struct st_provider_state *state)
 		return -EINVAL;
 	if (page >= MAX_PAGES)
 		return -ENOSPC;
-	if (st__sys2(SYS_ftruncate, status_fd, (long)(page + 1) * ST_ABI_PAGE) < 0)
-		return -EIO;
 	/* A provider registers with nothing enabled. */
 	ret = map_page(state, page, zero_page);
 	if (ret < 0)
@@ -118,6 +120,30 @@ void st__status_detach(struct st_provider_state *state, uint32_t page)
 	(void)state;
 	if (st__status_fd() >= 0 && page > 0 && page < npages)
 		st__sys4(SYS_pwrite64, status_fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
+}
+
+/*
+ * Appends a registration message to the log, for a daemon that finds this
+ * process later. Called where registrations are serialised (constructors,
+ * destructors, a fork child). A full log is left as it is: a daemon then
+ * learns the rest when the process connects.
+ */
+void st__status_log(const void *msg, uint32_t len)
+{
+	static const uint8_t pad[8];
+	uint64_t at;
+	uint32_t padded = (len + 7) & ~7u;
+
+	if (!st__control || st__status_fd() < 0)
+		return;
+	at = st__control->reglog_len;
+	if (at + padded > ST_ABI_REGLOG_MAX)
+		return;
+	if (st__sys4(SYS_pwrite64, status_fd, msg, len, (long)(ST_ABI_REGLOG_OFF + at)) != len ||
+	    (padded > len && st__sys4(SYS_pwrite64, status_fd, pad, padded - len,
+				      (long)(ST_ABI_REGLOG_OFF + at + len)) != padded - len))
+		return;
+	__atomic_store_n(&st__control->reglog_len, at + padded, __ATOMIC_RELEASE);
 }
 
 uint32_t st__status_size(void)
@@ -152,10 +178,7 @@ int st__status_reattach(struct st_provider_state *state, uint32_t page)
 {
 	if (page == 0 || page >= MAX_PAGES)
 		return -EINVAL;
-	if (page >= npages) {
-		if (st__sys2(SYS_ftruncate, status_fd, (long)(page + 1) * ST_ABI_PAGE) < 0)
-			return -EIO;
+	if (page >= npages)
 		npages = page + 1;
-	}
 	return map_page(state, page, zero_page);
 }

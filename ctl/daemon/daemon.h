@@ -298,6 +298,8 @@ struct st_proc {
 	char name[17];
 	char exe[ST_PATH_MAX];
 	bool hello, ended;
+	bool discovered;      /* found running (discover.c), not connected yet */
+	uint64_t reglog_pos;  /* bytes of its registration log taken in */
 	int status_fd;
 	uint64_t status_size;
 	struct st_abi_control *control;
@@ -373,6 +375,14 @@ void st_proc_accept(struct st_daemon *d);
 void st_proc_readable(struct st_daemon *d, struct st_proc *p);
 void st_proc_end(struct st_daemon *d, struct st_proc *p);
 void st_proc_reap(struct st_daemon *d);
+/* Handles one message of process p (from its connection or its log). */
+int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len);
+/* Names this daemon in p's control page: p is ours, connect here. */
+void st_proc_claim(struct st_daemon *d, struct st_proc *p);
+
+/* Processes found running (discover.c). */
+void st_discover(struct st_daemon *d);
+void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p);
 
 /* The consumer (consumer.c). */
 enum st_drain {

@@ -180,6 +180,8 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 		ret = st_control_listen(d, err, errlen);
 		if (ret < 0)
 			return ret;
+		/* After listening: a process started since connects by itself. */
+		st_discover(d);
 	}
 	return 0;
 }
@@ -192,9 +194,14 @@ static void tick(struct st_daemon *d)
 	while (read(d->tfd, &n, sizeof(n)) > 0)
 		d->ticks += n;
 	how = d->ticks / 10 != before / 10 ? ST_DRAIN_FLUSH : ST_DRAIN_CLOSED;
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended)
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		if (p->ended)
+			continue;
+		if (p->discovered)
+			st_reglog_catch_up(d, p);
+		else
 			st_consume_all(d, p, how);
+	}
 }
 
 static void on_signal(struct st_daemon *d)

@@ -27,6 +27,9 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
 
+static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len,
+		    int fd);
+
 static void proc_warn(struct st_proc *p, const char *what)
 {
 	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
@@ -105,9 +108,27 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 	memcpy(p->name, h.name, sizeof(p->name));
 	snprintf(p->exe, sizeof(p->exe), "%s", h.exe);
 	p->hello = true;
+	/* It was found running before: this connection takes over. */
+	for (struct st_proc *q = d->procs; q; q = q->next)
+		if (q != p && q->discovered && !q->ended && q->pid == p->pid)
+			st_proc_end(d, q);
+	st_proc_claim(d, p);
 	st_log(ST_LOG_INFO, "process %d (%s) registered", p->pid, p->name);
 	st_session_apply(d, p);
 	return 0;
+}
+
+void st_proc_claim(struct st_daemon *d, struct st_proc *p)
+{
+	struct st_abi_control *c = p->control;
+
+	if (!c)
+		return;
+	c->daemon_pid = getpid();
+	if (strlen(d->sock_path) < sizeof(c->attach_path))
+		memcpy(c->attach_path, d->sock_path, strlen(d->sock_path) + 1);
+	else
+		c->attach_path[0] = '\0';
 }
 
 static struct st_proc_provider *provider_at(struct st_proc *p, uint32_t page)
@@ -299,6 +320,11 @@ static void reply_ready(struct st_proc *p, const struct st_abi_sync *m)
 	send(p->fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len)
+{
+	return dispatch(d, p, buf, len, -1);
+}
+
 static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len, int fd)
 {
 	const char *err;
@@ -412,9 +438,11 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		pool_unmap(&p->pools[s]);
 	}
 	p->ended = true;
-	st_loop_unwatch(d, p->fd);
-	close(p->fd);
-	p->fd = -1;
+	if (p->fd >= 0) {
+		st_loop_unwatch(d, p->fd);
+		close(p->fd);
+		p->fd = -1;
+	}
 	if (p->pidfd >= 0) {
 		st_loop_unwatch(d, p->pidfd);
 		close(p->pidfd);

@@ -23,12 +23,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/writer.h"
 
-static uint32_t next_generation = 1;
+/*
+ * Session generations are unique across daemons: a process that outlived
+ * a daemon must not take a new session for the old one whose pool it holds.
+ */
+static uint32_t next_generation;
 
 static const char *base_name(const char *path)
 {
@@ -128,7 +134,11 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		return -ENOMEM;
 	}
 	ses->index = s;
-	ses->generation = next_generation++;
+	if (next_generation == 0 && getrandom(&next_generation, sizeof(next_generation), 0) < 0)
+		next_generation = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+	if (++next_generation == 0)
+		next_generation = 1;
+	ses->generation = next_generation;
 	snprintf(ses->name, sizeof(ses->name), "%s", cfg->name ? cfg->name : "session");
 	ses->owner = cfg->owner;
 	ses->owner_gid = cfg->owner_gid;

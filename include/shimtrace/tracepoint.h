@@ -4,8 +4,8 @@
  * A provider is a list of tracepoints written once as an X-macro:
  *
  *     #define MYAPP_TRACEPOINTS(TP, F)                          \
- *         TP(request_begin, F(U64, id) F(STRING, path))         \
- *         TP(request_end,   F(U64, id) F(S32, status))
+ *         TP(myapp, request_begin, F(U64, id) F(STRING, path))  \
+ *         TP(myapp, request_end,   F(U64, id) F(S32, status))
  *     ST_PROVIDER_DECLARE(myapp, MYAPP_TRACEPOINTS)   (in a header)
  *     ST_PROVIDER_DEFINE(myapp, MYAPP_TRACEPOINTS)    (in one .c file)
  *
