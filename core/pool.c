@@ -155,8 +155,12 @@ struct st__pool *st__pool_get(uint32_t s)
 	p = __atomic_load_n(&r->pool, __ATOMIC_ACQUIRE);
 	if (!p || p->generation != gen) {
 		p = pool_create(s);
-		if (p)
+		if (p) {
+			/* The daemon's clock: a daemon that found this process
+			 * running wrote it, nobody told the process. */
+			st__clock_configure();
 			__atomic_store_n(&r->pool, p, __ATOMIC_RELEASE);
+		}
 		else
 			r->failed_gen = gen;
 	}

@@ -214,9 +214,15 @@ ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64
 		if (__builtin_expect(w == NULL || w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 					     w->generation != *w->live_generation,
 				     0)) {
+			int tsc = st__clock_tsc;
+
 			w = writer_slow(t, s, rec);
 			if (!w)
 				continue;
+			/* The slow path connected to a daemon that found the process
+			 * running, and took its clock: ts is of the old one. */
+			if (__builtin_expect(tsc != st__clock_tsc, 0))
+				ts = st_clock_read();
 		}
 		if (ts < w->last_ts)
 			ts = w->last_ts; /* never backwards within a stream */

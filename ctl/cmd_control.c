@@ -128,10 +128,14 @@ int st_cmd_control(int argc, char **argv)
 	struct items it = { .n = 0 };
 	char path[PATH_MAX];
 	int nops, ret = ST_EXIT_USAGE;
-	bool create = strcmp(verb, "create") == 0, rules = false, probe = false;
+	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
 
 	rules = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0;
 	probe = strcmp(verb, "load-probe") == 0;
+	/* Verbs on one session take its name as -s NAME or as an operand. */
+	named = strcmp(verb, "destroy") == 0 || strcmp(verb, "start") == 0 ||
+		strcmp(verb, "stop") == 0 || strcmp(verb, "status") == 0 ||
+		strcmp(verb, "snapshot") == 0;
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
 		int bad = 0;
 
@@ -167,9 +171,17 @@ int st_cmd_control(int argc, char **argv)
 		st_err(verb, "usage: shimtrace load-probe --pid PID LIBRARY.so");
 		goto out;
 	}
-	if (!rules && !probe && nops > (create ? 1 : 0)) {
-		st_err(verb, "unexpected argument '%s'", argv[st_optind() + (create ? 1 : 0)]);
+	if (!rules && !probe && nops > (create || named ? 1 : 0)) {
+		st_err(verb, "unexpected argument '%s'", argv[st_optind() + (create || named ? 1 : 0)]);
 		goto out;
+	}
+	if (named && nops == 1) {
+		if (has(&it, "session")) {
+			st_err(verb, "session given twice: '%s' and -s", argv[st_optind()]);
+			goto out;
+		}
+		if (add(&it, "session", argv[st_optind()]) < 0)
+			goto out;
 	}
 	for (int i = st_optind(); i < argc; i++) {
 		if (rules) {

@@ -307,7 +307,7 @@ int st_cmd_record(int argc, char **argv)
 	bool families[1] = { false };
 	struct record r = {
 		.buffer_size = ST_DEFAULT_BUFFER_SIZE,
-		.subbuf_size = ST_DEFAULT_SUBBUF_SIZE,
+		.subbuf_size = 0, /* automatic */
 		.max_memory = ST_DEFAULT_MAX_MEMORY,
 	};
 	char outdir[PATH_MAX], rundir[] = "/tmp/shimtrace-record-XXXXXX", err[512];

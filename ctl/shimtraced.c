@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -194,6 +195,9 @@ int main(int argc, char **argv)
 	int notify = -1, pidfd, ret;
 
 	st_program = "shimtraced";
+	/* A daemon keeps no descriptor it inherited: holding the write end of
+	 * someone's pipe would keep its reader waiting forever. */
+	syscall(SYS_close_range, 3, ~0u, 0);
 	if (parse_args(&o, argc, argv) < 0)
 		return 2;
 	if (o.rundir)

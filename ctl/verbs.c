@@ -117,22 +117,22 @@ const struct st_verb st_verbs[] = {
 	  "`start`. A session created by a user other than root traces only that user's "
 	  "processes.",
 	  create_opts, st_cmd_control },
-	{ "destroy", "[OPTIONS]", "stop and forget a session (its trace stays)",
+	{ "destroy", "[OPTIONS] [SESSION]", "stop and forget a session (its trace stays)",
 	  "Stops the session if it is started, then forgets it. The trace directory is left as "
 	  "it is.",
 	  destroy_opts, st_cmd_control },
-	{ "start", "[OPTIONS]", "start recording",
+	{ "start", "[OPTIONS] [SESSION]", "start recording",
 	  "Switches on, in every registered process and in processes that start later, the "
 	  "tracepoints the session's rules enable. Nothing runs in the processes: the daemon "
 	  "writes their shared status pages. A stopped session can be started again: its trace "
 	  "grows with new stream files.",
 	  session_opts, st_cmd_control },
-	{ "stop", "[OPTIONS]", "stop recording and complete the trace",
+	{ "stop", "[OPTIONS] [SESSION]", "stop recording and complete the trace",
 	  "Switches the session's tracepoints off, drains every buffer and completes the trace "
 	  "on disk; prints what was recorded and lost. In overwrite mode, writes what the "
 	  "buffers hold.",
 	  session_opts, st_cmd_control },
-	{ "status", "[OPTIONS]", "show the daemon and its sessions",
+	{ "status", "[OPTIONS] [SESSION]", "show the daemon and its sessions",
 	  "Shows the daemon (pid, run directory, registered processes) and each of your "
 	  "sessions: state, mode, buffers, trace directory, events recorded and lost, rules.",
 	  status_opts, st_cmd_control },
@@ -151,7 +151,7 @@ const struct st_verb st_verbs[] = {
 	  "Shows every process registered with the daemon (yours, or all for root): pid, user, "
 	  "parent, name, executable, and each of its tracepoints with the sessions recording it.",
 	  list_opts, st_cmd_control },
-	{ "snapshot", "[OPTIONS]", "write what an overwrite-mode session's buffers hold now",
+	{ "snapshot", "[OPTIONS] [SESSION]", "write what an overwrite-mode session's buffers hold now",
 	  "Writes, as a trace of its own beside the session's (DIR-snapshot-N), what the "
 	  "buffers of an overwrite-mode session hold now, while recording goes on.",
 	  session_opts, st_cmd_control },

@@ -90,14 +90,14 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	struct st_session_config cfg = { 0 };
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
-	int64_t bs = num(r, "buffer-size", 32ll << 20), sb = num(r, "subbuf-size", 1 << 20),
+	int64_t bs = num(r, "buffer-size", 32ll << 20), sb = num(r, "subbuf-size", 0),
 		mm = num(r, "max-memory", 2ll << 30);
 	int s;
 
 	if (!outdir || outdir[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
 							"be an absolute path");
-	if (bs <= 0 || sb <= 0 || mm <= 0)
+	if (bs <= 0 || sb < 0 || mm <= 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
 	if (name && !st_name_valid(name))
 		return st_reply_error(r, ST_EXIT_USAGE,

@@ -93,7 +93,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		      size_t errlen)
 {
 	struct st_session *ses;
-	uint64_t sb_count, slot_bytes, nslots;
+	uint64_t sb_count, slot_bytes, nslots, sb_size;
 	uint32_t s;
 
 	if (cfg->name && st_session_find(d, cfg->name)) {
@@ -106,17 +106,23 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
 		return -ENOSPC;
 	}
-	if (cfg->subbuf_size < ST_ABI_SB_SIZE_MIN || cfg->subbuf_size > ST_ABI_SB_SIZE_MAX ||
-	    cfg->subbuf_size % ST_ABI_PAGE) {
+	/* No sub-buffer size given: 1 MiB, or a quarter of a smaller buffer. */
+	sb_size = cfg->subbuf_size;
+	if (sb_size == 0) {
+		sb_size = 1u << 20;
+		while (sb_size > ST_ABI_SB_SIZE_MIN && cfg->buffer_size / sb_size < 4)
+			sb_size /= 2;
+	}
+	if (sb_size < ST_ABI_SB_SIZE_MIN || sb_size > ST_ABI_SB_SIZE_MAX || sb_size % ST_ABI_PAGE) {
 		snprintf(err, errlen, "sub-buffer size must be a multiple of 4 KiB from 4 KiB to 64 MiB");
 		return -EINVAL;
 	}
-	sb_count = cfg->buffer_size / cfg->subbuf_size;
-	if (cfg->buffer_size % cfg->subbuf_size || sb_count < ST_ABI_SB_COUNT_MIN ||
+	sb_count = cfg->buffer_size / sb_size;
+	if (cfg->buffer_size % sb_size || sb_count < ST_ABI_SB_COUNT_MIN ||
 	    sb_count > ST_ABI_SB_COUNT_MAX) {
 		snprintf(err, errlen,
 			 "buffer size must be 2 to 1024 sub-buffers of %llu bytes",
-			 (unsigned long long)cfg->subbuf_size);
+			 (unsigned long long)sb_size);
 		return -EINVAL;
 	}
 	slot_bytes = st_abi_slot_hdr_size((uint32_t)sb_count) + cfg->buffer_size;
@@ -145,7 +151,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->all_users = cfg->all_users;
 	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
-	ses->sb_size = (uint32_t)cfg->subbuf_size;
+	ses->sb_size = (uint32_t)sb_size;
 	ses->sb_count = (uint32_t)sb_count;
 	ses->nslots = (uint32_t)nslots;
 	ses->buffer_size = cfg->buffer_size;

@@ -8,13 +8,21 @@ set -eu
 
 : "${top_builddir:?}" "${top_srcdir:?}"
 SHIMTRACE=$top_builddir/ctl/shimtrace
+SHIMTRACED=$top_builddir/ctl/shimtraced
 PROGS=$top_builddir/tests/progs
 LIBCORE=$top_builddir/core/.libs/libshimtrace.so
 LIBPTHREAD=$top_builddir/wrappers/.libs/libshimtrace-pthread.so
 PRELOAD=$LIBCORE:$LIBPTHREAD
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/shimtrace-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+DAEMON_PID=
+BACKGROUND=()
+cleanup() {
+	for p in "${BACKGROUND[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
 cd "$WORK"
 
 fail() {
@@ -83,4 +91,94 @@ readers_agree() {
 	a=$(babeltrace2 "$1" 2>/dev/null | wc -l)
 	b=$("$SHIMTRACE" view "$1" 2>/dev/null | wc -l)
 	assert_eq "events seen by babeltrace2 and by shimtrace view" "$a" "$b"
+}
+
+# ---- a session daemon of the test's own ----
+
+# daemon_start [OPTIONS]: shimtraced in $WORK/run, for every command after.
+daemon_start() {
+	export SHIMTRACE_RUNDIR=$WORK/run
+	"$SHIMTRACED" --rundir "$SHIMTRACE_RUNDIR" --log-level warning "$@" ||
+		fail "shimtraced does not start"
+	DAEMON_PID=$(cat "$SHIMTRACE_RUNDIR/shimtraced.pid")
+}
+
+# daemon_stop: SIGTERM, and wait until it is gone (it closes every trace).
+daemon_stop() {
+	kill -TERM "$DAEMON_PID"
+	wait_gone "$DAEMON_PID"
+	DAEMON_PID=
+}
+
+# wait_gone PID: until the process no longer runs (zombies count as gone).
+wait_gone() {
+	for _ in $(seq 200); do
+		st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
+		[ -z "$st" ] || [ "$st" = Z ] && return 0
+		sleep 0.05
+	done
+	fail "process $1 does not end"
+}
+
+# st VERB ARGS...: the shimtrace command, which must succeed.
+st() {
+	"$SHIMTRACE" "$@" >"$WORK/st.out" 2>"$WORK/st.err" ||
+		fail "shimtrace $*: exit $?: $(cat "$WORK/st.err")"
+	cat "$WORK/st.out"
+}
+
+# st_fails STATUS MESSAGE VERB ARGS...: must exit with STATUS and print one
+# line on stderr containing MESSAGE.
+st_fails() {
+	want=$1 msg=$2
+	shift 2
+	rc=0
+	"$SHIMTRACE" "$@" >"$WORK/st.out" 2>"$WORK/st.err" || rc=$?
+	assert_eq "exit status of shimtrace $*" "$want" "$rc"
+	assert_eq "error lines of shimtrace $*" 1 "$(wc -l <"$WORK/st.err")"
+	grep -qF -- "$msg" "$WORK/st.err" || fail "shimtrace $*: '$(cat "$WORK/st.err")' lacks '$msg'"
+}
+
+# traced_bg OUT PROG ARGS...: starts PROG preloaded in the background with
+# standard input from the fifo OUT.in; waits for its "ready PID" line.
+traced_bg() {
+	out=$1
+	shift
+	mkfifo "$out.in"
+	LD_PRELOAD=$PRELOAD "$@" <"$out.in" >"$out" 2>&1 &
+	BACKGROUND+=($!)
+	exec {fd}>"$out.in"
+	eval "FIFO_${out//[^a-zA-Z0-9]/_}=$fd"
+	for _ in $(seq 200); do
+		grep -q '^ready' "$out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "$* does not start"
+}
+
+# poke OUT N: one line to the sleeper started by traced_bg OUT, which runs
+# its round N; returns when the round is over.
+poke() {
+	v="FIFO_${1//[^a-zA-Z0-9]/_}"
+	echo go >&"${!v}"
+	for _ in $(seq 200); do
+		grep -q "^round $2\$" "$1" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	fail "round $2 of the program writing $1 does not end"
+}
+
+# finish OUT: end of input for that program; waits for its "done" line.
+finish() {
+	v="FIFO_${1//[^a-zA-Z0-9]/_}"
+	eval "exec ${!v}>&-"
+	for _ in $(seq 200); do
+		grep -q '^done' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "the program writing $1 does not finish"
+}
+
+pid_of() {
+	sed -n 's/^ready //p' "$1"
 }

@@ -1,15 +1,15 @@
 /*
- * sleeper: one thread that takes a lock N times, then sleeps (blocked in
- * nanosleep) or spins (--spin, never calling a traced function), prints
- * what it did and exits when its time is up or when it reads a line on
- * standard input (--stdin). For the control-plane tests: a process running
- * before the daemon, enabled while it runs, loaded with a probe while
- * blocked.
+ * sleeper: one thread that takes a lock LOCKS times per round and waits
+ * between rounds: blocked in nanosleep, spinning (--spin: never calling a
+ * traced function), or blocked reading standard input (--stdin: a round
+ * starts on each line read, and ends with the line "round N"; end of input
+ * ends the program). For the control-plane tests: a process running before
+ * the daemon, enabled while it runs, loaded with a probe while blocked.
  *
- *   sleeper [--spin|--stdin] SECONDS LOCKS_PER_ROUND [ROUNDS]
+ *   sleeper [--spin|--stdin] SECONDS LOCKS [ROUNDS]
  *
- * Each round takes the lock LOCKS_PER_ROUND times, then waits SECONDS /
- * ROUNDS; the output is the same whatever is traced.
+ * Timed rounds wait SECONDS / ROUNDS after their locks. The output is the
+ * same whatever is traced.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -50,6 +50,12 @@ int main(int argc, char **argv)
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	for (long r = 0; r < rounds; r++) {
+		if (in) {
+			char line[64];
+
+			if (!fgets(line, sizeof(line), stdin))
+				break;
+		}
 		for (long i = 0; i < locks; i++) {
 			pthread_mutex_lock(&lock);
 			counter++;
@@ -57,10 +63,8 @@ int main(int argc, char **argv)
 		}
 		end = now() + secs / (double)rounds;
 		if (in) {
-			char line[64];
-
-			if (!fgets(line, sizeof(line), stdin))
-				break;
+			printf("round %ld\n", r + 1);
+			fflush(stdout);
 		} else if (spin) {
 			while (now() < end)
 				counter += 0;
