@@ -311,6 +311,7 @@ struct st_proc {
 	struct st_object *objs;
 	uint32_t nobjs;
 	uint64_t statedump_ts;
+	uint64_t maps_ts;	/* when objs became what it is */
 	bool statedump_done;
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
@@ -408,6 +409,8 @@ int st_maps_read(pid_t pid, struct st_object **objs, uint32_t *n);
 void st_objects_free(struct st_object *objs, uint32_t n);
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
 /* Writes p's full statedump (the objects known now), at ts, into stream. */
+/* Session s just got p's pool: the objects loaded now, as its statedump. */
+void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s);
 int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts);
 

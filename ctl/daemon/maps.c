@@ -491,5 +491,23 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 	st_objects_free(p->objs, p->nobjs);
 	p->objs = objs;
 	p->nobjs = n;
+	p->maps_ts = ts;
 	st_callsites_reset(p);
+}
+
+/*
+ * A session started after the process registered: its trace needs the
+ * objects too, dated when they became what they are (before any event the
+ * new pool can hold).
+ */
+void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s)
+{
+	struct rec_buf b = { .pid = p->pid };
+
+	if (!p->statedump_done || p->pools[s].has_meta)
+		return;
+	build(&b, p, p->objs, p->nobjs, ST_MAPS_STATEDUMP, p->maps_ts);
+	if (!b.failed && b.len)
+		st_meta_write(d, p, s, b.p, b.len, b.events, p->maps_ts, p->maps_ts);
+	free(b.p);
 }

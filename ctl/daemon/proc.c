@@ -310,6 +310,7 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 		memset(pool, 0, sizeof(*pool));
 		return -1;
 	}
+	st_statedump_session(d, p, m->session);
 	return 0;
 }
 

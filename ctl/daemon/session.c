@@ -60,10 +60,20 @@ static bool rule_selects(const struct st_rule *r, const struct st_proc *p)
 	return !r->has_uid || r->uid == p->uid;
 }
 
-/* Whether session ses traces process p at all. */
+/*
+ * Whether session ses traces process p at all: p is the owner's (or the
+ * session takes every user's) and an enable rule selects it. Only then
+ * does p get the session's configuration, a buffer pool and a statedump in
+ * its trace.
+ */
 static bool traces(const struct st_session *ses, const struct st_proc *p)
 {
-	return ses && ses->active && (ses->all_users || p->uid == ses->owner);
+	if (!ses || !ses->active || !(ses->all_users || p->uid == ses->owner))
+		return false;
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		if (ses->rules[i].enable && rule_selects(&ses->rules[i], p))
+			return true;
+	return false;
 }
 
 bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,

@@ -17,6 +17,7 @@ PRELOAD=$LIBCORE:$LIBPTHREAD
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/shimtrace-test.XXXXXX")
 DAEMON_PID=
 BACKGROUND=()
+FIFO_FDS=()
 cleanup() {
 	for p in "${BACKGROUND[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null
@@ -145,9 +146,15 @@ traced_bg() {
 	out=$1
 	shift
 	mkfifo "$out.in"
-	LD_PRELOAD=$PRELOAD "$@" <"$out.in" >"$out" 2>&1 &
+	# (without the write ends of the other programs' fifos: they would
+	# never see the end of their input)
+	(
+		for f in "${FIFO_FDS[@]}"; do eval "exec $f>&-"; done
+		LD_PRELOAD=$PRELOAD exec "$@" <"$out.in" >"$out" 2>&1
+	) &
 	BACKGROUND+=($!)
 	exec {fd}>"$out.in"
+	FIFO_FDS+=("$fd")
 	eval "FIFO_${out//[^a-zA-Z0-9]/_}=$fd"
 	for _ in $(seq 200); do
 		grep -q '^ready' "$out" 2>/dev/null && return 0
