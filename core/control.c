@@ -322,8 +322,16 @@ int st__control_ensure(void)
 	long fd;
 	int ret;
 
-	if (connected && fd_is(st__ctl_fd, ctl_dev, ctl_ino))
-		return 0;
+	if (connected && fd_is(st__ctl_fd, ctl_dev, ctl_ino)) {
+		struct pollfd p = { st__ctl_fd, POLLRDHUP, 0 };
+
+		/* Still there? A daemon that died closed its end; the enable
+		 * bits may be a new daemon's already: reconnect, keep them. */
+		if (st__sys3(SYS_poll, &p, 1, 0) <= 0 ||
+		    !(p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			return 0;
+		connected = false;
+	}
 	if (!st__control)
 		return -ENOTCONN;
 	path = st__control->attach_path;

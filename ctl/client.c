@@ -130,11 +130,12 @@ int st_client_request(const char *verb, const char *const *items, size_t nitems,
 			st_err(verb, "cannot reach the session daemon in %s: %s", which, strerror(-fd));
 		return ST_EXIT_FAIL;
 	}
-	if (send(fd, buf, len, MSG_NOSIGNAL) < 0) {
+	if (send(fd, buf, len, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET) {
 		st_err(verb, "cannot send to the session daemon: %s", strerror(errno));
 		close(fd);
 		return ST_EXIT_FAIL;
 	}
+	/* (a daemon that refuses us says why before it hangs up: read on) */
 	for (;;) {
 		struct st_ctl_reply h;
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);

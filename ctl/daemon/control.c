@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,26 @@ static int parse(struct st_request *r, char *buf, size_t len)
 	return r->verb[0] ? 0 : -1;
 }
 
+/*
+ * A refused peer's request is not read; closing with it unread would make
+ * the peer's receive fail with ECONNRESET before it reads why it was
+ * refused. So: hang up our side, and wait briefly for the peer to read
+ * and close, discarding what it sent.
+ */
+static void linger_refused(int fd)
+{
+	char junk[512];
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	shutdown(fd, SHUT_WR);
+	for (int i = 0; i < 20 && poll(&p, 1, 10) >= 0; i++) {
+		ssize_t n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			break;
+	}
+}
+
 void st_control_accept(struct st_daemon *d)
 {
 	static char buf[ST_CTL_MSG_MAX];
@@ -199,8 +220,9 @@ void st_control_accept(struct st_daemon *d)
 		st_reply_error(&r, 0, "shimtrace: not allowed: this session daemon takes commands "
 				      "from uid %u%s only", (unsigned)d->uid,
 			       d->uid == 0 ? ", root and the " ST_GROUP " group" : " and root");
-		status = ST_EXIT_FAIL;
-		goto end;
+		send_kind(&r, ST_CTL_END, ST_EXIT_FAIL, "", 0);
+		linger_refused(r.fd);
+		goto out;
 	}
 	n = recv(r.fd, buf, sizeof(buf), 0);
 	if (n <= 0 || parse(&r, buf, (size_t)n) < 0) {
