@@ -218,18 +218,21 @@ static int cmp_seq(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
-static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
+/*
+ * The sub-buffers of an overwrite-mode ring that hold data, oldest first,
+ * as (sequence number, index) pairs; those already overwritten by a newer
+ * lap are left out. Returns how many (*out: the caller frees), -1 if out of
+ * memory.
+ */
+int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
+		  uint64_t (**out)[2])
 {
-	struct st_proc_pool *pool = &p->pools[s];
-	struct st_abi_slot *slot = slot_at(pool, i);
-	struct st_slot_state *st = &pool->slots[i];
-	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
 	uint64_t (*order)[2] = calloc(pool->sb_count, sizeof(*order)), max = 0;
-	uint32_t n = 0;
+	uint32_t n = 0, kept = 0;
 
+	*out = order;
 	if (!order)
-		return;
+		return -1;
 	for (uint32_t k = 0; k < pool->sb_count; k++) {
 		uint64_t seq = __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE);
 
@@ -242,12 +245,31 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		n++;
 	}
 	qsort(order, n, sizeof(*order), cmp_seq);
-	for (uint32_t k = 0; k < n; k++) {
+	for (uint32_t k = 0; k < n; k++)
+		if (order[k][0] + pool->sb_count > max) {
+			order[kept][0] = order[k][0];
+			order[kept][1] = order[k][1];
+			kept++;
+		}
+	return (int)kept;
+}
+
+/* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
+static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	struct st_abi_slot *slot = slot_at(pool, i);
+	struct st_slot_state *st = &pool->slots[i];
+	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
+	uint64_t (*order)[2];
+	int n = st_ring_order(pool, slot, &order);
+
+	for (int k = 0; k < n; k++) {
 		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
 		uint64_t seq = order[k][0], commit;
 
-		/* Only what was not emitted by an earlier snapshot. */
-		if (seq + pool->sb_count <= max || seq <= st->rseq)
+		/* Only what was not emitted by an earlier drain. */
+		if (seq <= st->rseq)
 			continue;
 		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
 		if (commit > pool->sb_size) {

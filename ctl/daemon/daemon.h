@@ -395,6 +395,8 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
 uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
+int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
+		  uint64_t (**out)[2]);
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
 		      const uint64_t *seqp, uint64_t seq);

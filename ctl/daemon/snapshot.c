@@ -22,13 +22,6 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/writer.h"
 
-static int cmp_seq(const void *a, const void *b)
-{
-	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
-
-	return x < y ? -1 : x > y;
-}
-
 /* Copies one slot's ring into stream; returns the events copied. */
 static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
 			      uint32_t i, struct st_trace *t, struct st_stream *stream)
@@ -36,28 +29,13 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 	struct st_abi_slot *slot =
 		(struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
 	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
-	uint64_t (*order)[2] = calloc(pool->sb_count, sizeof(*order)), max = 0, events = 0;
-	uint32_t n = 0;
+	uint64_t (*order)[2], events = 0;
+	int n = st_ring_order(pool, slot, &order);
 
-	if (!order)
-		return 0;
-	for (uint32_t k = 0; k < pool->sb_count; k++) {
-		uint64_t seq = __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE);
-
-		if (seq == 0 || (seq - 1) % pool->sb_count != k)
-			continue;
-		order[n][0] = seq;
-		order[n][1] = k;
-		max = seq > max ? seq : max;
-		n++;
-	}
-	qsort(order, n, sizeof(*order), cmp_seq);
-	for (uint32_t k = 0; k < n; k++) {
+	for (int k = 0; k < n; k++) {
 		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
 		uint64_t commit;
 
-		if (order[k][0] + pool->sb_count <= max)
-			continue; /* overwritten since we looked */
 		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
 		if (commit > pool->sb_size || commit == 0)
 			continue;

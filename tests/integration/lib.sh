@@ -156,11 +156,16 @@ traced_bg() {
 	exec {fd}>"$out.in"
 	FIFO_FDS+=("$fd")
 	eval "FIFO_${out//[^a-zA-Z0-9]/_}=$fd"
-	for _ in $(seq 200); do
-		grep -q '^ready' "$out" 2>/dev/null && return 0
-		sleep 0.05
+	wait_line "$out" '^ready' "$* does not start"
+}
+
+# wait_line FILE REGEX WHY: until a line of FILE matches (10 s at most).
+wait_line() {
+	for _ in $(seq 500); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.02
 	done
-	fail "$* does not start"
+	fail "$3"
 }
 
 # poke OUT N: one line to the sleeper started by traced_bg OUT, which runs
@@ -168,22 +173,14 @@ traced_bg() {
 poke() {
 	v="FIFO_${1//[^a-zA-Z0-9]/_}"
 	echo go >&"${!v}"
-	for _ in $(seq 200); do
-		grep -q "^round $2\$" "$1" 2>/dev/null && return 0
-		sleep 0.02
-	done
-	fail "round $2 of the program writing $1 does not end"
+	wait_line "$1" "^round $2\$" "round $2 of the program writing $1 does not end"
 }
 
 # finish OUT: end of input for that program; waits for its "done" line.
 finish() {
 	v="FIFO_${1//[^a-zA-Z0-9]/_}"
 	eval "exec ${!v}>&-"
-	for _ in $(seq 200); do
-		grep -q '^done' "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "the program writing $1 does not finish"
+	wait_line "$1" '^done' "the program writing $1 does not finish"
 }
 
 pid_of() {
