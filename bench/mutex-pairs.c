@@ -1,7 +1,8 @@
 /*
  * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair.
  *
- *   mutex-pairs [--write] [N] [ROUNDS]      (defaults: N=1000000, ROUNDS=5)
+ *   mutex-pairs [--write] [--idle-thread] [N] [ROUNDS]
+ *                                           (defaults: N=1000000, ROUNDS=5)
  *
  * After a warm-up, runs ROUNDS rounds of N lock+unlock pairs on one default
  * mutex and times each round with CLOCK_MONOTONIC. Prints one line:
@@ -15,12 +16,22 @@
  * (ns_per_write=..., writes=...), for the write() row of the benchmarks.
  *
  * It is used by run-mutex.sh to compare running bare, under a dormant
- * shimtrace preload, under shimtrace recording and under LTTng-UST.
+ * shimtrace preload, under shimtrace recording and under LTTng-UST, and by
+ * run-control.sh for the dormant costs.
  *
- * Single thread on purpose: no other thread is ever created, because a
- * second thread would switch glibc off its single-threaded fast paths
- * (e.g. atomics skipped while the process has one thread) and the bare
- * numbers would no longer be the baseline a traced program starts from.
+ * Single thread on purpose: without --idle-thread no other thread is ever
+ * created, because a second thread would switch glibc off its
+ * single-threaded fast paths (e.g. atomics skipped while the process has
+ * one thread) and the bare numbers would no longer be the baseline a
+ * traced program starts from.
+ *
+ * --idle-thread creates exactly that second thread before the warm-up: it
+ * blocks forever in pause() and never runs again, so the timed thread pays
+ * only for no longer being alone. This is what a resident listener thread
+ * (as LTTng-UST starts in every traced process) costs a single-threaded
+ * program even when it never wakes up. The line then ends in threads=2.
+ * (pthread_create is in libc since glibc 2.34, so -pthread is not needed
+ * to link.)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
@@ -66,6 +77,14 @@ static void writes(unsigned long n)
 	}
 }
 
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -102,7 +121,7 @@ static const char *impl_of(void *fn)
 int main(int argc, char **argv)
 {
 	unsigned long n = 1000000, rounds = 5, warm;
-	int argi = 1, write_mode = 0, nargs = 0;
+	int argi = 1, write_mode = 0, idle = 0, nargs = 0, err;
 	void (*body)(unsigned long) = mutex_pairs;
 	const char *unit = "pair", *impl;
 	double *ns;
@@ -110,8 +129,10 @@ int main(int argc, char **argv)
 	for (; argi < argc; argi++) {
 		if (strcmp(argv[argi], "--write") == 0) {
 			write_mode = 1;
+		} else if (strcmp(argv[argi], "--idle-thread") == 0) {
+			idle = 1;
 		} else if (strcmp(argv[argi], "-h") == 0 || strcmp(argv[argi], "--help") == 0) {
-			printf("usage: %s [--write] [N] [ROUNDS]\n", argv[0]);
+			printf("usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
 			return 0;
 		} else if (nargs == 0) {
 			n = parse_count(argv[argi], "N");
@@ -120,7 +141,7 @@ int main(int argc, char **argv)
 			rounds = parse_count(argv[argi], "ROUNDS");
 			nargs++;
 		} else {
-			fprintf(stderr, "usage: %s [--write] [N] [ROUNDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -144,6 +165,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (idle) {
+		pthread_t t;
+
+		err = pthread_create(&t, NULL, idle_thread, NULL);
+		if (err) {
+			fprintf(stderr, "mutex-pairs: pthread_create: %s\n", strerror(err));
+			return 1;
+		}
+	}
+
 	/* Warm-up: fault in code and data, let the CPU clock settle. */
 	warm = n < 100000 ? n : 100000;
 	body(warm);
@@ -156,9 +187,9 @@ int main(int argc, char **argv)
 	}
 
 	qsort(ns, rounds, sizeof(*ns), cmp_double);
-	printf("ns_per_%s=%.2f min=%.2f max=%.2f %ss=%lu impl=%s\n", unit,
+	printf("ns_per_%s=%.2f min=%.2f max=%.2f %ss=%lu impl=%s%s\n", unit,
 	       rounds % 2 ? ns[rounds / 2] : (ns[rounds / 2 - 1] + ns[rounds / 2]) / 2,
-	       ns[0], ns[rounds - 1], unit, n * rounds, impl);
+	       ns[0], ns[rounds - 1], unit, n * rounds, impl, idle ? " threads=2" : "");
 	free(ns);
 	if (devnull >= 0)
 		close(devnull);

@@ -156,7 +156,11 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
 	if (!w) {
 		w = writer_acquire(t, s);
 		if (!w) {
-			count_no_buffer(s);
+			/* A session switched off while this event was under way
+			 * (stop, destroy) did not lose it: it had ended. */
+			if (st__control && __atomic_load_n(&st__control->session[s].generation,
+							   __ATOMIC_RELAXED))
+				count_no_buffer(s);
 			goto out;
 		}
 	}

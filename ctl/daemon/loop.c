@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,13 @@ static void on_signal(struct st_daemon *d)
 	}
 }
 
+bool st_control_pending(struct st_daemon *d)
+{
+	struct pollfd p = { d->cfd, POLLIN, 0 };
+
+	return d->cfd >= 0 && poll(&p, 1, 0) == 1;
+}
+
 int st_daemon_run(struct st_daemon *d)
 {
 	struct epoll_event ev[64];
@@ -233,8 +241,20 @@ int st_daemon_run(struct st_daemon *d)
 			continue;
 		if (n < 0)
 			return -errno;
+		/* Commands first: a busy process must not delay `stop`. */
+		for (int i = 0; i < n; i++) {
+			uint64_t v = ev[i].data.u64;
+
+			if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
+				st_control_accept(d);
+				ev[i].events = 0;
+			}
+		}
 		for (int i = 0; i < n && !d->quit; i++) {
 			uint64_t v = ev[i].data.u64;
+
+			if (!ev[i].events)
+				continue;
 
 			if (v >> 63) {
 				struct st_proc *p = (struct st_proc *)(uintptr_t)(v & ~(1ull << 63) & ~1ull);

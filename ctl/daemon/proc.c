@@ -378,7 +378,13 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
 
-	for (int budget = 0; budget < 256 && !p->ended; budget++) {
+	/* A few messages a turn: each may mean draining a sub-buffer, and a
+	 * control command (stop) must not wait behind a busy process. */
+	for (int budget = 0; budget < 16 && !p->ended; budget++) {
+		/* (and none at all while a command waits: the loop takes it
+		 * first; the rest of the messages stay queued) */
+		if (budget && st_control_pending(d))
+			return;
 		union {
 			char b[CMSG_SPACE(sizeof(int) * 4)];
 			struct cmsghdr align;
