@@ -236,6 +236,18 @@ static int hello(int fd)
 	return raw_send(fd, &m, m.h.hdr.len, st__status_fd());
 }
 
+/* The "active" file beside the socket of the daemon we connected to. */
+static char active_path[sizeof(paths[0].sun_path) + 8];
+
+static void set_active_path(const char *sock)
+{
+	const char *slash = strrchr(sock, '/');
+	size_t n = slash ? (size_t)(slash - sock) : 0;
+
+	memcpy(active_path, sock, n);
+	memcpy(active_path + n, "/active", sizeof("/active"));
+}
+
 /* Opens a connection to the first daemon that answers; -errno if none. */
 static int dial(void)
 {
@@ -247,8 +259,10 @@ static int dial(void)
 		if (fd < 0)
 			return (int)fd;
 		ret = (int)st__sys3(SYS_connect, fd, &paths[i], sizeof(paths[i]));
-		if (ret == 0)
+		if (ret == 0) {
+			set_active_path(paths[i].sun_path);
 			return (int)fd;
+		}
 		st__close((int)fd);
 	}
 	return ret;
@@ -346,8 +360,10 @@ int st__control_ensure(void)
 	ret = (int)fd;
 	if (fd >= 0) {
 		ret = (int)st__sys3(SYS_connect, fd, &a, sizeof(a));
-		if (ret == 0)
+		if (ret == 0) {
+			set_active_path(a.sun_path);
 			ret = register_on((int)fd);
+		}
 		else
 			st__close((int)fd);
 	}
@@ -362,7 +378,16 @@ int st__control_ensure(void)
 
 int st__control_synced(void)
 {
-	int ret = st__control_sync();
+	int ret;
+
+	/* The daemon keeps a file "active" beside its socket while a session
+	 * is started. Without one nothing can be enabled: no need to wait for
+	 * the daemon (a round trip at every process start, for every process
+	 * of a system that preloads us). A session started meanwhile reaches
+	 * this process when the daemon has read its registration. */
+	if (active_path[0] && st__sys2(SYS_access, active_path, F_OK) == -ENOENT)
+		return 0;
+	ret = st__control_sync();
 
 	if (ret < 0) {
 		if (ret != -ETIMEDOUT)

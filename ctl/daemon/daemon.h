@@ -351,6 +351,7 @@ struct st_daemon {
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen);
 int st_daemon_run(struct st_daemon *d);
+void st_daemon_mark_active(struct st_daemon *d);
 /* Whether a control command waits to be accepted. */
 bool st_control_pending(struct st_daemon *d);
 void st_daemon_fini(struct st_daemon *d);

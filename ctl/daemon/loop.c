@@ -223,6 +223,28 @@ static void on_signal(struct st_daemon *d)
 	}
 }
 
+/*
+ * RUNDIR/active exists while a session is started: a registering process
+ * waits for the daemon's answer (its enable bits) only then.
+ */
+void st_daemon_mark_active(struct st_daemon *d)
+{
+	char path[ST_PATH_MAX + 16];
+	bool any = false;
+
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		any |= d->sessions[s] && d->sessions[s]->active;
+	snprintf(path, sizeof(path), "%s/active", d->rundir);
+	if (any) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+	} else {
+		unlink(path);
+	}
+}
+
 bool st_control_pending(struct st_daemon *d)
 {
 	struct pollfd p = { d->cfd, POLLIN, 0 };
@@ -308,6 +330,12 @@ void st_daemon_fini(struct st_daemon *d)
 	if (d->lfd >= 0) {
 		close(d->lfd);
 		unlink(d->sock_path);
+	}
+	if (d->rundir[0]) {
+		char path[ST_PATH_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/active", d->rundir);
+		unlink(path);
 	}
 	if (d->cfd >= 0) {
 		char path[ST_PATH_MAX + 32];

@@ -285,6 +285,7 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 	}
 	ses->active = true;
 	ses->state = ST_SESSION_STARTED;
+	st_daemon_mark_active(d);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_session_apply(d, p);
 	return 0;
@@ -382,6 +383,7 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 			st_session_finish_proc(d, p, s);
 	ses->active = false;
 	ses->state = ST_SESSION_STOPPED;
+	st_daemon_mark_active(d);
 	st_clock_refine(&d->clock);
 	st_trace_metadata(&ses->trace, &d->reg, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
