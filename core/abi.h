@@ -45,6 +45,11 @@
 #define ST_ABI_PAGE 4096u
 
 #define ST_ABI_MAX_SESSIONS 32
+
+/* Where the system daemon (root) listens: the one place a setuid or
+ * setgid program connects to. */
+#define ST_ABI_SYSTEM_RUNDIR "/run/shimtrace"
+#define ST_ABI_SOCKET_NAME "shimtrace.sock"
 #define ST_ABI_NAME_MAX 64 /* provider, tracepoint and field names, NUL included */
 #define ST_ABI_MSG_MAX 65536 /* largest control message */
 

@@ -18,12 +18,22 @@
  * new connection is dup3()'d onto it), and every use first checks that the
  * number still refers to our socket: a program that closes descriptors it
  * does not own must not make us write into a file it opens next.
+ *
+ * Whom a process hands its memory to: a daemon running as root or as the
+ * process's own effective uid (SO_PEERCRED of the connection), never
+ * another user's. A setuid or setgid program (AT_SECURE) trusts nothing in
+ * its environment (secure_getenv: SHIMTRACE_RUNDIR, XDG_RUNTIME_DIR and
+ * SHIMTRACE_TIMEOUT_MS are ignored) and talks only to the system daemon:
+ * /run/shimtrace/shimtrace.sock, in a directory and a socket that belong to
+ * root, with root at the other end; the socket a daemon writes into its
+ * control page is taken only if it is that one.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,6 +46,7 @@
 int st__ctl_fd = -1;
 
 static bool connected;
+static bool secure; /* AT_SECURE: a setuid or setgid program */
 static dev_t ctl_dev;
 static ino_t ctl_ino;
 static uint64_t sync_seq, ready_seen;
@@ -50,24 +61,32 @@ static void add_path(const char *dir)
 	struct sockaddr_un *a = &paths[npaths];
 
 	if (!dir || !*dir || npaths >= MAX_PATHS ||
-	    strlen(dir) + sizeof("/shimtrace.sock") > sizeof(a->sun_path))
+	    strlen(dir) + sizeof("/" ST_ABI_SOCKET_NAME) > sizeof(a->sun_path))
 		return;
 	a->sun_family = AF_UNIX;
 	strcpy(a->sun_path, dir);
-	strcat(a->sun_path, "/shimtrace.sock");
+	strcat(a->sun_path, "/" ST_ABI_SOCKET_NAME);
 	npaths++;
 }
 
 /*
  * Where daemons listen, in order: $SHIMTRACE_RUNDIR (set by `shimtrace
  * record` for its private daemon; nothing else is tried then), the user's
- * daemon under $XDG_RUNTIME_DIR/shimtrace, the system daemon.
+ * daemon under $XDG_RUNTIME_DIR/shimtrace, the system daemon. A setuid or
+ * setgid program: the system daemon only.
  */
 void st__control_setup(void)
 {
-	const char *rundir = getenv("SHIMTRACE_RUNDIR");
-	const char *t = getenv("SHIMTRACE_TIMEOUT_MS");
+	const char *rundir, *t;
 	char buf[sizeof(paths[0].sun_path)];
+
+	secure = getauxval(AT_SECURE) != 0;
+	if (secure) {
+		add_path(ST_ABI_SYSTEM_RUNDIR);
+		return;
+	}
+	rundir = secure_getenv("SHIMTRACE_RUNDIR");
+	t = secure_getenv("SHIMTRACE_TIMEOUT_MS");
 
 	if (t && atoi(t) > 0)
 		timeout_ms = atoi(t);
@@ -75,7 +94,7 @@ void st__control_setup(void)
 		add_path(rundir);
 		return;
 	}
-	t = getenv("XDG_RUNTIME_DIR");
+	t = secure_getenv("XDG_RUNTIME_DIR");
 	if (t && *t && strlen(t) + sizeof("/shimtrace") < sizeof(buf)) {
 		strcpy(buf, t);
 		strcat(buf, "/shimtrace");
@@ -248,6 +267,48 @@ static void set_active_path(const char *sock)
 	memcpy(active_path + n, "/active", sizeof("/active"));
 }
 
+/* Whether path is owned by root and writable by no one else. */
+static bool root_owned(const char *path, mode_t type)
+{
+	struct stat st;
+
+	return st__sys4(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (st.st_mode & S_IFMT) == type && st.st_uid == 0 &&
+	       (type == S_IFSOCK || !(st.st_mode & (S_IWGRP | S_IWOTH)));
+}
+
+/* The system daemon's socket, checked for a setuid program: its directory
+ * and itself root's (so no user put them there). */
+static bool system_socket(const char *sock)
+{
+	static const char dir[] = ST_ABI_SYSTEM_RUNDIR;
+	static const char want[] = ST_ABI_SYSTEM_RUNDIR "/" ST_ABI_SOCKET_NAME;
+
+	return strcmp(sock, want) == 0 && root_owned(dir, S_IFDIR) && root_owned(want, S_IFSOCK);
+}
+
+/*
+ * Connects fd to the socket at a, if it is a daemon we may hand our memory
+ * to: run by root or by our effective uid (and for a setuid program, the
+ * system daemon only). 0 or -errno.
+ */
+static int connect_to(long fd, const struct sockaddr_un *a)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int ret;
+
+	if (secure && !system_socket(a->sun_path))
+		return -EPERM;
+	ret = (int)st__sys3(SYS_connect, fd, a, sizeof(*a));
+	if (ret < 0)
+		return ret;
+	if (st__sys(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, &cred, &len, 0) < 0 ||
+	    (cred.uid != 0 && cred.uid != (uid_t)st__sys0(SYS_geteuid)))
+		return -EPERM;
+	return 0;
+}
+
 /* Opens a connection to the first daemon that answers; -errno if none. */
 static int dial(void)
 {
@@ -258,7 +319,7 @@ static int dial(void)
 
 		if (fd < 0)
 			return (int)fd;
-		ret = (int)st__sys3(SYS_connect, fd, &paths[i], sizeof(paths[i]));
+		ret = connect_to(fd, &paths[i]);
 		if (ret == 0) {
 			set_active_path(paths[i].sun_path);
 			return (int)fd;
@@ -359,7 +420,7 @@ int st__control_ensure(void)
 	fd = st__sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	ret = (int)fd;
 	if (fd >= 0) {
-		ret = (int)st__sys3(SYS_connect, fd, &a, sizeof(a));
+		ret = connect_to(fd, &a);
 		if (ret == 0) {
 			set_active_path(a.sun_path);
 			ret = register_on((int)fd);

@@ -9,7 +9,9 @@
  * told; buffers of threads still running are salvaged by the daemon from
  * their commit counters.
  *
- * SHIMTRACE_DISABLE=1 in the environment leaves the process untouched.
+ * SHIMTRACE_DISABLE=1 in the environment leaves the process untouched
+ * (not in a setuid or setgid program, which trusts none of its
+ * environment: secure_getenv).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ static void atfork_child(void)
 
 void st__init(void)
 {
-	const char *off = getenv("SHIMTRACE_DISABLE");
+	const char *off = secure_getenv("SHIMTRACE_DISABLE");
 	struct st__live *live;
 
 	if (initialised)

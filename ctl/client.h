@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ST_SYSTEM_RUNDIR "/run/shimtrace"
+#include "core/abi.h"
+
+#define ST_SYSTEM_RUNDIR ST_ABI_SYSTEM_RUNDIR
 
 /* The run directory of the user's own daemon ($SHIMTRACE_RUNDIR,
  * $XDG_RUNTIME_DIR/shimtrace, or the system one for root); "" if unknown. */

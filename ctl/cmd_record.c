@@ -416,6 +416,8 @@ int st_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	st_daemon_run(&d);
+	/* objects and line tables on their way: the call sites need them */
+	st_daemon_settle(&d, 3000);
 	st_session_stop(&d, (uint32_t)s);
 	if (!r.quiet)
 		summary(d.sessions[s]);

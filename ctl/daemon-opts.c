@@ -18,6 +18,18 @@ static const struct st_opt daemon_opts[] = {
 	{ "syslog", 0, NULL, "log to syslog, also in the foreground", NULL },
 	{ "log-level", 'l', "LEVEL", "error, warning, info (default) or debug", NULL },
 	{ "clock", 0, "tsc|monotonic", "event clock (default: tsc when invariant)", NULL },
+	{ "group", 'g', "GROUP", "the group whose members may send commands (default shimtrace)",
+	  "For the system daemon (root): members of GROUP (a name, or a number) may send "
+	  "commands; the control socket is then 0660 and belongs to GROUP. Without such a "
+	  "group, only root may." },
+	{ "quota", 'q', "NAME=VALUE", "a per-user limit (repeatable; see QUOTAS)",
+	  "NAME is connections, processes, classes, fields, metadata or symbols; sizes take "
+	  "K, M and G. See QUOTAS below." },
+	{ "inspector-memory", 0, "SIZE", "address space of one inspector (default 1G)",
+	  "Inspectors read the objects traced processes map (ELF, DWARF); one that needs more "
+	  "fails, and that object's call sites stay unrefined." },
+	{ "inspector-timeout", 0, "MS", "time for one object's line table (default 10000)",
+	  "An inspector that takes longer is killed; that object's call sites stay unrefined." },
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };

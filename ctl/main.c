@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "ctl/cli.h"
+#include "ctl/inspect/inspector.h"
 
 static void usage(FILE *f)
 {
@@ -19,6 +20,8 @@ int main(int argc, char **argv)
 {
 	const struct st_verb *v;
 
+	/* `record`'s daemon starts inspectors from this executable */
+	st_inspector_dispatch(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -26,10 +26,14 @@
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
+#include "ctl/daemon/quota.h"
+#include "ctl/inspect/inspector.h"
 
 struct options {
 	const char *rundir;
 	const char *pidfile;
+	const char *group;
 	bool foreground;
 	bool syslog;
 	int level;
@@ -72,6 +76,32 @@ static int parse_args(struct options *o, int argc, char **argv)
 				       arg);
 				return -1;
 			}
+		} else if (st_opt_is(opt, "group")) {
+			o->group = arg;
+		} else if (st_opt_is(opt, "quota")) {
+			char err[256];
+
+			if (st_quota_set(arg, err, sizeof(err)) < 0) {
+				st_err(NULL, "%s", err);
+				return -1;
+			}
+		} else if (st_opt_is(opt, "inspector-memory")) {
+			int64_t v = st_parse_size(arg);
+
+			if (v < (16 << 20)) {
+				st_err(NULL, "--inspector-memory: '%s' is not a size of 16M or more", arg);
+				return -1;
+			}
+			st_insp_limits.memory = (uint64_t)v;
+		} else if (st_opt_is(opt, "inspector-timeout")) {
+			char *end;
+			unsigned long v = strtoul(arg, &end, 10);
+
+			if (*end || end == arg || v < 100 || v > 600000) {
+				st_err(NULL, "--inspector-timeout: '%s' is not 100 to 600000 ms", arg);
+				return -1;
+			}
+			st_insp_limits.timeout_ms = (uint32_t)v;
 		} else if (st_opt_is(opt, "clock")) {
 			if (st_parse_clock(arg, &o->clock) < 0) {
 				st_err(NULL, "--clock: '%s' is neither tsc nor monotonic", arg);
@@ -194,6 +224,7 @@ int main(int argc, char **argv)
 	struct st_daemon d;
 	int notify = -1, pidfd, ret;
 
+	st_inspector_dispatch(argc, argv);
 	st_program = "shimtraced";
 	/* A daemon keeps no descriptor it inherited: holding the write end of
 	 * someone's pipe would keep its reader waiting forever. */
@@ -221,6 +252,7 @@ int main(int argc, char **argv)
 	cfg.clock = o.clock;
 	cfg.foreground = o.foreground;
 	cfg.log_level = o.level;
+	cfg.group = o.group;
 	ret = st_daemon_init(&d, &cfg, err, sizeof(err));
 	if (ret < 0) {
 		st_err(NULL, "%s", err);
@@ -240,6 +272,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pidfile_write(pidfd);
+	/* Processes found running register as their owners' inspectors
+	 * answer: ready once they have (or after a few seconds). */
+	st_daemon_settle(&d, 3000);
 	st_log(ST_LOG_INFO, "listening in %s (%s daemon)", rundir,
 	       d.uid == 0 ? "system" : "user");
 	if (!o.foreground)

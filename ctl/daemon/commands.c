@@ -21,6 +21,7 @@
 #include "ctl/control.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/quota.h"
 
 static uint64_t created_seq;
 
@@ -184,12 +185,43 @@ static int cmd_start(struct st_daemon *d, struct st_request *r)
 	return ST_EXIT_OK;
 }
 
-static int cmd_stop(struct st_daemon *d, struct st_request *r)
-{
-	struct st_session *ses = session_of(d, r);
+/*
+ * A stop waits, without holding the loop, for what is on its way for the
+ * session's processes (their objects and line tables, from inspectors that
+ * have deadlines of their own), so that its trace has their statedumps and
+ * refined call sites: it is answered when nothing is, or after STOP_WAIT_MS.
+ */
+#define STOP_WAIT_MS 5000
 
-	if (!ses)
-		return ST_EXIT_FAIL;
+struct pending_stop {
+	struct pending_stop *next;
+	struct st_request req;
+	uint32_t session, generation;
+	uint64_t deadline;
+};
+
+static struct pending_stop *stops;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->control &&
+		    p->control->session[ses->index].generation == ses->generation &&
+		    (p->end_deferred || st_proc_waiting(p)))
+			return true;
+	return false;
+}
+
+static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
 	if (st_session_stop(d, ses->index) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
@@ -199,14 +231,63 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	return ST_EXIT_OK;
 }
 
-/* Whether pattern matches a tracepoint the daemon knows of (registered by
- * a process, or in the wrapper families). */
-static bool known_pattern(const struct st_daemon *d, const char *pattern)
+static int cmd_stop(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+	struct pending_stop *ps;
+
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
+		return stop_now(d, r, ses);
+	/* the request outlives this call: keep its descriptor and peer only */
+	ps->req = *r;
+	ps->req.nitems = 0;
+	ps->req.verb = NULL;
+	ps->session = ses->index;
+	ps->generation = ses->generation;
+	ps->deadline = now_ms() + STOP_WAIT_MS;
+	ps->next = stops;
+	stops = ps;
+	return ST_CTL_DEFERRED;
+}
+
+void st_commands_poll(struct st_daemon *d, bool now)
+{
+	for (struct pending_stop **pp = &stops; *pp;) {
+		struct pending_stop *ps = *pp;
+		struct st_session *ses = d->sessions[ps->session];
+		int status;
+
+		if (ses && ses->generation == ps->generation && !now && session_waiting(d, ses) &&
+		    now_ms() < ps->deadline) {
+			pp = &ps->next;
+			continue;
+		}
+		*pp = ps->next;
+		if (!ses || ses->generation != ps->generation)
+			status = st_reply_error(&ps->req, ST_EXIT_FAIL,
+						"shimtrace stop: the session was destroyed meanwhile");
+		else
+			status = stop_now(d, &ps->req, ses);
+		st_request_finish(&ps->req, status);
+		free(ps);
+	}
+}
+
+/* Whether pattern matches a tracepoint known to the requester (registered
+ * by a process it may see, or in the wrapper families). */
+static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
+			  const char *pattern)
 {
 	char full[2 * ST_ABI_NAME_MAX + 2];
 
 	for (uint32_t i = ST_EV_BUILTIN_COUNT; i < d->reg.n; i++) {
-		snprintf(full, sizeof(full), "%s:%s", d->reg.v[i]->provider, d->reg.v[i]->name);
+		const struct st_evclass *c = d->reg.v[i];
+
+		if (!c || (!r->root && !st_evclass_used_by(c, r->uid)))
+			continue;
+		snprintf(full, sizeof(full), "%s:%s", c->provider, c->name);
 		if (fnmatch(pattern, full, 0) == 0)
 			return true;
 	}
@@ -269,7 +350,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
 		st_reply(r, "%s %s in session %s%s\n", patterns[i], enable ? "enabled" : "disabled",
 			 ses->name,
-			 known_pattern(d, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
+			 known_pattern(d, r, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
 	}
 	return ST_EXIT_OK;
 }
@@ -364,6 +445,52 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 		rule_text(r, &ses->rules[i], false);
 }
 
+/* What each user the requester may see uses of its quotas, and what it
+ * was refused (quota.h). */
+static void users_text(struct st_request *r, bool json)
+{
+	uint32_t n = 0;
+
+	if (json)
+		st_reply(r, ", \"users\": [");
+	for (const struct st_user *u = st_users(); u; u = u->next) {
+		bool refused = false;
+
+		if (!r->root && u->uid != r->uid)
+			continue;
+		if (json) {
+			st_reply(r, "%s{\"uid\": %u", n ? ", " : "", (unsigned)u->uid);
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				st_reply(r, ", \"%s\": {\"used\": %llu, \"limit\": %llu, \"refused\": %llu}",
+					 st_quota_defs[k].name, (unsigned long long)u->used[k],
+					 (unsigned long long)st_quota_limit(k),
+					 (unsigned long long)u->refused[k]);
+			st_reply(r, "}");
+		} else {
+			st_reply(r, "uid %u:", (unsigned)u->uid);
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				if (k != ST_Q_FIELDS)
+					st_reply(r, "%s %llu %s%s", k ? "," : "",
+						 (unsigned long long)u->used[k], st_quota_defs[k].name,
+						 *st_quota_defs[k].unit ? " bytes" : "");
+			st_reply(r, "\n");
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				if (u->refused[k]) {
+					st_reply(r, "%s %llu over the %s quota (%llu)",
+						 refused ? "," : "  refused:",
+						 (unsigned long long)u->refused[k], st_quota_defs[k].name,
+						 (unsigned long long)st_quota_limit(k));
+					refused = true;
+				}
+			if (refused)
+				st_reply(r, "\n");
+		}
+		n++;
+	}
+	if (json)
+		st_reply(r, "]");
+}
+
 static int cmd_status(struct st_daemon *d, struct st_request *r)
 {
 	bool json = st_req_get(r, "json") != NULL;
@@ -376,12 +503,15 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
 			 (unsigned)d->uid);
 		json_str(r, d->rundir);
-		st_reply(r, ", \"clock\": \"%s\", \"processes\": %u}, \"sessions\": [",
+		st_reply(r, ", \"clock\": \"%s\", \"processes\": %u}",
 			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", nprocs);
+		users_text(r, true);
+		st_reply(r, ", \"sessions\": [");
 	} else {
 		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock\n",
 			 (int)getpid(), (unsigned)d->uid, d->rundir, nprocs,
 			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+		users_text(r, false);
 	}
 	if (name && !session_of(d, r))
 		return ST_EXIT_FAIL;
@@ -431,15 +561,10 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 		for (uint32_t i = 0; i < p->nprovs; i++) {
 			const struct st_proc_provider *pr = p->provs[i];
 
-			for (uint32_t slot = 0; slot < ST_PROVIDER_MAX_TRACEPOINTS; slot++) {
-				const struct st_evclass *c;
+			for (uint32_t t = 0; t < pr->count; t++) {
+				const struct st_evclass *c = p->cls[pr->tps[t].local];
 				uint32_t on = 0;
 
-				if (pr->class_of[slot] < 0)
-					continue;
-				c = st_evreg_get(&d->reg, (uint32_t)pr->class_of[slot]);
-				if (!c)
-					continue;
 				if (json) {
 					st_reply(r, "%s{\"name\": \"%s:%s\", \"sessions\": [", k ? ", " : "",
 						 c->provider, c->name);

@@ -30,6 +30,8 @@ struct st_request {
 };
 
 int st_control_listen(struct st_daemon *d, char *err, size_t errlen);
+/* Splits a request as received (request.c): 0, or -1 if malformed. */
+int st_request_parse(struct st_request *r, char *buf, size_t len);
 void st_control_accept(struct st_daemon *d);
 
 /* The value of the first item `key`, or NULL. */
@@ -47,6 +49,8 @@ int st_reply_error(struct st_request *r, int status, const char *fmt, ...)
  * the verb answers later with st_request_finish(). */
 #define ST_CTL_DEFERRED (-1000)
 int st_command(struct st_daemon *d, struct st_request *r);
+/* Answers deferred stops whose wait is over (all of them with now). */
+void st_commands_poll(struct st_daemon *d, bool now);
 /* Sends the standard output gathered, the exit status; closes the request. */
 void st_request_finish(struct st_request *r, int status);
 
@@ -54,7 +58,5 @@ void st_request_finish(struct st_request *r, int status);
 int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses);
 int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc *p,
 		      const char *library);
-void st_probe_done(struct st_daemon *d);
-void st_probe_fini(struct st_daemon *d);
 
 #endif

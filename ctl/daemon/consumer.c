@@ -15,10 +15,11 @@
  *
  * Every range is copied out of shared memory first and validated in the
  * copy (the process could change the original under us): each record must
- * have a class this process registered and a payload that fits; the vpid is
- * set to the process's real pid and timestamps are kept monotonic. What
- * does not parse is dropped and counted as corrupt, and only this process's
- * stream is affected.
+ * carry an event id of this process (an index in p->cls) and a payload that
+ * fits; the id is replaced by the trace's id of the class (declared in the
+ * trace's metadata first), the vpid by the process's real pid, and
+ * timestamps are kept monotonic. What does not parse is dropped and counted
+ * as corrupt, and only this process's stream is affected.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,14 +27,6 @@
 #include <string.h>
 
 #include "ctl/daemon/daemon.h"
-
-/* Only classes of tracepoints the process registered; never the daemon's
- * own (the process could otherwise forge statedump events). */
-static bool class_allowed(const struct st_proc *p, uint32_t id)
-{
-	return id >= ST_EV_BUILTIN_COUNT && id < p->allowed_bits &&
-	       (p->allowed[id / 8] & (1u << (id % 8)));
-}
 
 /* Bytes of invalid records dropped so far (all processes). */
 uint64_t st_emit_corrupt;
@@ -44,13 +37,14 @@ struct scan {
 	uint64_t first_ts, last_ts;
 };
 
-/* Validates and fixes the records in buf (a private copy). */
-static void scan_records(struct st_daemon *d, struct st_proc *p, uint8_t *buf, uint64_t len,
+/* Validates and fixes the records in buf (a private copy) for trace t. */
+static void scan_records(struct st_proc *p, struct st_trace *t, uint8_t *buf, uint64_t len,
 			 uint64_t min_ts, struct scan *sc)
 {
-	const struct st_evclass *c = NULL;
+	struct st_evclass *c = NULL;
 	uint64_t off = 0, prev = min_ts;
-	uint32_t cid = UINT32_MAX; /* the class c is for: ids repeat */
+	uint32_t cid = UINT32_MAX; /* the process's id c is for: ids repeat */
+	int32_t tid = -1;	   /* and the trace's */
 
 	memset(sc, 0, sizeof(*sc));
 	while (len - off >= ST_ABI_RECORD_HDR) {
@@ -60,10 +54,13 @@ static void scan_records(struct st_daemon *d, struct st_proc *p, uint8_t *buf, u
 		int64_t size;
 
 		if (id != cid) {
-			c = class_allowed(p, id) ? st_evreg_get(&d->reg, id) : NULL;
+			/* (only classes the process registered: never the
+			 * daemon's own, which it could otherwise forge) */
+			c = id < p->ncls ? p->cls[id] : NULL;
+			tid = c ? st_trace_class_id(t, c) : -1;
 			cid = id;
 		}
-		if (!c)
+		if (tid < 0)
 			break;
 		size = st_evclass_payload_size(c, buf + off + ST_ABI_RECORD_HDR,
 					       len - off - ST_ABI_RECORD_HDR);
@@ -71,6 +68,7 @@ static void scan_records(struct st_daemon *d, struct st_proc *p, uint8_t *buf, u
 			break;
 		if (ts < prev)
 			h->timestamp = ts = prev;
+		h->id = (uint16_t)tid;
 		h->vpid = p->pid;
 		h->ip = st_callsite(p, h->ip);
 		prev = ts;
@@ -135,12 +133,12 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		if (__atomic_load_n(seqp, __ATOMIC_RELAXED) != seq)
 			return 0;
 	}
-	scan_records(d, p, buf, len, stream->last_ts, &sc);
+	scan_records(p, t, buf, len, stream->last_ts, &sc);
 	if (sc.valid < len) {
 		st_emit_corrupt += len - sc.valid;
 		warn_once(p, 0, "invalid records in its buffers were dropped");
 	}
-	if (sc.events == 0 || st_trace_metadata(t, &d->reg, &d->clock, false) < 0)
+	if (sc.events == 0 || st_trace_metadata(t, &d->clock, false) < 0)
 		return 0;
 	if (st_stream_packet(t, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) < 0)
 		return 0;
@@ -350,7 +348,7 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	}
 	/* Events lost for want of a buffer are counted on this stream. */
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
-	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, false) < 0)
+	if (st_trace_metadata(&ses->trace, &d->clock, false) < 0)
 		return -EIO;
 	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost) < 0)
 		return -EIO;

@@ -26,10 +26,27 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
 
+/* The control group (a name, or a number): its gid, or -1 if none. */
+static gid_t control_group(const char *name)
+{
+	struct group *g;
+	char *end;
+	unsigned long v;
+
+	if (geteuid() != 0)
+		return (gid_t)-1;
+	v = strtoul(name, &end, 10);
+	if (*name && !*end && v < UINT32_MAX)
+		return (gid_t)v;
+	g = getgrnam(name);
+	return g ? g->gr_gid : (gid_t)-1;
+}
+
 int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct group *g = geteuid() == 0 ? getgrnam(ST_GROUP) : NULL;
+	gid_t gid = control_group(d->group);
+	bool g = gid != (gid_t)-1;
 	int fd;
 
 	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", d->rundir, ST_CTL_SOCKET) >=
@@ -40,7 +57,7 @@ int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
 	unlink(a.sun_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(a.sun_path, g ? 0660 : 0600) < 0 || (g && chown(a.sun_path, 0, g->gr_gid) < 0) ||
+	    chmod(a.sun_path, g ? 0660 : 0600) < 0 || (g && chown(a.sun_path, 0, gid) < 0) ||
 	    listen(fd, 64) < 0) {
 		snprintf(err, errlen, "cannot listen on %s: %s", a.sun_path, strerror(errno));
 		if (fd >= 0)
@@ -48,7 +65,7 @@ int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
 		return -errno;
 	}
 	d->cfd = fd;
-	d->control_gid = g ? g->gr_gid : (gid_t)-1;
+	d->control_gid = gid;
 	return st_loop_watch(d, fd, ST_TAG_CONTROL, NULL);
 }
 
@@ -154,24 +171,6 @@ uint32_t st_req_all(const struct st_request *r, const char *key, const char **ou
 	return n;
 }
 
-/* Splits the request into the verb and NUL-terminated items. */
-static int parse(struct st_request *r, char *buf, size_t len)
-{
-	char *p = buf, *end = buf + len;
-
-	if (len == 0 || buf[len - 1] != '\0')
-		return -1;
-	r->verb = p;
-	p += strlen(p) + 1;
-	while (p < end) {
-		if (r->nitems == ST_REQ_MAX_ITEMS || !strchr(p, '='))
-			return -1;
-		r->items[r->nitems++] = p;
-		p += strlen(p) + 1;
-	}
-	return r->verb[0] ? 0 : -1;
-}
-
 /*
  * A refused peer's request is not read; closing with it unread would make
  * the peer's receive fail with ECONNRESET before it reads why it was
@@ -195,7 +194,8 @@ static void linger_refused(int fd)
 void st_control_accept(struct st_daemon *d)
 {
 	static char buf[ST_CTL_MSG_MAX];
-	struct timeval tv = { 2, 0 };
+	struct timeval tv = { 0, 500000 };
+	struct pollfd pf;
 	struct st_request r;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
@@ -206,8 +206,9 @@ void st_control_accept(struct st_daemon *d)
 	r.fd = accept4(d->cfd, NULL, NULL, SOCK_CLOEXEC);
 	if (r.fd < 0)
 		return;
-	/* A client that does not send its request, or does not read the
-	 * reply, must not hold the daemon. */
+	/* A client that does not send its request (it sends it as it
+	 * connects), or does not read the reply, must not hold the daemon:
+	 * half a second at most, so that a stop request is never late. */
 	setsockopt(r.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(r.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (getsockopt(r.fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0)
@@ -218,14 +219,16 @@ void st_control_accept(struct st_daemon *d)
 	r.root = cred.uid == 0;
 	if (cred.uid != d->uid && cred.uid != 0 && !in_group(r.fd, d->control_gid)) {
 		st_reply_error(&r, 0, "shimtrace: not allowed: this session daemon takes commands "
-				      "from uid %u%s only", (unsigned)d->uid,
-			       d->uid == 0 ? ", root and the " ST_GROUP " group" : " and root");
+				      "from uid %u%s%s%s only", (unsigned)d->uid,
+			       d->uid == 0 ? ", root and the group " : " and root",
+			       d->uid == 0 ? d->group : "", "");
 		send_kind(&r, ST_CTL_END, ST_EXIT_FAIL, "", 0);
 		linger_refused(r.fd);
 		goto out;
 	}
-	n = recv(r.fd, buf, sizeof(buf), 0);
-	if (n <= 0 || parse(&r, buf, (size_t)n) < 0) {
+	pf = (struct pollfd){ r.fd, POLLIN, 0 };
+	n = poll(&pf, 1, 500) == 1 ? recv(r.fd, buf, sizeof(buf), MSG_DONTWAIT) : -1;
+	if (n <= 0 || st_request_parse(&r, buf, (size_t)n) < 0) {
 		status = st_reply_error(&r, ST_EXIT_USAGE, "shimtrace: malformed request");
 		goto end;
 	}

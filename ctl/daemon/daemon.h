@@ -35,21 +35,37 @@ struct st_evfield {
 	uint32_t type;
 };
 
+/* Processes of one uid holding a class. */
+struct st_evclass_user {
+	uid_t uid;
+	uint32_t n;
+};
+
 struct st_evclass {
-	uint32_t id;
+	uint32_t id; /* in the registry: internal, never written anywhere */
 	char provider[ST_ABI_NAME_MAX];
 	char name[ST_ABI_NAME_MAX];
 	uint32_t nfields;
 	struct st_evfield *fields;
-	int32_t fixed_size; /* payload bytes when every field is fixed, else -1 */
+	int32_t fixed_size;  /* payload bytes when every field is fixed, else -1 */
+	uint32_t decl_bytes; /* of its metadata declaration, at most */
+	uint32_t refs;	     /* processes and traces holding it */
+	struct st_evclass_user *users;
+	uint32_t nusers;
+	uint32_t hash;
+	struct st_evclass *hnext;
 };
 
 struct st_evreg {
-	struct st_evclass **v;
-	uint32_t n, cap;
+	struct st_evclass **v; /* by id; NULL where freed */
+	uint32_t n, cap, live;
+	uint32_t *free_ids;
+	uint32_t nfree, free_cap;
+	struct st_evclass **hash; /* by provider:name */
+	uint32_t hsize;
 };
 
-/* Ids of the classes the daemon writes itself. */
+/* Ids of the classes the daemon writes itself: the same in every trace. */
 enum st_builtin_class {
 	ST_EV_STATEDUMP_START,
 	ST_EV_STATEDUMP_BIN_INFO,
@@ -66,10 +82,21 @@ enum st_builtin_class {
 
 int st_evreg_init(struct st_evreg *r);
 void st_evreg_free(struct st_evreg *r);
-/* The id of the class with this name and these fields (created if new). */
-int st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
-		    const struct st_evfield *fields, uint32_t nfields);
+/* The class with this name and these fields, or NULL. */
+struct st_evclass *st_evreg_find(const struct st_evreg *r, const char *provider, const char *name,
+				 const struct st_evfield *fields, uint32_t nfields);
+/* The same, created (with no reference) if new; NULL when out of memory. */
+struct st_evclass *st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
+				   const struct st_evfield *fields, uint32_t nfields);
 const struct st_evclass *st_evreg_get(const struct st_evreg *r, uint32_t id);
+void st_evclass_ref(struct st_evclass *c);
+/* Drops a reference; the last one frees the class. */
+void st_evclass_unref(struct st_evreg *r, struct st_evclass *c);
+/* Counts one more (less) process of uid holding c; true when c is new to
+ * (gone from) uid. */
+bool st_evclass_user_add(struct st_evclass *c, uid_t uid);
+bool st_evclass_user_del(struct st_evclass *c, uid_t uid);
+bool st_evclass_used_by(const struct st_evclass *c, uid_t uid);
 /*
  * Size of the record payload of class c at p (at most avail bytes), or -1
  * if it does not fit or a string is unterminated or too long.
@@ -146,6 +173,13 @@ struct st_trace {
 	char dir[ST_PATH_MAX];
 	uint8_t uuid[16];
 	char uuid_str[37];
+	/* The classes this trace declares, by CTF event id (the builtins
+	 * first); it holds a reference on each. */
+	struct st_evreg *reg;
+	struct st_evclass **classes;
+	uint32_t nclasses, classes_cap;
+	uint32_t *id_of;	  /* by registry id: CTF event id + 1, 0 if none */
+	uint32_t id_of_cap;
 	uint32_t classes_written; /* event classes in the metadata on disk */
 	uint64_t next_instance;
 	uint64_t bytes;		/* bytes of packets written */
@@ -159,10 +193,14 @@ struct st_trace {
 
 /* Creates the trace directory dir (with the owner's filesystem rights). */
 int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
-		  gid_t owner_gid, char *err, size_t errlen);
-/* Writes the metadata if the registry grew since (or force). */
-int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
-		      bool force);
+		  gid_t owner_gid, struct st_evreg *reg, char *err, size_t errlen);
+/* The CTF event id of class c in t, declared now if new; -1 when the
+ * trace has no id left (65,535) or memory. */
+int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c);
+/* Writes the metadata if classes were declared since (or force). */
+int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force);
+/* The metadata declaration of class c under event id; like snprintf. */
+size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t id);
 int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid);
 /*
  * A buffer for the records of one packet, len bytes: the packet header goes
@@ -250,11 +288,19 @@ struct st_session_config {
 
 /* ---- processes (proc.c) ---- */
 
+/* A tracepoint of a provider: its slot in the provider's state page and
+ * the process's event id of its class. */
+struct st_proc_tp {
+	uint32_t slot;
+	uint32_t local;
+};
+
 struct st_proc_provider {
 	uint32_t page;
 	char name[ST_ABI_NAME_MAX];
 	struct st_provider_state *map;
-	int32_t class_of[ST_PROVIDER_MAX_TRACEPOINTS]; /* -1: no tracepoint */
+	struct st_proc_tp *tps;
+	uint32_t count;
 };
 
 struct st_slot_state {
@@ -276,6 +322,8 @@ struct st_proc_pool {
 	uint64_t lost_reported;
 };
 
+struct st_lines;
+
 struct st_object {
 	uint64_t base, memsz;
 	char *path;
@@ -284,9 +332,11 @@ struct st_object {
 	char *debug_link;
 	uint32_t crc;
 	bool is_pic;
+	struct st_lines *lines; /* its line table (linecache.c), or NULL */
 };
 
 struct st_callsites;
+struct st_user;
 
 struct st_proc {
 	struct st_proc *next;
@@ -305,14 +355,34 @@ struct st_proc {
 	struct st_abi_control *control;
 	struct st_proc_provider **provs;
 	uint32_t nprovs;
-	uint8_t *allowed; /* bitmap over class ids this process registered */
-	uint32_t allowed_bits;
+	/* Its event ids: the id a record of this process carries is an index
+	 * in cls; ids_by_class maps a class's registry id back (open
+	 * addressing, id + 1, 0 empty), so a class keeps one id. */
+	struct st_evclass **cls;
+	uint32_t ncls, cls_cap;
+	uint32_t *ids_by_class;
+	uint32_t ids_size;
+	uint32_t registrations; /* tracepoints its providers hold now */
+	struct st_user *user;	/* its owner's quota account */
+	bool counts_connection, counts_process;
 	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];
 	struct st_object *objs;
 	uint32_t nobjs;
 	uint64_t statedump_ts;
 	uint64_t maps_ts;	/* when objs became what it is */
+	uint64_t maps_changed_ts; /* when the process last said its mappings changed */
 	bool statedump_done;
+	/* Reading its objects (maps.c): through the owner's inspector. */
+	bool objs_pending;	/* a request is out */
+	bool objs_again;	/* the mappings changed again meanwhile */
+	bool apply_pending;	/* new_objs waits for line tables (maps.c) */
+	uint32_t objs_kind;	/* what the request is for (enum st_abi_maps_kind) */
+	uint64_t objs_ts;
+	struct st_object *new_objs; /* as they arrive */
+	uint32_t new_nobjs;
+	uint64_t ready_owed;	/* READY owed once the objects are in (a SYNC's seq) */
+	uint64_t wait_until;	/* ms: consumption waits for objects and lines till then */
+	bool end_deferred;	/* it ended while waiting: finished when it stops */
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 };
@@ -325,11 +395,13 @@ struct st_daemon_config {
 	bool foreground;
 	bool private_instance;	/* started by `shimtrace record` */
 	int log_level;
+	const char *group;	/* who may send commands (default ST_GROUP) */
 };
 
 struct st_daemon {
 	int epfd, lfd, tfd, sfd;
 	int cfd;		/* control socket (not for a private instance) */
+	const char *group;	/* the control group's name or number */
 	gid_t control_gid;	/* members may send control requests */
 	char rundir[ST_PATH_MAX];
 	char sock_path[ST_PATH_MAX];
@@ -341,6 +413,7 @@ struct st_daemon {
 	uint64_t ticks;
 	uid_t uid;
 	bool quit;
+	bool accept_paused;	/* out of descriptors: lfd unwatched for a tick */
 	bool private_instance;
 	/* record: called when this pidfd (the command) becomes readable */
 	int child_pidfd;
@@ -351,6 +424,8 @@ struct st_daemon {
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen);
 int st_daemon_run(struct st_daemon *d);
+/* Stops taking connections until the next tick (out of descriptors). */
+void st_loop_pause_accept(struct st_daemon *d);
 void st_daemon_mark_active(struct st_daemon *d);
 /* Whether a control command waits to be accepted. */
 bool st_control_pending(struct st_daemon *d);
@@ -375,6 +450,12 @@ struct st_session_stats *st_session_stats_for(struct st_session *s, struct st_pr
 void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s);
 
 /* Processes. */
+/* What a handler returns for a process refused for a quota: its
+ * connection is closed without a protocol error's warning. */
+#define ST_PROC_REFUSED (-2)
+/* Checks a memfd a process handed over (proc.c): sealed with seals, at
+ * least size bytes, plain shared memory; 0 or -1. */
+int st_check_memfd(int fd, int seals, uint64_t size);
 void st_proc_accept(struct st_daemon *d);
 void st_proc_readable(struct st_daemon *d, struct st_proc *p);
 void st_proc_end(struct st_daemon *d, struct st_proc *p);
@@ -384,9 +465,12 @@ int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 /* Names this daemon in p's control page: p is ours, connect here. */
 void st_proc_claim(struct st_daemon *d, struct st_proc *p);
 
-/* Processes found running (discover.c). */
+/* Processes found running (discover.c): asked of their owners' inspectors;
+ * they register as their answers come. */
 void st_discover(struct st_daemon *d);
 void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p);
+/* Runs the loop until no inspector request is out, or for at most ms. */
+void st_daemon_settle(struct st_daemon *d, uint32_t ms);
 
 /* The consumer (consumer.c). */
 enum st_drain {
@@ -410,14 +494,38 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end);
 
 /* Statedump (maps.c). */
-int st_maps_read(pid_t pid, struct st_object **objs, uint32_t *n);
 void st_objects_free(struct st_object *objs, uint32_t n);
+/* The mappings of p changed (a MAPS message of this kind, at ts): its
+ * objects are read again if a session traces it, else when one does. */
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
-/* Writes p's full statedump (the objects known now), at ts, into stream. */
 /* Session s just got p's pool: the objects loaded now, as its statedump. */
 void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* Writes p's full statedump (the objects known now), at ts, into stream. */
 int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts);
+/* Answers p's SYNC with sequence seq: now, or once its objects are in. */
+void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq);
+/* Whether the consumer should wait before draining p (its objects or line
+ * tables are on their way, for a bounded time). */
+bool st_proc_waiting(struct st_proc *p);
+/* Line tables arrived: processes that ended while waiting end now. */
+void st_proc_lines_settled(struct st_daemon *d);
+/* Applies p's new object list if it waited and may wait no more. */
+void st_proc_apply_due(struct st_daemon *d, struct st_proc *p);
+
+/* Line tables (linecache.c). */
+struct st_owner;
+enum st_lines_state { ST_LINES_PENDING, ST_LINES_READY, ST_LINES_NONE };
+/* The table of the object file fd for owner o, with a reference: known,
+ * or asked of o's lines inspector now. NULL: none to be had. */
+struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o, int fd,
+			      const uint8_t *build_id, uint32_t build_id_len);
+void st_lines_put(struct st_lines *l);
+enum st_lines_state st_lines_state(const struct st_lines *l);
+/* The start of the row holding file address at, or UINT64_MAX. */
+uint64_t st_lines_find(const struct st_lines *l, uint64_t at);
+void st_lines_tick(void);
+void st_lines_fini(void);
 
 /* Call sites (callsite.c): the start of the source line that made a call,
  * from its return address. */

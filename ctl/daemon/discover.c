@@ -4,15 +4,20 @@
  *
  * A process carrying the preload keeps, whatever happens, a memfd named
  * "shimtrace-status": its enable state and, from ST_ABI_REGLOG_OFF, the log
- * of its registrations (abi.h). At start the daemon looks through
- * /proc/PID/fd for that memfd in every process it may trace (its user's, or
- * all for root), opens it through /proc (the same rights as ptrace), reads
- * the process's tracepoints from the log and registers the process as if
- * it had connected; it writes its socket path into the control page. The
- * process's enable bits then switch on like those of any other, and its
- * first enabled event connects to the daemon to hand over its buffers
- * (core/control.c, st__control_ensure). Until then the daemon reads the log
- * again every tick, for the providers a dlopen() adds.
+ * of its registrations (abi.h). At start the daemon asks, for every process
+ * it may trace (its user's, or all for root), the objects inspector of the
+ * process's owner to look for that memfd (ctl/inspect/discover.c): the
+ * inspector, with the owner's credentials, takes the descriptor with
+ * pidfd_getfd (never by reopening a /proc path, which the process could
+ * swap between a look and an open), and the kernel lets it only into a
+ * dumpable process of exactly its owner's credentials. The daemon checks
+ * again what it gets (a read-write, sealed memfd of the right size and
+ * magic), reads the process's tracepoints from the log and registers the
+ * process as if it had connected; it writes its socket path into the
+ * control page. The process's enable bits then switch on like those of any
+ * other, and its first enabled event connects to the daemon to hand over
+ * its buffers (core/control.c, st__control_ensure). Until then the daemon
+ * reads the log again every tick, for the providers a dlopen() adds.
  *
  * A process another live daemon controls (the control page names it) is
  * left to it. Everything read is validated as a message from the process
@@ -30,9 +35,11 @@
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
+#include "ctl/daemon/quota.h"
 
-#define STATUS_LINK "/memfd:shimtrace-status (deleted)"
+#define DISCOVER_DEADLINE_MS 5000
 
 /* Whether pid runs (a zombie does not: a killed daemon may stay one). */
 static bool alive(pid_t pid)
@@ -56,70 +63,12 @@ static bool alive(pid_t pid)
 	return state && state != 'Z' && state != 'X';
 }
 
-/* The descriptor number of the status memfd of pid, or -1. */
-static int status_fd_of(pid_t pid)
-{
-	char path[64], link[sizeof(STATUS_LINK) + 1];
-	struct dirent *e;
-	DIR *dir;
-	int found = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while (found < 0 && (e = readdir(dir))) {
-		ssize_t n;
-
-		if (e->d_name[0] == '.')
-			continue;
-		n = readlinkat(dirfd(dir), e->d_name, link, sizeof(link) - 1);
-		if (n == (ssize_t)sizeof(STATUS_LINK) - 1 && memcmp(link, STATUS_LINK, (size_t)n) == 0)
-			found = atoi(e->d_name);
-	}
-	closedir(dir);
-	return found;
-}
-
-/* Name, parent and executable from /proc. */
-static int proc_facts(struct st_proc *p)
-{
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold anything, even ")" */
-	close_paren = strrchr(buf, ')');
-	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &p->ppid) != 1)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, p->name, sizeof(p->name) - 1);
-		close(fd);
-		p->name[n > 0 ? n : 0] = '\0';
-		p->name[strcspn(p->name, "\n")] = '\0';
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	n = readlink(path, p->exe, sizeof(p->exe) - 1);
-	p->exe[n > 0 ? n : 0] = '\0';
-	return 0;
-}
-
 /* Takes in the log records the process appended since the last call. */
 void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
 	uint64_t end;
+	int ret = 0;
 
 	if (!p->control || p->ended)
 		return;
@@ -140,7 +89,11 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 		    h.len < sizeof(h) || h.len > sizeof(buf) || p->reglog_pos + h.len > end ||
 		    (h.type != ST_MSG_PROVIDER && h.type != ST_MSG_PROVIDER_GONE) ||
 		    pread(p->status_fd, buf, h.len, (off_t)at) != (ssize_t)h.len ||
-		    st_proc_message(d, p, buf, h.len) < 0) {
+		    (ret = st_proc_message(d, p, buf, h.len)) < 0) {
+			if (ret == ST_PROC_REFUSED) {
+				st_proc_end(d, p); /* over its owner's quota */
+				return;
+			}
 			st_log(ST_LOG_WARN, "process %d (%s): bad registration log: ignored from byte %llu",
 			       p->pid, p->name, (unsigned long long)p->reglog_pos);
 			p->reglog_pos = ST_ABI_REGLOG_MAX; /* read no more of it */
@@ -158,71 +111,134 @@ static bool registered(const struct st_daemon *d, pid_t pid)
 	return false;
 }
 
-/* Takes process pid in if it carries the preload and nobody controls it. */
-static void adopt(struct st_daemon *d, pid_t pid)
-{
-	char path[96];
-	struct st_abi_control *c;
-	struct st_proc *p;
-	struct stat st;
-	int nfd, fd, seals;
+/* A process asked about: what the daemon knows of it until the answer. */
+struct candidate {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	int pidfd;
+	int status_fd; /* what the inspector found */
+	char name[17];
+	int32_t ppid;
+	char exe[ST_PATH_MAX];
+};
 
-	if (stat((snprintf(path, sizeof(path), "/proc/%d", pid), path), &st) < 0 ||
-	    (d->uid != 0 && st.st_uid != d->uid))
+/* Registers the process whose status memory c found, if it checks out. */
+static void adopt(struct st_daemon *d, struct candidate *c)
+{
+	struct st_abi_control *ctl;
+	struct st_proc *p;
+	int fl = fcntl(c->status_fd, F_GETFL);
+
+	/* the inspector is no more trusted than the process: check it all */
+	if (registered(d, c->pid) || fl < 0 || (fl & O_ACCMODE) != O_RDWR ||
+	    st_check_memfd(c->status_fd, F_SEAL_SHRINK, ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX) < 0)
 		return;
-	nfd = status_fd_of(pid);
-	if (nfd < 0)
+	ctl = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, c->status_fd, 0);
+	if (ctl == MAP_FAILED)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, nfd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
-	    (uint64_t)st.st_size < ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX) {
-		close(fd);
-		return;
-	}
-	c = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (c == MAP_FAILED) {
-		close(fd);
+	if (ctl->magic != ST_ABI_CONTROL_MAGIC || ctl->version != ST_ABI_VERSION ||
+	    (ctl->daemon_pid != getpid() && alive(ctl->daemon_pid)) || !(p = calloc(1, sizeof(*p)))) {
+		munmap(ctl, ST_ABI_PAGE);
 		return;
 	}
-	if (c->magic != ST_ABI_CONTROL_MAGIC || c->version != ST_ABI_VERSION ||
-	    (c->daemon_pid != getpid() && alive(c->daemon_pid)) || !(p = calloc(1, sizeof(*p)))) {
-		munmap(c, ST_ABI_PAGE);
-		close(fd);
-		return;
-	}
-	p->fd = -1;
-	p->pid = pid;
-	p->uid = st.st_uid;
-	p->gid = st.st_gid;
-	if (stat((snprintf(path, sizeof(path), "/proc/%d", pid), path), &st) == 0) {
-		p->uid = st.st_uid;
-		p->gid = st.st_gid;
-	}
-	p->status_fd = fd;
-	p->status_size = ST_ABI_REGLOG_OFF;
-	p->control = c;
-	p->instance = d->next_instance++;
-	p->hello = true;
-	p->discovered = true;
-	if (proc_facts(p) < 0) {
-		munmap(c, ST_ABI_PAGE);
-		close(fd);
+	p->user = st_user_of(c->uid);
+	if (!st_quota_take(p->user, ST_Q_PROCESSES, 1, c->pid, "too many processes")) {
+		munmap(ctl, ST_ABI_PAGE);
 		free(p);
 		return;
 	}
-	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	p->counts_process = true;
+	p->fd = -1;
+	p->pid = c->pid;
+	p->uid = c->uid;
+	p->gid = c->gid;
+	p->ppid = c->ppid;
+	memcpy(p->name, c->name, sizeof(p->name));
+	snprintf(p->exe, sizeof(p->exe), "%s", c->exe);
+	p->status_fd = c->status_fd;
+	c->status_fd = -1;
+	p->status_size = ST_ABI_REGLOG_OFF;
+	p->control = ctl;
+	p->instance = d->next_instance++;
+	p->hello = true;
+	p->discovered = true;
+	/* its objects, when read, are dated from here: before any event a
+	 * session it is enabled in from now can hold */
+	p->maps_changed_ts = st_clock_now(&d->clock);
+	p->pidfd = c->pidfd;
+	c->pidfd = -1;
 	p->next = d->procs;
 	d->procs = p;
-	if (p->pidfd >= 0)
-		st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
+	st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
 	st_proc_claim(d, p);
 	st_reglog_catch_up(d, p);
 	st_session_apply(d, p);
 	st_log(ST_LOG_INFO, "process %d (%s) found running: registered", p->pid, p->name);
+}
+
+static void candidate_free(struct candidate *c)
+{
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->status_fd >= 0)
+		close(c->status_fd);
+	free(c);
+}
+
+static void on_found(struct st_daemon *d, void *ctx, const struct st_insp_reply *r, int fd)
+{
+	struct candidate *c = ctx;
+
+	if (r && r->type == ST_INSP_FOUND && fd >= 0 && c->status_fd < 0) {
+		c->status_fd = fd;
+		c->ppid = r->found.ppid;
+		snprintf(c->name, sizeof(c->name), "%s", r->found.name);
+		snprintf(c->exe, sizeof(c->exe), "%s", r->found.exe);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (r && r->type != ST_INSP_DONE)
+		return;
+	if (r && r->done.status == 0 && c->status_fd >= 0)
+		adopt(d, c);
+	candidate_free(c);
+}
+
+/* Asks the owner of pid whether it carries our status memory. */
+static void ask(struct st_daemon *d, pid_t pid, const struct stat *st)
+{
+	struct candidate *c = calloc(1, sizeof(*c));
+	struct st_insp_target t;
+	struct st_owner owner;
+	struct st_proc probe;
+
+	if (!c)
+		return;
+	c->pid = pid;
+	c->uid = st->st_uid;
+	c->gid = st->st_gid;
+	c->status_fd = -1;
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (c->pidfd < 0) {
+		candidate_free(c);
+		return;
+	}
+	memset(&t, 0, sizeof(t));
+	t.hdr.type = ST_INSP_DISCOVER;
+	t.hdr.len = sizeof(t);
+	t.pid = pid;
+	t.uid = c->uid;
+	t.gid = c->gid;
+	memset(&probe, 0, sizeof(probe));
+	probe.pid = pid;
+	probe.uid = c->uid;
+	probe.gid = c->gid;
+	st_owner_of(&probe, &owner);
+	if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), c->pidfd,
+			    DISCOVER_DEADLINE_MS, on_found, c) < 0)
+		candidate_free(c);
 }
 
 void st_discover(struct st_daemon *d)
@@ -234,12 +250,19 @@ void st_discover(struct st_daemon *d)
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
+		char path[64];
+		struct stat st;
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 
 		if (*end || pid <= 0 || pid == self || registered(d, (pid_t)pid))
 			continue;
-		adopt(d, (pid_t)pid);
+		/* /proc/PID belongs to the process's owner (root's if it is not
+		 * dumpable); a user's daemon looks at its user's only */
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (stat(path, &st) < 0 || (d->uid != 0 && st.st_uid != d->uid))
+			continue;
+		ask(d, (pid_t)pid, &st);
 	}
 	closedir(dir);
 }

@@ -2,15 +2,24 @@
  * Event classes: what the CTF metadata declares.
  *
  * A class is a provider:name and a typed field list. Classes are interned
- * daemon-wide: the same tracepoint registered by many processes is one class
- * with one id, and every trace declares every class known so far (declaring
- * a class a trace never uses costs a few lines of metadata). Two processes
- * registering one name with different fields (two versions of a program)
- * get two classes.
+ * daemon-wide (the same tracepoint registered by many processes is one
+ * class) and counted: each process that registered a class, and each trace
+ * that declared it, holds a reference, and the last one gone frees it.
+ * Processes refer to their classes by ids of their own (proc.c), traces by
+ * ids of their own (trace.c): a trace declares only the classes it
+ * records, so what one user's processes register never reaches another
+ * user's traces, and the 16-bit ids of records run out per process and per
+ * trace, never daemon-wide. Two processes registering one name with
+ * different fields (two versions of a program) get two classes.
+ *
+ * Each class also counts, per uid, the processes of that uid holding it:
+ * the distinct classes of a user and the metadata they declare are held to
+ * the user's quota (quota.h).
  *
  * The first classes are the ones the daemon writes itself: the loaded-object
  * statedump, shaped like LTTng-UST's lttng_ust_statedump and lttng_ust_lib
- * events so that babeltrace2's debug-info filter symbolises callers.
+ * events so that babeltrace2's debug-info filter symbolises callers. They
+ * are never freed, and every trace declares them first, under the same ids.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,25 +77,51 @@ static const struct builtin builtins[ST_EV_BUILTIN_COUNT] = {
 #undef F
 #undef B
 
+static uint32_t hash_of(const char *provider, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *s = provider; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	h = (h ^ ':') * 16777619u;
+	for (const char *s = name; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
 int st_evreg_init(struct st_evreg *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->hsize = 1024;
+	r->hash = calloc(r->hsize, sizeof(*r->hash));
+	if (!r->hash)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < ST_EV_BUILTIN_COUNT; i++) {
 		const struct builtin *b = &builtins[i];
+		struct st_evclass *c = st_evreg_intern(r, b->provider, b->name, b->f, b->n);
 
-		if (st_evreg_intern(r, b->provider, b->name, b->f, b->n) != (int)i)
+		if (!c || c->id != i)
 			return -ENOMEM;
+		c->refs = 1; /* for good */
 	}
 	return 0;
 }
 
+static void class_free(struct st_evclass *c)
+{
+	free(c->fields);
+	free(c->users);
+	free(c);
+}
+
 void st_evreg_free(struct st_evreg *r)
 {
-	for (uint32_t i = 0; i < r->n; i++) {
-		free(r->v[i]->fields);
-		free(r->v[i]);
-	}
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->v[i])
+			class_free(r->v[i]);
 	free(r->v);
+	free(r->hash);
+	free(r->free_ids);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -102,38 +137,71 @@ static bool same_fields(const struct st_evclass *c, const struct st_evfield *f, 
 	return true;
 }
 
-int st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
-		    const struct st_evfield *fields, uint32_t nfields)
+struct st_evclass *st_evreg_find(const struct st_evreg *r, const char *provider, const char *name,
+				 const struct st_evfield *fields, uint32_t nfields)
 {
-	struct st_evclass *c;
-
-	for (uint32_t i = 0; i < r->n; i++) {
-		c = r->v[i];
+	for (struct st_evclass *c = r->hash[hash_of(provider, name) & (r->hsize - 1)]; c;
+	     c = c->hnext)
 		if (strcmp(c->provider, provider) == 0 && strcmp(c->name, name) == 0 &&
 		    same_fields(c, fields, nfields))
-			return (int)i;
-	}
-	/* Record headers carry a 16-bit id. */
-	if (r->n >= UINT16_MAX)
-		return -ENOSPC;
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? r->cap * 2 : 64;
-		struct st_evclass **v = realloc(r->v, cap * sizeof(*v));
+			return c;
+	return NULL;
+}
 
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
+/* Doubles the hash table when it holds as many classes as buckets. */
+static void grow_hash(struct st_evreg *r)
+{
+	uint32_t size = r->hsize * 2;
+	struct st_evclass **h = calloc(size, sizeof(*h));
+
+	if (!h)
+		return; /* chains just get longer */
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct st_evclass *c = r->v[i];
+
+		if (!c)
+			continue;
+		c->hnext = h[c->hash & (size - 1)];
+		h[c->hash & (size - 1)] = c;
 	}
+	free(r->hash);
+	r->hash = h;
+	r->hsize = size;
+}
+
+struct st_evclass *st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
+				   const struct st_evfield *fields, uint32_t nfields)
+{
+	struct st_evclass *c = st_evreg_find(r, provider, name, fields, nfields);
+	uint32_t id;
+
+	if (c)
+		return c;
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	c->fields = calloc(nfields ? nfields : 1, sizeof(*c->fields));
 	if (!c->fields) {
 		free(c);
-		return -ENOMEM;
+		return NULL;
 	}
-	c->id = r->n;
+	if (r->nfree) {
+		id = r->free_ids[--r->nfree];
+	} else {
+		if (r->n == r->cap) {
+			uint32_t cap = r->cap ? r->cap * 2 : 64;
+			struct st_evclass **v = realloc(r->v, cap * sizeof(*v));
+
+			if (!v) {
+				class_free(c);
+				return NULL;
+			}
+			r->v = v;
+			r->cap = cap;
+		}
+		id = r->n++;
+	}
+	c->id = id;
 	snprintf(c->provider, sizeof(c->provider), "%s", provider);
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	memcpy(c->fields, fields, nfields * sizeof(*fields));
@@ -148,8 +216,82 @@ int st_evreg_intern(struct st_evreg *r, const char *provider, const char *name,
 		}
 		c->fixed_size += (int32_t)n;
 	}
-	r->v[r->n] = c;
-	return (int)r->n++;
+	c->decl_bytes = (uint32_t)st_class_decl(NULL, 0, c, UINT16_MAX);
+	c->hash = hash_of(provider, name);
+	c->hnext = r->hash[c->hash & (r->hsize - 1)];
+	r->hash[c->hash & (r->hsize - 1)] = c;
+	r->v[id] = c;
+	if (++r->live > r->hsize)
+		grow_hash(r);
+	return c;
+}
+
+void st_evclass_ref(struct st_evclass *c)
+{
+	c->refs++;
+}
+
+void st_evclass_unref(struct st_evreg *r, struct st_evclass *c)
+{
+	struct st_evclass **pp;
+
+	if (--c->refs > 0)
+		return;
+	for (pp = &r->hash[c->hash & (r->hsize - 1)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == c) {
+			*pp = c->hnext;
+			break;
+		}
+	r->v[c->id] = NULL;
+	r->live--;
+	if (r->nfree == r->free_cap) {
+		uint32_t cap = r->free_cap ? r->free_cap * 2 : 64;
+		uint32_t *f = realloc(r->free_ids, cap * sizeof(*f));
+
+		if (f) {
+			r->free_ids = f;
+			r->free_cap = cap;
+		}
+	}
+	if (r->nfree < r->free_cap)
+		r->free_ids[r->nfree++] = c->id;
+	class_free(c);
+}
+
+bool st_evclass_user_add(struct st_evclass *c, uid_t uid)
+{
+	for (uint32_t i = 0; i < c->nusers; i++)
+		if (c->users[i].uid == uid)
+			return c->users[i].n++ == 0;
+	{
+		struct st_evclass_user *u = realloc(c->users, (c->nusers + 1) * sizeof(*u));
+
+		if (!u)
+			return false;
+		c->users = u;
+		c->users[c->nusers++] = (struct st_evclass_user){ uid, 1 };
+	}
+	return true;
+}
+
+bool st_evclass_user_del(struct st_evclass *c, uid_t uid)
+{
+	for (uint32_t i = 0; i < c->nusers; i++)
+		if (c->users[i].uid == uid) {
+			if (--c->users[i].n)
+				return false;
+			c->users[i] = c->users[--c->nusers];
+			return true;
+		}
+	return false;
+}
+
+bool st_evclass_used_by(const struct st_evclass *c, uid_t uid)
+{
+	for (uint32_t i = 0; i < c->nusers; i++)
+		if (c->users[i].uid == uid)
+			return true;
+	return false;
 }
 
 /* Bytes of a fixed-size field type; -1 for strings and byte sequences. */

@@ -27,6 +27,7 @@
 #include "ctl/control.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
 #include "ctl/daemon/writer.h"
 
@@ -48,8 +49,8 @@ int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
 		fixed[kind].ptr = ptr;
 		ev.data.ptr = &fixed[kind];
 	} else {
-		/* Pointer to the process, low bit: 0 connection, 1 pidfd. */
-		v = (uint64_t)(uintptr_t)ptr | (kind == ST_TAG_PROC_EXIT);
+		/* A pointer (8-byte aligned) and in its low bits which kind. */
+		v = (uint64_t)(uintptr_t)ptr | (uint64_t)(kind - ST_TAG_PROC);
 		ev.data.u64 = v | (1ull << 63);
 	}
 	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -138,6 +139,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	d->epfd = d->lfd = d->tfd = d->sfd = d->cfd = d->child_pidfd = -1;
 	d->uid = geteuid();
 	d->private_instance = cfg->private_instance;
+	d->group = cfg->group ? cfg->group : ST_GROUP;
 	/* One stream file per traced thread: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
@@ -198,11 +200,28 @@ static void tick(struct st_daemon *d)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		if (p->ended)
 			continue;
-		if (p->discovered)
+		st_proc_apply_due(d, p);
+		if (p->end_deferred && !st_proc_waiting(p))
+			st_proc_end(d, p);
+		else if (p->discovered)
 			st_reglog_catch_up(d, p);
-		else
+		else if (!st_proc_waiting(p))
 			st_consume_all(d, p, how);
 	}
+	st_insp_tick(d);
+	st_lines_tick();
+	st_commands_poll(d, false);
+	if (d->accept_paused && st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL) == 0)
+		d->accept_paused = false;
+}
+
+void st_loop_pause_accept(struct st_daemon *d)
+{
+	if (d->accept_paused)
+		return;
+	st_loop_unwatch(d, d->lfd);
+	d->accept_paused = true;
+	st_log(ST_LOG_WARN, "out of descriptors: connections wait");
 }
 
 static void on_signal(struct st_daemon *d)
@@ -252,80 +271,128 @@ bool st_control_pending(struct st_daemon *d)
 	return d->cfd >= 0 && poll(&p, 1, 0) == 1;
 }
 
-int st_daemon_run(struct st_daemon *d)
+/*
+ * One turn of the loop: waits up to timeout ms (-1: for ever) and handles
+ * what is ready, control commands first (a busy process must not delay
+ * `stop`). With until_quit, what comes after a quit request is left.
+ */
+static int turn(struct st_daemon *d, int timeout, bool until_quit)
 {
 	struct epoll_event ev[64];
+	int n = epoll_wait(d->epfd, ev, 64, timeout);
 
-	while (!d->quit) {
-		int n = epoll_wait(d->epfd, ev, 64, -1);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		uint64_t v = ev[i].data.u64;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		/* Commands first: a busy process must not delay `stop`. */
-		for (int i = 0; i < n; i++) {
-			uint64_t v = ev[i].data.u64;
-
-			if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
-				st_control_accept(d);
-				ev[i].events = 0;
-			}
+		if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
+			st_control_accept(d);
+			ev[i].events = 0;
 		}
-		for (int i = 0; i < n && !d->quit; i++) {
-			uint64_t v = ev[i].data.u64;
+	}
+	for (int i = 0; i < n && !(until_quit && d->quit); i++) {
+		uint64_t v = ev[i].data.u64;
 
-			if (!ev[i].events)
-				continue;
+		if (!ev[i].events)
+			continue;
 
-			if (v >> 63) {
-				struct st_proc *p = (struct st_proc *)(uintptr_t)(v & ~(1ull << 63) & ~1ull);
+		if (v >> 63) {
+			void *ptr = (void *)(uintptr_t)(v & ~(1ull << 63) & ~7ull);
+			struct st_proc *p = ptr;
 
-				if (p->ended)
-					continue;
-				if (v & 1)
+			switch (ST_TAG_PROC + (v & 7)) {
+			case ST_TAG_INSPECTOR:
+				st_insp_readable(d, ptr);
+				break;
+			case ST_TAG_PROC_EXIT:
+				if (!p->ended)
 					st_proc_end(d, p);
-				else
-					st_proc_readable(d, p);
-				continue;
-			}
-			switch (((struct tag *)ev[i].data.ptr)->kind) {
-			case ST_TAG_LISTEN:
-				st_proc_accept(d);
-				break;
-			case ST_TAG_TIMER:
-				tick(d);
-				break;
-			case ST_TAG_SIGNAL:
-				on_signal(d);
-				break;
-			case ST_TAG_CHILD:
-				if (d->on_child)
-					d->on_child(d, d->on_child_arg);
-				break;
-			case ST_TAG_CONTROL:
-				st_control_accept(d);
-				break;
-			case ST_TAG_PROBE:
-				st_probe_done(d);
 				break;
 			default:
+				if (!p->ended)
+					st_proc_readable(d, p);
 				break;
 			}
+			continue;
 		}
-		st_proc_reap(d);
+		switch (((struct tag *)ev[i].data.ptr)->kind) {
+		case ST_TAG_LISTEN:
+			st_proc_accept(d);
+			break;
+		case ST_TAG_TIMER:
+			tick(d);
+			break;
+		case ST_TAG_SIGNAL:
+			on_signal(d);
+			break;
+		case ST_TAG_CHILD:
+			if (d->on_child)
+				d->on_child(d, d->on_child_arg);
+			break;
+		case ST_TAG_CONTROL:
+			st_control_accept(d);
+			break;
+		default:
+			break;
+		}
+	}
+	st_proc_reap(d);
+	st_insp_collect();
+	return 0;
+}
+
+int st_daemon_run(struct st_daemon *d)
+{
+	while (!d->quit) {
+		int ret = turn(d, -1, true);
+
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void st_daemon_settle(struct st_daemon *d, uint32_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	bool quit = d->quit;
+
+	/* (a stop request ends it, but one made before it began) */
+	while (now_ms() < end && (quit || !d->quit)) {
+		bool deferred = false;
+
+		for (struct st_proc *p = d->procs; p && !deferred; p = p->next)
+			deferred = p->end_deferred;
+		if (!st_insp_pending() && !deferred)
+			return;
+		if (turn(d, 100, false) < 0)
+			return;
+	}
+}
+
 void st_daemon_fini(struct st_daemon *d)
 {
-	st_probe_fini(d);
+	/* Inspectors first: nothing waits for them (a probe inspector goes
+	 * on alone), and what they would still answer is not needed. */
+	st_insp_fini(d);
+	st_commands_poll(d, true);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
 		st_session_destroy(d, s);
-	for (struct st_proc *p = d->procs; p; p = p->next)
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		p->wait_until = 0;
 		st_proc_end(d, p);
+	}
 	st_proc_reap(d);
+	st_lines_fini();
 	st_writer_stop();
 	if (d->lfd >= 0) {
 		close(d->lfd);

@@ -12,14 +12,15 @@ enum st_tag_kind {
 	ST_TAG_SIGNAL,
 	ST_TAG_CHILD,
 	ST_TAG_CONTROL,	  /* the control socket */
-	ST_TAG_PROBE,	  /* load-probe workers' eventfd */
 	ST_TAG_PROC,	  /* a process's control connection */
 	ST_TAG_PROC_EXIT, /* a process's pidfd */
+	ST_TAG_INSPECTOR, /* an inspector's socket (inspect.c) */
 };
 
 /* Watches fd for input; tag and ptr come back with its events. Tags up to
- * ST_TAG_FIXED_LAST are the daemon's own descriptors. */
-#define ST_TAG_FIXED_LAST ST_TAG_PROBE
+ * ST_TAG_FIXED_LAST are the daemon's own descriptors; the others carry a
+ * pointer (a process, an inspector). */
+#define ST_TAG_FIXED_LAST ST_TAG_CONTROL
 int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind tag, void *ptr);
 void st_loop_unwatch(struct st_daemon *d, int fd);
 

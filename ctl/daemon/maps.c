@@ -1,198 +1,52 @@
 /*
- * The loaded-object statedump, built by the daemon.
- *
- * When a process registers, and after each dlopen/dlclose, it sends a MAPS
- * message and waits: the daemon reads /proc/PID/maps, opens each mapped ELF
- * object (through /proc/PID/map_files when allowed, so a file replaced on
- * disk since is not mistaken for the one mapped) and reads its type, load
- * extent, GNU build-id and .gnu_debuglink. The events are shaped like
- * LTTng-UST's statedump so babeltrace2's debug-info filter can symbolise
- * the `ip` of every event:
+ * The loaded-object statedump, built by the daemon from what the owner's
+ * objects inspector reads (ctl/inspect/objects.c): the objects a process
+ * maps, with type, load extent, GNU build-id and .gnu_debuglink. The events
+ * are shaped like LTTng-UST's statedump so babeltrace2's debug-info filter
+ * can symbolise the `ip` of every event:
  *
  *   registration:  lttng_ust_statedump:start, then per object bin_info
  *                  (+ build_id, debug_link), then end
  *   dlopen/close:  lttng_ust_lib:load (+ build_id, debug_link) for new
  *                  objects, lttng_ust_lib:unload for objects gone
  *
- * baddr is the load bias for position-independent objects (the address of
- * file virtual address 0) and the first segment's address otherwise; memsz
- * the extent of the loadable segments from there.
+ * Objects are read only for a process some session traces (when it says
+ * its mappings changed, or when a session takes it), and never by the
+ * daemon itself: the request goes to the inspector, and the answer comes
+ * back through the event loop. Meanwhile:
  *
- * What an ELF file says is cached by the file's identity (device, inode,
- * size, modification time): the same objects come back in every process,
- * and a registering process waits while its statedump is made.
+ *   - a SYNC of the process is answered only once the objects are in
+ *     (the process waits, so its mappings are still there to be read; it
+ *     waits a bounded time of its own, and the inspector has a deadline);
+ *   - the consumer leaves the process's buffers alone for a bounded time
+ *     (st_proc_waiting), so that call sites are refined with line tables
+ *     that are on their way (linecache.c).
+ *
+ * An inspector that refuses (the process changed credentials, or is not
+ * dumpable) or fails leaves the process without a statedump: its events
+ * are recorded, their callers not symbolised.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
 
-struct mapping {
-	uint64_t start, end, offset;
-	char *path;
-};
+#define OBJECTS_DEADLINE_MS 5000
+#define WAIT_MS 3000 /* consumption waits for objects and lines at most this */
 
-static void elf_notes(Elf_Data *data, struct st_object *o)
+static uint64_t now_ms(void)
 {
-	GElf_Nhdr nh;
-	size_t off = 0, noff, doff;
+	struct timespec ts;
 
-	while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz > 0 &&
-		    nh.n_descsz <= sizeof(o->build_id)) {
-			memcpy(o->build_id, (char *)data->d_buf + doff, nh.n_descsz);
-			o->build_id_len = nh.n_descsz;
-			return;
-		}
-	}
-}
-
-/* Reads type, load extent, build-id and debug link of the ELF file fd. */
-static int elf_info(int fd, struct st_object *o, uint64_t *lowest, uint64_t *lowest_off0,
-		    uint64_t *end)
-{
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	GElf_Ehdr eh;
-	size_t nph, shstrndx;
-	Elf_Scn *scn = NULL;
-	bool found = false;
-
-	if (!e)
-		return -1;
-	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph) != 0 ||
-	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC)) {
-		elf_end(e);
-		return -1;
-	}
-	o->is_pic = eh.e_type == ET_DYN;
-	*lowest = UINT64_MAX;
-	*lowest_off0 = UINT64_MAX;
-	*end = 0;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		found = true;
-		if (ph.p_vaddr < *lowest)
-			*lowest = ph.p_vaddr;
-		if (ph.p_offset == 0 && ph.p_vaddr < *lowest_off0)
-			*lowest_off0 = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > *end)
-			*end = ph.p_vaddr + ph.p_memsz;
-	}
-	if (!found) {
-		elf_end(e);
-		return -1;
-	}
-	if (*lowest_off0 == UINT64_MAX)
-		*lowest_off0 = *lowest;
-	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
-		while ((scn = elf_nextscn(e, scn)) != NULL) {
-			GElf_Shdr sh;
-			const char *name;
-			Elf_Data *data;
-
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			name = elf_strptr(e, shstrndx, sh.sh_name);
-			if (sh.sh_type == SHT_NOTE && !o->build_id_len) {
-				data = elf_getdata(scn, NULL);
-				if (data)
-					elf_notes(data, o);
-			} else if (name && strcmp(name, ".gnu_debuglink") == 0) {
-				data = elf_getdata(scn, NULL);
-				if (data && data->d_size >= 8) {
-					const char *s = data->d_buf;
-					size_t n = strnlen(s, data->d_size);
-					size_t crc_off = (n + 1 + 3) & ~(size_t)3;
-
-					if (n > 0 && crc_off + 4 <= data->d_size) {
-						o->debug_link = strndup(s, n);
-						memcpy(&o->crc, s + crc_off, 4);
-					}
-				}
-			}
-		}
-	}
-	elf_end(e);
-	return 0;
-}
-
-struct elf_facts {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	bool valid; /* an ELF object we can describe */
-	bool is_pic;
-	uint64_t lowest, lowest_off0, end;
-	uint8_t build_id[64];
-	uint32_t build_id_len;
-	char *debug_link;
-	uint32_t crc;
-};
-
-#define CACHE_SIZE 1024 /* entries; the oldest is replaced when full */
-static struct elf_facts cache[CACHE_SIZE];
-static uint32_t cache_next;
-
-/* The facts about the ELF file fd: from the cache, or read and cached. */
-static const struct elf_facts *facts_of(int fd)
-{
-	struct st_object o;
-	struct elf_facts *f;
-	struct stat st;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	for (uint32_t i = 0; i < CACHE_SIZE; i++) {
-		f = &cache[i];
-		if (f->ino == st.st_ino && f->dev == st.st_dev && f->size == st.st_size &&
-		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec &&
-		    f->ino)
-			return f->valid ? f : NULL;
-	}
-	f = &cache[cache_next++ % CACHE_SIZE];
-	free(f->debug_link);
-	memset(f, 0, sizeof(*f));
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
-	memset(&o, 0, sizeof(o));
-	if (elf_info(fd, &o, &f->lowest, &f->lowest_off0, &f->end) < 0) {
-		free(o.debug_link);
-		return NULL;
-	}
-	f->valid = true;
-	f->is_pic = o.is_pic;
-	memcpy(f->build_id, o.build_id, sizeof(f->build_id));
-	f->build_id_len = o.build_id_len;
-	f->debug_link = o.debug_link;
-	f->crc = o.crc;
-	return f;
-}
-
-static int open_mapped(pid_t pid, const struct mapping *m)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	return fd;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 void st_objects_free(struct st_object *objs, uint32_t n)
@@ -200,117 +54,9 @@ void st_objects_free(struct st_object *objs, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		free(objs[i].path);
 		free(objs[i].debug_link);
+		st_lines_put(objs[i].lines);
 	}
 	free(objs);
-}
-
-int st_maps_read(pid_t pid, struct st_object **out, uint32_t *nout)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	struct mapping *maps = NULL;
-	size_t nmaps = 0, mcap = 0;
-	struct st_object *objs = NULL;
-	uint32_t nobjs = 0;
-	FILE *f;
-
-	*out = NULL;
-	*nout = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	elf_version(EV_CURRENT);
-	while (getline(&line, &cap, f) > 0) {
-		uint64_t start, end, off;
-		int pos = 0;
-		char *file;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*u %n", &start, &end, &off,
-			   &pos) < 3 || pos == 0)
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		/* Regular files only: not [vdso], not our memfds, not deleted. */
-		if (file[0] != '/' || strncmp(file, "/memfd:", 7) == 0 ||
-		    strstr(file, " (deleted)") != NULL)
-			continue;
-		if (nmaps == mcap) {
-			size_t ncap = mcap ? mcap * 2 : 64;
-			struct mapping *m = realloc(maps, ncap * sizeof(*m));
-
-			if (!m)
-				break;
-			maps = m;
-			mcap = ncap;
-		}
-		maps[nmaps].start = start;
-		maps[nmaps].end = end;
-		maps[nmaps].offset = off;
-		maps[nmaps].path = strdup(file);
-		if (maps[nmaps].path)
-			nmaps++;
-	}
-	free(line);
-	fclose(f);
-
-	/* One object per file, found at its mapping of file offset 0. */
-	for (size_t i = 0; i < nmaps; i++) {
-		const struct elf_facts *ef;
-		struct st_object o;
-		bool seen = false;
-		int fd;
-
-		if (maps[i].offset != 0)
-			continue;
-		for (uint32_t k = 0; k < nobjs && !seen; k++)
-			seen = strcmp(objs[k].path, maps[i].path) == 0;
-		if (seen)
-			continue;
-		fd = open_mapped(pid, &maps[i]);
-		if (fd < 0)
-			continue;
-		ef = facts_of(fd);
-		close(fd);
-		if (!ef)
-			continue;
-		memset(&o, 0, sizeof(o));
-		o.is_pic = ef->is_pic;
-		if (o.is_pic) {
-			o.base = maps[i].start - (ef->lowest_off0 & ~(uint64_t)4095);
-			o.memsz = ef->end;
-		} else {
-			o.base = ef->lowest;
-			o.memsz = ef->end - ef->lowest;
-		}
-		memcpy(o.build_id, ef->build_id, sizeof(o.build_id));
-		o.build_id_len = ef->build_id_len;
-		o.crc = ef->crc;
-		o.path = strdup(maps[i].path);
-		o.debug_link = ef->debug_link ? strdup(ef->debug_link) : NULL;
-		if (!o.path || (ef->debug_link && !o.debug_link)) {
-			free(o.path);
-			free(o.debug_link);
-			continue;
-		}
-		{
-			struct st_object *n = realloc(objs, (nobjs + 1) * sizeof(*n));
-
-			if (!n) {
-				free(o.path);
-				free(o.debug_link);
-				break;
-			}
-			objs = n;
-			objs[nobjs++] = o;
-		}
-	}
-	for (size_t i = 0; i < nmaps; i++)
-		free(maps[i].path);
-	free(maps);
-	*out = objs;
-	*nout = nobjs;
-	return 0;
 }
 
 /* ---- building the statedump records ---- */
@@ -445,7 +191,7 @@ int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	buf = b.failed ? NULL : st_packet_buf(b.len);
 	if (buf) {
 		memcpy(buf, b.p, b.len);
-		ret = st_trace_metadata(t, &d->reg, &d->clock, false);
+		ret = st_trace_metadata(t, &d->clock, false);
 		if (ret == 0)
 			ret = st_stream_packet(t, stream, buf, b.len, ts, ts, 0);
 	}
@@ -453,26 +199,68 @@ int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	return ret;
 }
 
-void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
+/* Whether a started session traces p. */
+static bool traced(const struct st_daemon *d, const struct st_proc *p)
 {
-	struct st_object *objs;
-	uint32_t n;
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		if (d->sessions[s] && d->sessions[s]->active && p->control &&
+		    p->control->session[s].generation == d->sessions[s]->generation)
+			return true;
+	return false;
+}
 
-	if (st_maps_read(p->pid, &objs, &n) < 0 || n == 0) {
-		/* No mappings at all: the process is gone (a dlclose message read
-		 * after its exit); what it had loaded still holds. */
-		if (!n && kind != ST_MAPS_STATEDUMP)
-			return;
-		st_log(ST_LOG_WARN, "process %d (%s): cannot read its mappings: callers will not be "
-				    "symbolised", p->pid, p->name);
+static void send_ready(struct st_proc *p, uint64_t seq)
+{
+	struct st_abi_sync r = { { ST_MSG_READY, sizeof(r) }, seq };
+
+	if (p->fd >= 0)
+		send(p->fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq)
+{
+	(void)d;
+	if (p->objs_pending) {
+		/* READY answers every SYNC up to its seq */
+		if (seq > p->ready_owed)
+			p->ready_owed = seq;
 		return;
 	}
-	if (kind == ST_MAPS_STATEDUMP) {
-		p->statedump_done = true;
+	send_ready(p, seq);
+}
+
+static bool lines_pending(const struct st_proc *p)
+{
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (st_lines_state(p->objs[i].lines) == ST_LINES_PENDING)
+			return true;
+	return false;
+}
+
+bool st_proc_waiting(struct st_proc *p)
+{
+	if (!p->wait_until)
+		return false;
+	if (now_ms() < p->wait_until && (p->objs_pending || p->apply_pending || lines_pending(p)))
+		return true;
+	p->wait_until = 0; /* nothing more on its way: stop looking */
+	return false;
+}
+
+/* Writes the statedump records of the new object list into every session
+ * that traces p, then makes the list p's. */
+static void apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs, uint32_t n,
+		  uint32_t kind, uint64_t ts)
+{
+	bool unloaded = false;
+
+	for (uint32_t i = 0; i < p->nobjs && !unloaded; i++)
+		unloaded = !has(objs, n, &p->objs[i]);
+	if (kind == ST_MAPS_STATEDUMP)
 		p->statedump_ts = ts;
-	} else
-		/* Events written before the change belong to the objects then
-		 * loaded: take them out before the list changes. */
+	/* Events written before an object went away may be its: take them
+	 * out before the list changes (an object loaded only adds). */
+	if (unloaded)
 		st_consume_all(d, p, ST_DRAIN_FLUSH);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct rec_buf b = { .pid = p->pid };
@@ -492,7 +280,160 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 	p->objs = objs;
 	p->nobjs = n;
 	p->maps_ts = ts;
+	p->statedump_done = true;
 	st_callsites_reset(p);
+}
+
+static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
+
+/* Applies the object list that waited (see on_objects). */
+static void apply_waiting(struct st_daemon *d, struct st_proc *p)
+{
+	if (!p->apply_pending)
+		return;
+	p->apply_pending = false;
+	apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts);
+	p->new_objs = NULL;
+	p->new_nobjs = 0;
+}
+
+void st_proc_apply_due(struct st_daemon *d, struct st_proc *p)
+{
+	if (p->apply_pending && (!lines_pending(p) || now_ms() >= p->wait_until))
+		apply_waiting(d, p);
+}
+
+static bool unloads(const struct st_proc *p, const struct st_object *objs, uint32_t n)
+{
+	for (uint32_t i = 0; i < p->nobjs; i++)
+		if (!has(objs, n, &p->objs[i]))
+			return true;
+	return false;
+}
+
+/* One object (with its file), or the end, of the answer for p. */
+static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_reply *r, int fd)
+{
+	struct st_proc *p = ctx;
+
+	if (r && r->type == ST_INSP_OBJECT) {
+		struct st_object *v = realloc(p->new_objs, (p->new_nobjs + 1) * sizeof(*v));
+		struct st_object *o;
+		struct st_owner owner;
+
+		if (v && fd >= 0) {
+			p->new_objs = v;
+			o = &v[p->new_nobjs];
+			memset(o, 0, sizeof(*o));
+			o->base = r->object.base;
+			o->memsz = r->object.memsz;
+			o->is_pic = r->object.is_pic;
+			o->crc = r->object.crc;
+			o->build_id_len = r->object.build_id_len;
+			memcpy(o->build_id, r->object.build_id, sizeof(o->build_id));
+			o->path = strdup(r->object.path);
+			o->debug_link = r->object.link ? strdup(r->object.link) : NULL;
+			if (o->path && (!r->object.link || o->debug_link)) {
+				st_owner_of(p, &owner);
+				o->lines = st_lines_get(d, &owner, fd, o->build_id, o->build_id_len);
+				p->new_nobjs++;
+			} else {
+				free(o->path);
+				free(o->debug_link);
+			}
+		} else if (v) {
+			p->new_objs = v;
+		}
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* the end of the answer, or none will come */
+	p->objs_pending = false;
+	if (r && r->type == ST_INSP_DONE && r->done.status == 0) {
+		/* An object went away while line tables are on their way: the
+		 * events written before must be drained with the objects they
+		 * belong to, so the new list waits for the tables (a bounded
+		 * time; the process is not held meanwhile). */
+		if (unloads(p, p->new_objs, p->new_nobjs) && lines_pending(p) &&
+		    now_ms() < p->wait_until) {
+			p->apply_pending = true;
+		} else {
+			apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts);
+			p->new_objs = NULL;
+			p->new_nobjs = 0;
+			p->wait_until = now_ms() + WAIT_MS; /* for the line tables */
+		}
+	} else {
+		if (!p->warned[2]) {
+			p->warned[2] = 1;
+			st_log(ST_LOG_WARN, "process %d (%s): no statedump, its callers will not be "
+					    "symbolised: %s",
+			       p->pid, p->name, r ? r->done.text : "its inspector failed");
+		}
+		st_objects_free(p->new_objs, p->new_nobjs);
+		p->new_objs = NULL;
+		p->new_nobjs = 0;
+	}
+	if (p->ready_owed) {
+		send_ready(p, p->ready_owed);
+		p->ready_owed = 0;
+	}
+	if (p->objs_again) {
+		p->objs_again = false;
+		request(d, p, ST_MAPS_DLOPEN, p->maps_changed_ts);
+	}
+	st_proc_lines_settled(d);
+}
+
+/* Asks p's owner's inspector for p's objects. */
+static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
+{
+	struct st_insp_target t;
+	struct st_owner owner;
+	int ret;
+
+	if (p->objs_pending) {
+		p->objs_again = true; /* its objects changed since the request */
+		return;
+	}
+	apply_waiting(d, p); /* what changed before comes first */
+	if (p->pidfd < 0)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.hdr.type = ST_INSP_OBJECTS;
+	t.hdr.len = sizeof(t);
+	t.pid = p->pid;
+	t.uid = p->uid;
+	t.gid = p->gid;
+	st_owner_of(p, &owner);
+	/* (set first: the handler may run before the request returns) */
+	p->objs_kind = p->statedump_done ? kind : ST_MAPS_STATEDUMP;
+	p->objs_ts = ts;
+	p->objs_pending = true;
+	p->wait_until = now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
+	ret = st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
+			      OBJECTS_DEADLINE_MS, on_objects, p);
+	if (ret < 0) {
+		p->objs_pending = false;
+		st_log(ST_LOG_WARN, "process %d (%s): cannot read its objects: %s", p->pid, p->name,
+		       strerror(-ret));
+	}
+}
+
+void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
+{
+	if (kind == ST_MAPS_STATEDUMP)
+		p->statedump_ts = ts;
+	p->maps_changed_ts = ts;
+	/* Nothing traces it: its objects are read when something does. */
+	if (!traced(d, p)) {
+		p->statedump_done = false;
+		return;
+	}
+	request(d, p, kind, ts);
 }
 
 /*
@@ -504,8 +445,16 @@ void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
 	struct rec_buf b = { .pid = p->pid };
 
-	if (!p->statedump_done || p->pools[s].has_meta)
+	if (p->pools[s].has_meta)
 		return;
+	if (!p->statedump_done) {
+		/* not read yet (or stale): now, and the statedump follows,
+		 * dated when the mappings became what they are (before any
+		 * event of the session, which started after) */
+		request(d, p, ST_MAPS_STATEDUMP,
+			p->maps_changed_ts ? p->maps_changed_ts : st_clock_now(&d->clock));
+		return;
+	}
 	build(&b, p, p->objs, p->nobjs, ST_MAPS_STATEDUMP, p->maps_ts);
 	if (!b.failed && b.len)
 		st_meta_write(d, p, s, b.p, b.len, b.events, p->maps_ts, p->maps_ts);

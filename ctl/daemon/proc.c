@@ -11,6 +11,16 @@
  * A process ends when its connection closes (exit, exec, or it closed our
  * descriptor) or its pidfd reports its exit, whichever comes first; the
  * buffers stay mapped here, so everything it committed is drained then.
+ *
+ * What a process costs is charged to its owner's quota (quota.h): its
+ * connection, its registration, and the event classes it brings. A
+ * process refused for a quota has its connection closed: it runs on with
+ * tracing off, and nothing it did reaches another user.
+ *
+ * A process refers to its event classes by ids of its own, given here and
+ * written into its provider pages: the id in each record it writes indexes
+ * p->cls. A class it registers twice (one provider on two pages, or one
+ * library loaded again) keeps its id.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +31,22 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
+#include "ctl/daemon/quota.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+#define REFUSED ST_PROC_REFUSED
 
 static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len,
 		    int fd);
@@ -35,34 +56,68 @@ static void proc_warn(struct st_proc *p, const char *what)
 	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
 }
 
-/* The memfd must be sealed with `seals` and at least `size` bytes. */
-static int check_memfd(int fd, int seals, uint64_t size)
+/*
+ * The memfd must be sealed with `seals`, at least `size` bytes, and plain
+ * shared memory: a hugetlbfs memfd would make a read of ours fault with
+ * SIGBUS when huge pages run out.
+ */
+int st_check_memfd(int fd, int seals, uint64_t size)
 {
+	struct statfs sf;
 	struct stat st;
 	int have = fcntl(fd, F_GET_SEALS);
 
 	if (have < 0 || (have & seals) != seals || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < size)
+	    (uint64_t)st.st_size < size || fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC)
 		return -1;
 	return 0;
+}
+
+/*
+ * The peer's pidfd: from the socket itself where the kernel gives it (6.5
+ * and later: no pid to be recycled between the connect and now), else
+ * opened from the pid the socket names.
+ */
+static int peer_pidfd(int fd, pid_t pid)
+{
+	socklen_t len = sizeof(int);
+	int pidfd;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && len == sizeof(int))
+		return pidfd;
+	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
 void st_proc_accept(struct st_daemon *d)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	struct st_user *u;
 	struct st_proc *p;
 	int fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0) {
+		/* Out of descriptors: the listening socket would stay readable
+		 * and the loop spin; stop taking connections for a tick. */
+		if (errno == EMFILE || errno == ENFILE)
+			st_loop_pause_accept(d);
 		return;
+	}
+	/* A user's daemon takes its user's processes only: not even root's,
+	 * whose memory a user must not get. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    (cred.uid != d->uid && cred.uid != 0 && d->uid != 0)) {
+	    (d->uid != 0 && cred.uid != d->uid)) {
+		close(fd);
+		return;
+	}
+	u = st_user_of(cred.uid);
+	if (!st_quota_take(u, ST_Q_CONNECTIONS, 1, cred.pid, "too many connections")) {
 		close(fd);
 		return;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
+		st_quota_give(u, ST_Q_CONNECTIONS, 1);
 		close(fd);
 		return;
 	}
@@ -70,9 +125,11 @@ void st_proc_accept(struct st_daemon *d)
 	p->pid = cred.pid;
 	p->uid = cred.uid;
 	p->gid = cred.gid;
+	p->user = u;
+	p->counts_connection = true;
 	p->status_fd = -1;
 	p->instance = d->next_instance++;
-	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	p->pidfd = peer_pidfd(fd, p->pid);
 	p->next = d->procs;
 	d->procs = p;
 	st_loop_watch(d, fd, ST_TAG_PROC, p);
@@ -93,10 +150,13 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 		proc_warn(p, err);
 		return -1;
 	}
-	if (check_memfd(fd, F_SEAL_SHRINK, h.status_size) < 0) {
+	if (st_check_memfd(fd, F_SEAL_SHRINK, h.status_size) < 0) {
 		proc_warn(p, "status memory is not a sealed memfd of the announced size");
 		return -1;
 	}
+	if (!st_quota_take(p->user, ST_Q_PROCESSES, 1, p->pid, "too many processes"))
+		return REFUSED;
+	p->counts_process = true;
 	p->control = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p->control == MAP_FAILED) {
 		p->control = NULL;
@@ -139,26 +199,131 @@ static struct st_proc_provider *provider_at(struct st_proc *p, uint32_t page)
 	return NULL;
 }
 
-static int allow(struct st_proc *p, uint32_t id)
+/* The slot of class id in p's index, or where it would go. */
+static uint32_t *index_slot(const struct st_proc *p, uint32_t id)
 {
-	if (id >= p->allowed_bits) {
-		uint32_t bits = (id / 1024 + 1) * 1024;
-		uint8_t *a = realloc(p->allowed, bits / 8);
+	uint32_t mask = p->ids_size - 1, i = (id * 2654435761u) & mask;
 
-		if (!a)
-			return -1;
-		memset(a + p->allowed_bits / 8, 0, (bits - p->allowed_bits) / 8);
-		p->allowed = a;
-		p->allowed_bits = bits;
+	while (p->ids_by_class[i] && p->cls[p->ids_by_class[i] - 1]->id != id)
+		i = (i + 1) & mask;
+	return &p->ids_by_class[i];
+}
+
+/* Room for one more class in p->cls and its index. */
+static int grow_ids(struct st_proc *p)
+{
+	if (p->ncls == p->cls_cap) {
+		uint32_t cap = p->cls_cap ? p->cls_cap * 2 : 64;
+		struct st_evclass **v = realloc(p->cls, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->cls = v;
+		p->cls_cap = cap;
 	}
-	p->allowed[id / 8] |= (uint8_t)(1u << (id % 8));
+	if (2 * (p->ncls + 1) > p->ids_size) {
+		uint32_t size = p->ids_size ? p->ids_size * 2 : 128;
+		uint32_t *old = p->ids_by_class, *v = calloc(size, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->ids_by_class = v;
+		p->ids_size = size;
+		for (uint32_t i = 0; i < p->ncls; i++)
+			*index_slot(p, p->cls[i]->id) = i + 1;
+		free(old);
+	}
 	return 0;
+}
+
+/*
+ * p's event id for the class of tracepoint tp of provider `provider`: the
+ * one it has, or a new one within its owner's quotas. Returns the id, or
+ * -1 (REFUSED: a quota; else out of memory).
+ */
+static int class_id(struct st_daemon *d, struct st_proc *p, const char *provider,
+		    const struct st_msg_tracepoint *tp, int *why)
+{
+	struct st_evclass *c = st_evreg_find(&d->reg, provider, tp->name, tp->fields, tp->nfields);
+	uint32_t *slot;
+
+	*why = -1;
+	if (c && p->ids_size && *(slot = index_slot(p, c->id)))
+		return (int)*slot - 1;
+	if (!st_quota_check(p->user, ST_Q_FIELDS, tp->nfields, p->pid, "an event class with too "
+								      "many fields") ||
+	    p->ncls >= st_quota_limit(ST_Q_CLASSES) || p->ncls >= UINT16_MAX) {
+		if (p->ncls >= st_quota_limit(ST_Q_CLASSES))
+			st_quota_check(p->user, ST_Q_CLASSES, p->ncls + 1, p->pid,
+				       "too many tracepoints in one process");
+		*why = REFUSED;
+		return -1;
+	}
+	if (grow_ids(p) < 0 ||
+	    (!c && !(c = st_evreg_intern(&d->reg, provider, tp->name, tp->fields, tp->nfields))))
+		return -1;
+	st_evclass_ref(c);
+	if (st_evclass_user_add(c, p->uid)) {
+		/* new to this user: it counts against the user's quotas */
+		if (!st_quota_take(p->user, ST_Q_CLASSES, 1, p->pid, "too many event classes")) {
+			st_evclass_user_del(c, p->uid);
+			st_evclass_unref(&d->reg, c);
+			*why = REFUSED;
+			return -1;
+		}
+		if (!st_quota_take(p->user, ST_Q_METADATA, c->decl_bytes, p->pid,
+				   "too much metadata")) {
+			st_quota_give(p->user, ST_Q_CLASSES, 1);
+			st_evclass_user_del(c, p->uid);
+			st_evclass_unref(&d->reg, c);
+			*why = REFUSED;
+			return -1;
+		}
+	}
+	p->cls[p->ncls] = c;
+	*index_slot(p, c->id) = p->ncls + 1;
+	return (int)p->ncls++;
+}
+
+/* Gives back p's classes (it is being freed). */
+static void release_classes(struct st_daemon *d, struct st_proc *p)
+{
+	for (uint32_t i = 0; i < p->ncls; i++) {
+		struct st_evclass *c = p->cls[i];
+
+		if (st_evclass_user_del(c, p->uid)) {
+			st_quota_give(p->user, ST_Q_CLASSES, 1);
+			st_quota_give(p->user, ST_Q_METADATA, c->decl_bytes);
+		}
+		st_evclass_unref(&d->reg, c);
+	}
+	free(p->cls);
+	free(p->ids_by_class);
+	p->cls = NULL;
+	p->ids_by_class = NULL;
+	p->ncls = p->ids_size = 0;
+}
+
+/* Providers under the daemon's own names would shadow its events. */
+static bool builtin_provider(const char *name)
+{
+	return strcmp(name, "lttng_ust_statedump") == 0 || strcmp(name, "lttng_ust_lib") == 0 ||
+	       strcmp(name, "shimtrace") == 0;
+}
+
+static void provider_free(struct st_proc *p, struct st_proc_provider *pr)
+{
+	p->registrations -= pr->count;
+	munmap(pr->map, ST_ABI_PAGE);
+	free(pr->tps);
+	free(pr);
 }
 
 static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, size_t len)
 {
 	struct st_msg_provider m;
 	struct st_proc_provider *pr;
+	struct st_proc_tp *tps = NULL;
 	struct stat st;
 	const char *err;
 	int ret = -1;
@@ -166,6 +331,10 @@ static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, 
 	if (st_msg_parse_provider(buf, len, &m, &err) < 0) {
 		proc_warn(p, err);
 		return -1;
+	}
+	if (builtin_provider(m.name)) {
+		proc_warn(p, "PROVIDER under a name of the daemon's own events");
+		goto out;
 	}
 	if (fstat(p->status_fd, &st) < 0 || (uint64_t)m.page >= (uint64_t)st.st_size / ST_ABI_PAGE) {
 		proc_warn(p, "PROVIDER page beyond its status memory");
@@ -175,6 +344,26 @@ static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, 
 	if (pr && strcmp(pr->name, m.name) != 0) {
 		proc_warn(p, "PROVIDER page reused under another name");
 		goto out;
+	}
+	/* Tracepoints held at once count against the classes quota too: a
+	 * process cannot make us keep more than that, whatever it repeats. */
+	if (p->registrations - (pr ? pr->count : 0) + m.count > st_quota_limit(ST_Q_CLASSES)) {
+		st_quota_check(p->user, ST_Q_CLASSES, p->registrations + m.count, p->pid,
+			       "too many tracepoints in one process");
+		ret = REFUSED;
+		goto out;
+	}
+	tps = calloc(m.count, sizeof(*tps));
+	if (!tps)
+		goto out;
+	for (uint32_t i = 0; i < m.count; i++) {
+		int why, id = class_id(d, p, m.name, &m.tps[i], &why);
+
+		if (id < 0) {
+			ret = why;
+			goto out;
+		}
+		tps[i] = (struct st_proc_tp){ m.tps[i].slot, (uint32_t)id };
 	}
 	if (!pr) {
 		struct st_proc_provider **v = realloc(p->provs, (p->nprovs + 1) * sizeof(*v));
@@ -193,27 +382,18 @@ static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, 
 		}
 		pr->page = m.page;
 		memcpy(pr->name, m.name, sizeof(pr->name));
-		for (uint32_t i = 0; i < ST_PROVIDER_MAX_TRACEPOINTS; i++)
-			pr->class_of[i] = -1;
 		p->provs[p->nprovs++] = pr;
 	}
-	for (uint32_t i = 0; i < m.count; i++) {
-		int id = st_evreg_intern(&d->reg, m.name, m.tps[i].name, m.tps[i].fields,
-					 m.tps[i].nfields);
-
-		if (id < 0 || allow(p, (uint32_t)id) < 0) {
-			proc_warn(p, "too many event classes");
-			goto out;
-		}
-		pr->class_of[m.tps[i].slot] = id;
-	}
-	/* Declare the new classes before any event of theirs can exist. */
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		if (d->sessions[s] && d->sessions[s]->active)
-			st_trace_metadata(&d->sessions[s]->trace, &d->reg, &d->clock, false);
+	/* (a provider announced again, after a reconnection: its list anew) */
+	p->registrations += m.count - pr->count;
+	free(pr->tps);
+	pr->tps = tps;
+	pr->count = m.count;
+	tps = NULL;
 	st_session_apply(d, p);
 	ret = 0;
 out:
+	free(tps);
 	free(m.tps);
 	return ret;
 }
@@ -225,8 +405,7 @@ static void on_provider_gone(struct st_proc *p, const struct st_abi_provider_gon
 
 		if (pr->page != m->page)
 			continue;
-		munmap(pr->map, ST_ABI_PAGE);
-		free(pr);
+		provider_free(p, pr);
 		p->provs[i] = p->provs[--p->nprovs];
 		return;
 	}
@@ -269,7 +448,7 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	hdr_size = g.hdr_size;
 	slot_size = g.slot_size;
 	size = g.size;
-	if (m->size != size || check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size) < 0) {
+	if (m->size != size || st_check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size) < 0) {
 		proc_warn(p, "buffer pool is not a sealed memfd of the configured size");
 		return -1;
 	}
@@ -314,13 +493,6 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	return 0;
 }
 
-static void reply_ready(struct st_proc *p, const struct st_abi_sync *m)
-{
-	struct st_abi_sync r = { { ST_MSG_READY, sizeof(r) }, m->seq };
-
-	send(p->fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
 int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len)
 {
 	return dispatch(d, p, buf, len, -1);
@@ -358,14 +530,15 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 		return 0;
 	}
 	case ST_MSG_SYNC:
-		reply_ready(p, (const struct st_abi_sync *)buf);
+		st_proc_sync(d, p, ((const struct st_abi_sync *)buf)->seq);
 		return 0;
 	case ST_MSG_POOL:
 		return on_pool(d, p, (const struct st_abi_pool_msg *)buf, fd);
 	case ST_MSG_SUBBUF: {
 		const struct st_abi_subbuf_msg *m = (const struct st_abi_subbuf_msg *)buf;
 
-		st_consume_slot(d, p, m->session, m->slot, ST_DRAIN_CLOSED);
+		if (!st_proc_waiting(p))
+			st_consume_slot(d, p, m->session, m->slot, ST_DRAIN_CLOSED);
 		return 0;
 	}
 	case ST_MSG_EXIT:
@@ -380,7 +553,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 
 	/* A few messages a turn: each may mean draining a sub-buffer, and a
 	 * control command (stop) must not wait behind a busy process. */
-	for (int budget = 0; budget < 16 && !p->ended; budget++) {
+	for (int budget = 0; budget < 16 && p->fd >= 0; budget++) {
 		/* (and none at all while a command waits: the loop takes it
 		 * first; the rest of the messages stay queued) */
 		if (budget && st_control_pending(d))
@@ -423,10 +596,30 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 		if (fd >= 0)
 			close(fd);
 		if (ret < 0) {
-			proc_warn(p, "protocol error: connection closed");
+			if (ret != REFUSED)
+				proc_warn(p, "protocol error: connection closed");
 			st_proc_end(d, p);
 			return;
 		}
+	}
+}
+
+/* Stops watching p's connection and pidfd, and gives back its connection. */
+static void hang_up(struct st_daemon *d, struct st_proc *p)
+{
+	if (p->fd >= 0) {
+		st_loop_unwatch(d, p->fd);
+		close(p->fd);
+		p->fd = -1;
+	}
+	if (p->counts_connection) {
+		st_quota_give(p->user, ST_Q_CONNECTIONS, 1);
+		p->counts_connection = false;
+	}
+	if (p->pidfd >= 0) {
+		st_loop_unwatch(d, p->pidfd);
+		close(p->pidfd);
+		p->pidfd = -1;
 	}
 }
 
@@ -434,6 +627,15 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 {
 	if (p->ended)
 		return;
+	hang_up(d, p);
+	/* Its objects or line tables are on their way: the final drain
+	 * waits for them (a bounded time), so that its call sites are
+	 * refined. */
+	if (st_proc_waiting(p)) {
+		p->end_deferred = true;
+		return;
+	}
+	p->end_deferred = false;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
 		if (d->sessions[s]) {
@@ -445,17 +647,21 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		pool_unmap(&p->pools[s]);
 	}
 	p->ended = true;
-	if (p->fd >= 0) {
-		st_loop_unwatch(d, p->fd);
-		close(p->fd);
-		p->fd = -1;
-	}
-	if (p->pidfd >= 0) {
-		st_loop_unwatch(d, p->pidfd);
-		close(p->pidfd);
-		p->pidfd = -1;
+	if (p->counts_process) {
+		st_quota_give(p->user, ST_Q_PROCESSES, 1);
+		p->counts_process = false;
 	}
 	st_log(ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
+}
+
+void st_proc_lines_settled(struct st_daemon *d)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		st_proc_apply_due(d, p);
+		if (p->end_deferred && !st_proc_waiting(p))
+			st_proc_end(d, p);
+	}
+	st_commands_poll(d, false);
 }
 
 /* Frees ended processes; called between two event-loop rounds. */
@@ -471,17 +677,17 @@ void st_proc_reap(struct st_daemon *d)
 			continue;
 		}
 		*pp = p->next;
-		for (uint32_t i = 0; i < p->nprovs; i++) {
-			munmap(p->provs[i]->map, ST_ABI_PAGE);
-			free(p->provs[i]);
-		}
+		st_insp_forget(p);
+		for (uint32_t i = 0; i < p->nprovs; i++)
+			provider_free(p, p->provs[i]);
 		free(p->provs);
-		free(p->allowed);
+		release_classes(d, p);
 		if (p->control)
 			munmap(p->control, ST_ABI_PAGE);
 		if (p->status_fd >= 0)
 			close(p->status_fd);
 		st_objects_free(p->objs, p->nobjs);
+		st_objects_free(p->new_objs, p->new_nobjs);
 		st_callsites_reset(p);
 		free(p);
 	}

@@ -168,7 +168,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->max_memory = cfg->max_memory;
 	ses->trace.dirfd = -1;
 	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
-					 cfg->owner_gid, err, errlen) < 0) {
+					 cfg->owner_gid, &d->reg, err, errlen) < 0) {
 		free(ses);
 		return -EIO;
 	}
@@ -222,21 +222,18 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 	for (uint32_t i = 0; i < p->nprovs; i++) {
 		struct st_proc_provider *pr = p->provs[i];
 
-		for (uint32_t slot = 0; slot < ST_PROVIDER_MAX_TRACEPOINTS; slot++) {
-			const struct st_evclass *cl;
+		for (uint32_t k = 0; k < pr->count; k++) {
+			const struct st_proc_tp *tp = &pr->tps[k];
+			const struct st_evclass *cl = p->cls[tp->local];
 			uint32_t mask = 0;
 
-			if (pr->class_of[slot] < 0)
-				continue;
-			cl = st_evreg_get(&d->reg, (uint32_t)pr->class_of[slot]);
-			for (uint32_t s = 0; cl && s < ST_ABI_MAX_SESSIONS; s++)
+			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
 				if (traces(d->sessions[s], p) &&
 				    st_session_records(d->sessions[s], p, cl->provider, cl->name))
 					mask |= 1u << s;
 			/* The id first: a writer that sees the bit uses it. */
-			__atomic_store_n(&pr->map->id[slot], (uint32_t)pr->class_of[slot],
-					 __ATOMIC_RELAXED);
-			__atomic_store_n(&pr->map->mask[slot], mask, __ATOMIC_RELEASE);
+			__atomic_store_n(&pr->map->id[tp->slot], tp->local, __ATOMIC_RELAXED);
+			__atomic_store_n(&pr->map->mask[tp->slot], mask, __ATOMIC_RELEASE);
 		}
 	}
 }
@@ -279,7 +276,7 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		snprintf(err, errlen, "session '%s' is already started", ses->name);
 		return -EALREADY;
 	}
-	if (st_trace_metadata(&ses->trace, &d->reg, &d->clock, true) < 0) {
+	if (st_trace_metadata(&ses->trace, &d->clock, true) < 0) {
 		snprintf(err, errlen, "cannot write the trace metadata in %s", ses->trace.dir);
 		return -EIO;
 	}
@@ -385,7 +382,7 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 	ses->state = ST_SESSION_STOPPED;
 	st_daemon_mark_active(d);
 	st_clock_refine(&d->clock);
-	st_trace_metadata(&ses->trace, &d->reg, &d->clock, true);
+	st_trace_metadata(&ses->trace, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		close_streams(p, s);
 	/* The trace is complete on disk when stop returns. */

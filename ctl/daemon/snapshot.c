@@ -59,10 +59,11 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 				      "(create it with --overwrite)",
 				      ses->name);
 	snprintf(dir, sizeof(dir), "%s-snapshot-%u", ses->trace.dir, ses->snapshots + 1);
-	if (st_trace_open(&t, dir, ses->name, ses->owner, ses->owner_gid, err, sizeof(err)) < 0)
+	if (st_trace_open(&t, dir, ses->name, ses->owner, ses->owner_gid, &d->reg, err,
+			  sizeof(err)) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: %s", err);
 	ses->snapshots++;
-	if (st_trace_metadata(&t, &d->reg, &d->clock, true) < 0) {
+	if (st_trace_metadata(&t, &d->clock, true) < 0) {
 		st_trace_close(&t);
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: cannot write the metadata");
 	}

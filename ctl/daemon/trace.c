@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +166,7 @@ static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t
 }
 
 int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
-		  gid_t owner_gid, char *err, size_t errlen)
+		  gid_t owner_gid, struct st_evreg *reg, char *err, size_t errlen)
 {
 	char probe[ST_PATH_MAX + 32];
 	struct st_creds creds;
@@ -173,17 +174,27 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
 
 	memset(t, 0, sizeof(*t));
 	t->dirfd = -1;
+	t->reg = reg;
+	/* the daemon's own classes, under the ids it writes them with */
+	for (uint32_t i = 0; i < ST_EV_BUILTIN_COUNT; i++)
+		if (st_trace_class_id(t, reg->v[i]) != (int32_t)i) {
+			snprintf(err, errlen, "out of memory");
+			st_trace_close(t);
+			return -ENOMEM;
+		}
 	t->owner = owner;
 	t->owner_gid = owner_gid;
 	ret = st_creds_become(owner, owner_gid, &creds);
 	if (ret == 0)
 		ret = trace_create(t, dir, probe, sizeof(probe), err, errlen);
 	st_creds_restore(&creds);
-	if (ret < 0)
-		return ret;
-	if (getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
+	if (ret == 0 && getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
 		snprintf(err, errlen, "no random bytes for the trace uuid");
-		return -EIO;
+		ret = -EIO;
+	}
+	if (ret < 0) {
+		st_trace_close(t);
+		return ret;
 	}
 	t->uuid[6] = (t->uuid[6] & 0x0f) | 0x40;
 	t->uuid[8] = (t->uuid[8] & 0x3f) | 0x80;
@@ -223,23 +234,83 @@ static const char *int_decl(uint32_t type)
 	}
 }
 
-/* Field names get a leading underscore, as in LTTng traces: readers strip
- * it, and it keeps names like `align` or `event` clear of TSDL keywords. */
-static void write_field(FILE *f, const struct st_evfield *fld)
+/* Appends to buf what snprintf would; returns the new length either way. */
+static size_t append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t cap, size_t len, const char *fmt, ...)
 {
-	if (fld->type == ST_TYPE_STRING)
-		fprintf(f, "\t\tstring _%s;\n", fld->name);
-	else if (fld->type == ST_TYPE_BYTES)
-		fprintf(f,
-			"\t\tinteger { size = 64; align = 8; signed = false; } __%s_length;\n"
-			"\t\tinteger { size = 8; align = 8; signed = false; base = 16; } _%s[__%s_length];\n",
-			fld->name, fld->name, fld->name);
-	else
-		fprintf(f, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf && len < cap ? buf + len : NULL, buf && len < cap ? cap - len : 0, fmt, ap);
+	va_end(ap);
+	return len + (n > 0 ? (size_t)n : 0);
 }
 
-static void write_metadata(FILE *f, const struct st_trace *t, const struct st_evreg *reg,
-			   const struct st_clock *clk)
+/* Field names get a leading underscore, as in LTTng traces: readers strip
+ * it, and it keeps names like `align` or `event` clear of TSDL keywords. */
+size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t id)
+{
+	size_t n = append(buf, cap, 0, "event {\n\tname = \"%s:%s\";\n\tid = %u;\n\tstream_id = 0;\n"
+					  "\tfields := struct {\n",
+			  c->provider, c->name, id);
+
+	for (uint32_t k = 0; k < c->nfields; k++) {
+		const struct st_evfield *fld = &c->fields[k];
+
+		if (fld->type == ST_TYPE_STRING)
+			n = append(buf, cap, n, "\t\tstring _%s;\n", fld->name);
+		else if (fld->type == ST_TYPE_BYTES)
+			n = append(buf, cap, n,
+				   "\t\tinteger { size = 64; align = 8; signed = false; } __%s_length;\n"
+				   "\t\tinteger { size = 8; align = 8; signed = false; base = 16; } "
+				   "_%s[__%s_length];\n",
+				   fld->name, fld->name, fld->name);
+		else
+			n = append(buf, cap, n, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
+	}
+	return append(buf, cap, n, "\t};\n};\n\n");
+}
+
+int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c)
+{
+	uint32_t id;
+
+	if (c->id < t->id_of_cap && t->id_of[c->id])
+		return (int32_t)t->id_of[c->id] - 1;
+	if (t->nclasses >= UINT16_MAX)
+		return -1; /* record headers carry a 16-bit id */
+	if (c->id >= t->id_of_cap) {
+		uint32_t cap = t->id_of_cap ? t->id_of_cap : 64;
+		uint32_t *v;
+
+		while (cap <= c->id)
+			cap *= 2;
+		v = realloc(t->id_of, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + t->id_of_cap, 0, (cap - t->id_of_cap) * sizeof(*v));
+		t->id_of = v;
+		t->id_of_cap = cap;
+	}
+	if (t->nclasses == t->classes_cap) {
+		uint32_t cap = t->classes_cap ? t->classes_cap * 2 : 64;
+		struct st_evclass **v = realloc(t->classes, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->classes = v;
+		t->classes_cap = cap;
+	}
+	id = t->nclasses++;
+	t->classes[id] = c;
+	t->id_of[c->id] = id + 1;
+	st_evclass_ref(c);
+	return (int32_t)id;
+}
+
+static void write_metadata(FILE *f, const struct st_trace *t, const struct st_clock *clk)
 {
 	uint64_t freq, offset;
 	int64_t offset_s;
@@ -284,26 +355,24 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_ev
 		   "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_t timestamp;\n\t};\n"
 		   "\tevent.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;\n"
 		   "\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n\t};\n};\n\n");
-	for (uint32_t i = 0; i < reg->n; i++) {
-		const struct st_evclass *c = reg->v[i];
+	for (uint32_t i = 0; i < t->nclasses; i++) {
+		char decl[4096], *big = NULL;
+		size_t n = st_class_decl(decl, sizeof(decl), t->classes[i], i);
 
-		fprintf(f, "event {\n\tname = \"%s:%s\";\n\tid = %u;\n\tstream_id = 0;\n", c->provider,
-			c->name, c->id);
-		fprintf(f, "\tfields := struct {\n");
-		for (uint32_t k = 0; k < c->nfields; k++)
-			write_field(f, &c->fields[k]);
-		fprintf(f, "\t};\n};\n\n");
+		if (n >= sizeof(decl) && (big = malloc(n + 1)))
+			st_class_decl(big, n + 1, t->classes[i], i);
+		fputs(big ? big : decl, f);
+		free(big);
 	}
 }
 
-int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const struct st_clock *clk,
-		      bool force)
+int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force)
 {
 	char tmp[ST_PATH_MAX + 32], dst[ST_PATH_MAX + 16];
 	FILE *f;
 	int ok;
 
-	if (t->dirfd < 0 || (!force && t->classes_written == reg->n))
+	if (t->dirfd < 0 || (!force && t->classes_written == t->nclasses))
 		return 0;
 	struct st_creds creds;
 
@@ -319,7 +388,7 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 		st_log(ST_LOG_ERR, "cannot write %s: %s", tmp, strerror(e));
 		return -e;
 	}
-	write_metadata(f, t, reg, clk);
+	write_metadata(f, t, clk);
 	ok = !ferror(f);
 	ok &= fclose(f) == 0;
 	if (!ok || rename(tmp, dst) < 0) {
@@ -329,7 +398,7 @@ int st_trace_metadata(struct st_trace *t, const struct st_evreg *reg, const stru
 		return -EIO;
 	}
 	st_creds_restore(&creds);
-	t->classes_written = reg->n;
+	t->classes_written = t->nclasses;
 	return 0;
 }
 
@@ -418,4 +487,11 @@ void st_trace_close(struct st_trace *t)
 	if (t->dirfd >= 0)
 		close(t->dirfd);
 	t->dirfd = -1;
+	for (uint32_t i = 0; i < t->nclasses; i++)
+		st_evclass_unref(t->reg, t->classes[i]);
+	free(t->classes);
+	free(t->id_of);
+	t->classes = NULL;
+	t->id_of = NULL;
+	t->nclasses = t->classes_cap = t->id_of_cap = 0;
 }

@@ -2,7 +2,9 @@
  * Unit tests of the CTF writer (ctl/daemon/trace.c, evclass.c): the
  * metadata generated for event classes of every field type, and packets
  * written with it, read back by the reader (ctl/reader) with every value
- * checked: what the daemon writes is what a reader gets.
+ * checked: what the daemon writes is what a reader gets. A trace declares
+ * only the classes it records, under ids of its own; classes are counted
+ * and freed with their last holder.
  */
 #include <check.h>
 #include <stdio.h>
@@ -38,13 +40,17 @@ static void setup(struct fixture *f)
 	ck_assert_ptr_nonnull(mkdtemp(f->dir));
 	strcat(f->dir, "/trace");
 	ck_assert_int_eq(st_evreg_init(&f->reg), 0);
-	f->all = st_evreg_intern(&f->reg, "ut", "all", all_types,
-				 sizeof(all_types) / sizeof(all_types[0]));
-	ck_assert_int_ge(f->all, ST_EV_BUILTIN_COUNT);
-	f->bytes = ST_EV_STATEDUMP_BUILD_ID;
 	ck_assert_int_eq(st_clock_init(&f->clk, ST_CLOCK_MONOTONIC, err, sizeof(err)), 0);
-	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", 0, 0, err, sizeof(err)), 0);
-	ck_assert_int_eq(st_trace_metadata(&f->t, &f->reg, &f->clk, true), 0);
+	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", 0, 0, &f->reg, err,
+				       sizeof(err)),
+			 0);
+	/* the builtins first, under their own ids; then what it records */
+	ck_assert_uint_eq(f->t.nclasses, ST_EV_BUILTIN_COUNT);
+	f->all = st_trace_class_id(&f->t, st_evreg_intern(&f->reg, "ut", "all", all_types,
+							  sizeof(all_types) / sizeof(all_types[0])));
+	ck_assert_int_eq(f->all, ST_EV_BUILTIN_COUNT);
+	f->bytes = ST_EV_STATEDUMP_BUILD_ID;
+	ck_assert_int_eq(st_trace_metadata(&f->t, &f->clk, true), 0);
 }
 
 static void teardown(struct fixture *f)
@@ -200,11 +206,14 @@ START_TEST(classes_and_clock_declared)
 	uint32_t found = 0;
 
 	setup(&f);
+	/* a class the trace does not record is not declared */
+	ck_assert_ptr_nonnull(st_evreg_intern(&f.reg, "ut", "elsewhere", all_types, 2));
+	ck_assert_int_eq(st_trace_metadata(&f.t, &f.clk, true), 0);
 	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
 	m = st_reader_metadata(r);
-	/* every class of the registry, with its id */
-	for (uint32_t i = 0; i < f.reg.n; i++) {
-		const struct st_evclass *c = f.reg.v[i];
+	/* every class of the trace, with the trace's id */
+	for (uint32_t i = 0; i < f.t.nclasses; i++) {
+		const struct st_evclass *c = f.t.classes[i];
 		char full[160];
 
 		uint32_t shown = c->nfields;
@@ -214,20 +223,22 @@ START_TEST(classes_and_clock_declared)
 			shown += c->fields[j].type == ST_TYPE_BYTES;
 		snprintf(full, sizeof(full), "%s:%s", c->provider, c->name);
 		for (uint32_t k = 0; k < m->nevents; k++)
-			if (m->events[k].id == c->id && strcmp(m->events[k].name, full) == 0) {
+			if (m->events[k].id == i && strcmp(m->events[k].name, full) == 0) {
 				ck_assert_uint_eq(m->events[k].fields.n, shown);
 				found++;
 			}
 	}
-	ck_assert_uint_eq(found, f.reg.n);
+	ck_assert_uint_eq(found, f.t.nclasses);
+	ck_assert_uint_eq(m->nevents, ST_EV_BUILTIN_COUNT + 1);
 	ck_assert_uint_eq(m->nclocks, 1);
 	ck_assert_uint_eq(m->clocks[0].freq, 1000000000u);
 	st_reader_close(r);
-	/* classes added later appear once the metadata is rewritten */
-	ck_assert_int_ge(st_evreg_intern(&f.reg, "ut", "later", all_types, 1), 0);
-	ck_assert_int_eq(st_trace_metadata(&f.t, &f.reg, &f.clk, false), 0);
+	/* classes declared later appear once the metadata is rewritten */
+	ck_assert_int_eq(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "ut", "later", all_types, 1)),
+			 ST_EV_BUILTIN_COUNT + 1);
+	ck_assert_int_eq(st_trace_metadata(&f.t, &f.clk, false), 0);
 	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
-	ck_assert_uint_eq(st_reader_metadata(r)->nevents, f.reg.n);
+	ck_assert_uint_eq(st_reader_metadata(r)->nevents, ST_EV_BUILTIN_COUNT + 2);
 	st_reader_close(r);
 	teardown(&f);
 }
@@ -236,16 +247,66 @@ END_TEST
 START_TEST(classes_interned_once)
 {
 	struct st_evreg reg;
-	int a, b, c;
+	struct st_evclass *a, *b, *c;
 
 	ck_assert_int_eq(st_evreg_init(&reg), 0);
 	a = st_evreg_intern(&reg, "p", "ev", all_types, 2);
 	b = st_evreg_intern(&reg, "p", "ev", all_types, 2);
 	c = st_evreg_intern(&reg, "p", "ev", all_types, 3); /* other fields: another class */
-	ck_assert_int_eq(a, b);
-	ck_assert_int_ne(a, c);
-	ck_assert_int_eq(st_evreg_get(&reg, (uint32_t)a)->fixed_size, 3);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_ptr_ne(a, c);
+	ck_assert_int_eq(a->fixed_size, 3);
 	ck_assert_int_eq(st_evreg_get(&reg, ST_EV_STATEDUMP_BIN_INFO)->fixed_size, -1);
+	/* the declaration it is charged for is the one written */
+	ck_assert_uint_ge(a->decl_bytes, st_class_decl(NULL, 0, a, ST_EV_BUILTIN_COUNT));
+	st_evreg_free(&reg);
+}
+END_TEST
+
+/* A class lives as long as a process or a trace holds it; its registry id
+ * is then reused; per uid, it counts once however many processes hold it. */
+START_TEST(classes_counted_and_freed)
+{
+	struct st_evreg reg;
+	struct st_evclass *a, *b;
+	uint32_t id, many = 5000;
+
+	ck_assert_int_eq(st_evreg_init(&reg), 0);
+	a = st_evreg_intern(&reg, "p", "ev", all_types, 2);
+	id = a->id;
+	st_evclass_ref(a);
+	st_evclass_ref(a);
+	ck_assert(st_evclass_user_add(a, 1000));  /* new to uid 1000 */
+	ck_assert(!st_evclass_user_add(a, 1000)); /* a second process */
+	ck_assert(st_evclass_user_add(a, 0));
+	ck_assert(st_evclass_used_by(a, 1000));
+	ck_assert(!st_evclass_used_by(a, 1001));
+	ck_assert(!st_evclass_user_del(a, 1000));
+	ck_assert(st_evclass_user_del(a, 1000)); /* gone from uid 1000 */
+	ck_assert(!st_evclass_used_by(a, 1000));
+	st_evclass_unref(&reg, a);
+	ck_assert_ptr_eq(st_evreg_find(&reg, "p", "ev", all_types, 2), a);
+	st_evclass_unref(&reg, a); /* the last holder */
+	ck_assert_ptr_null(st_evreg_find(&reg, "p", "ev", all_types, 2));
+	b = st_evreg_intern(&reg, "p", "other", all_types, 1);
+	ck_assert_uint_eq(b->id, id);
+	/* many classes: found again through the growing hash table */
+	for (uint32_t i = 0; i < many; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ev%u", i);
+		st_evclass_ref(st_evreg_intern(&reg, "flood", name, all_types, 1));
+	}
+	for (uint32_t i = 0; i < many; i++) {
+		char name[32];
+		struct st_evclass *c;
+
+		snprintf(name, sizeof(name), "ev%u", i);
+		c = st_evreg_find(&reg, "flood", name, all_types, 1);
+		ck_assert_ptr_nonnull(c);
+		st_evclass_unref(&reg, c);
+	}
+	ck_assert_uint_eq(reg.live, ST_EV_BUILTIN_COUNT + 1);
 	st_evreg_free(&reg);
 }
 END_TEST
@@ -259,5 +320,5 @@ void st_log(int level, const char *fmt, ...)
 int main(void)
 {
 	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared,
-						 classes_interned_once));
+						 classes_interned_once, classes_counted_and_freed));
 }

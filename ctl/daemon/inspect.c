@@ -1,0 +1,546 @@
+/*
+ * Inspectors, seen from the daemon: one per owner and role, started on
+ * demand from the daemon's own executable, stopped when idle (see
+ * ctl/inspect/proto.h for what they do and why).
+ *
+ * An inspector serves its requests in order, so the daemon keeps each
+ * inspector's requests in a queue: replies belong to the request at its
+ * head, and a reply with another id is a protocol error. Only a few
+ * requests are in the socket at once (a socket holds few messages with
+ * descriptors); the others wait in the queue with copies of their message
+ * and descriptor. The request at the
+ * head has a deadline from when it got there; an inspector that misses it
+ * is killed (SIGKILL through its pidfd) and every request it held fails.
+ * Probe inspectors are never killed: one that is running dlopen in the
+ * target cannot be stopped without crashing the target; past its deadline
+ * it is only forgotten, and finishes alone.
+ *
+ * Started with posix_spawn (no copy of the daemon's memory, not even for
+ * an instant: the daemon maps the buffers of every user's processes) and
+ * nothing inherited but its socket on descriptor 3 and standard error.
+ * Dead inspectors are reaped through their pidfds, never with waitpid(-1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
+#include "ctl/daemon/loop.h"
+
+#define MAX_INSPECTORS 64 /* at once, all owners */
+#define MAX_QUEUED 65536  /* requests waiting for one inspector */
+#define IN_FLIGHT 8	  /* requests in its socket at once */
+#define IDLE_MS 10000	  /* an idle inspector is stopped after this */
+#define MAX_REAPING 256
+
+struct st_insp_limits st_insp_limits = { 1ull << 30, 10000 };
+
+struct call {
+	struct call *next;
+	uint64_t id;
+	uint32_t deadline_ms;
+	st_insp_handler h;
+	void *ctx;
+	bool forgotten;
+	bool sent;
+	void *msg; /* until sent: the message, and a copy of its descriptor */
+	size_t len;
+	int fd;
+};
+
+struct inspector {
+	struct inspector *next;
+	struct st_owner owner;
+	uint32_t role;
+	int sock, pidfd;
+	pid_t pid;
+	struct call *head, **tail;
+	uint32_t queued, in_flight;
+	uint64_t head_since, idle_since; /* ms */
+	bool retired;
+};
+
+/* In service; retired ones wait for the end of the loop round to be freed
+ * (an event of theirs may still be in the round's list). */
+static struct inspector *inspectors, *retired;
+static uint32_t ninspectors, npending;
+static uint64_t next_id = 1;
+static int reaping[MAX_REAPING]; /* pidfds of inspectors that may still run */
+static uint32_t nreaping;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const char *role_name(uint32_t role)
+{
+	return role == ST_INSP_ROLE_OBJECTS ? "objects" : role == ST_INSP_ROLE_LINES ? "lines" : "probe";
+}
+
+void st_owner_of(const struct st_proc *p, struct st_owner *o)
+{
+	char path[64], buf[4096], *g, *end;
+	ssize_t n;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->uid = p->uid;
+	o->gid = p->gid;
+	/* A plain read of the kernel's text (it takes no lock of the
+	 * process's memory); the pidfd check is the inspector's. */
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	g = strstr(buf, "\nCapPrm:");
+	if (g)
+		o->caps = strtoull(g + strlen("\nCapPrm:"), NULL, 16);
+	g = strstr(buf, "\nGroups:");
+	if (!g)
+		return;
+	g += strlen("\nGroups:");
+	while (o->ngroups < ST_OWNER_GROUPS) {
+		unsigned long v = strtoul(g, &end, 10);
+
+		if (end == g || (*end != ' ' && *end != '\t' && *end != '\n'))
+			break;
+		o->groups[o->ngroups++] = (gid_t)v;
+		g = end;
+		while (*g == ' ' || *g == '\t')
+			g++;
+		if (*g == '\n')
+			break;
+	}
+}
+
+static bool same_owner(const struct st_owner *a, const struct st_owner *b)
+{
+	return a->uid == b->uid && a->gid == b->gid && a->caps == b->caps && a->ngroups == b->ngroups &&
+	       memcmp(a->groups, b->groups, a->ngroups * sizeof(gid_t)) == 0;
+}
+
+static void reap_later(int pidfd)
+{
+	if (pidfd < 0)
+		return;
+	if (nreaping == MAX_REAPING) {
+		/* leave the oldest to init's care after our exit */
+		close(reaping[0]);
+		memmove(reaping, reaping + 1, (MAX_REAPING - 1) * sizeof(int));
+		nreaping--;
+	}
+	reaping[nreaping++] = pidfd;
+}
+
+static void reap(void)
+{
+	for (uint32_t i = 0; i < nreaping;) {
+		siginfo_t si;
+
+		si.si_pid = 0;
+		if (waitid(P_PIDFD, (id_t)reaping[i], &si, WEXITED | WNOHANG) == 0 && si.si_pid == 0) {
+			i++; /* still runs */
+			continue;
+		}
+		close(reaping[i]);
+		reaping[i] = reaping[--nreaping];
+	}
+}
+
+static void call_free(struct call *c)
+{
+	free(c->msg);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+/* Takes ins out of service: killed (but a probe inspector), every request
+ * it held failed. */
+static void retire(struct st_daemon *d, struct inspector *ins, bool kill_it)
+{
+	struct call *c = ins->head;
+
+	if (ins->retired)
+		return;
+	for (struct inspector **pp = &inspectors; *pp; pp = &(*pp)->next)
+		if (*pp == ins) {
+			*pp = ins->next;
+			break;
+		}
+	ninspectors--;
+	if (kill_it && ins->role != ST_INSP_ROLE_PROBE && ins->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, ins->pidfd, SIGKILL, NULL, 0);
+	st_loop_unwatch(d, ins->sock);
+	close(ins->sock);
+	reap_later(ins->pidfd);
+	while (c) {
+		struct call *next = c->next;
+
+		npending--;
+		if (!c->forgotten)
+			c->h(d, c->ctx, NULL, -1);
+		call_free(c);
+		c = next;
+	}
+	ins->head = NULL;
+	ins->retired = true;
+	ins->next = retired;
+	retired = ins;
+}
+
+void st_insp_collect(void)
+{
+	while (retired) {
+		struct inspector *ins = retired;
+
+		retired = ins->next;
+		free(ins);
+	}
+}
+
+static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
+		 struct inspector **out)
+{
+	char a_role[16], a_uid[16], a_gid[16], a_groups[ST_OWNER_GROUPS * 11 + 2], a_mem[24],
+		a_cpu[16], a_caps[24];
+	char *argv[] = { "shimtrace-inspector", ST_INSPECTOR_ARG, a_role, a_uid, a_gid, a_groups,
+			 a_caps, a_mem, a_cpu, NULL };
+	char *envp[] = { "SHIMTRACE_DISABLE=1", NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct inspector *ins;
+	sigset_t none, all;
+	size_t k = 0;
+	int sv[2], ret;
+	pid_t pid;
+
+	if (ninspectors >= MAX_INSPECTORS)
+		return -EAGAIN;
+	snprintf(a_role, sizeof(a_role), "%u", role);
+	snprintf(a_uid, sizeof(a_uid), "%u", (unsigned)o->uid);
+	snprintf(a_gid, sizeof(a_gid), "%u", (unsigned)o->gid);
+	for (uint32_t i = 0; i < o->ngroups; i++)
+		k += (size_t)snprintf(a_groups + k, sizeof(a_groups) - k, "%s%u", i ? "," : "",
+				      (unsigned)o->groups[i]);
+	if (!o->ngroups)
+		strcpy(a_groups, "-");
+	snprintf(a_caps, sizeof(a_caps), "%" PRIx64, o->caps);
+	snprintf(a_mem, sizeof(a_mem), "%" PRIu64, st_insp_limits.memory >> 20);
+	/* CPU time over the inspector's life: it is stopped when idle */
+	snprintf(a_cpu, sizeof(a_cpu), "%u", 600u);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], ST_INSPECTOR_FD);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, ST_INSPECTOR_FD + 1);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* our own executable, even if replaced on disk since we started */
+	ret = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(sv[1]);
+	if (ret != 0) {
+		close(sv[0]);
+		return -ret;
+	}
+	ins = calloc(1, sizeof(*ins));
+	if (!ins) {
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		reap_later((int)syscall(SYS_pidfd_open, pid, 0));
+		return -ENOMEM;
+	}
+	ins->owner = *o;
+	ins->role = role;
+	ins->sock = sv[0];
+	ins->pid = pid;
+	ins->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	ins->tail = &ins->head;
+	ins->idle_since = now_ms();
+	if (st_loop_watch(d, ins->sock, ST_TAG_INSPECTOR, ins) < 0) {
+		kill(pid, SIGKILL);
+		close(ins->sock);
+		reap_later(ins->pidfd);
+		free(ins);
+		return -errno;
+	}
+	ins->next = inspectors;
+	inspectors = ins;
+	ninspectors++;
+	st_log(ST_LOG_DEBUG, "inspector %d (%s) started for uid %u", pid, role_name(role),
+	       (unsigned)o->uid);
+	*out = ins;
+	return 0;
+}
+
+static int send_msg(int sock, const void *msg, size_t len, int fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/* Sends what waits, up to IN_FLIGHT requests in the socket. Forgotten
+ * ones are dropped unsent; a socket that fails retires the inspector. */
+static void pump(struct st_daemon *d, struct inspector *ins)
+{
+	struct call **pp = &ins->head;
+
+	while (!ins->retired && *pp && ins->in_flight < IN_FLIGHT) {
+		struct call *c = *pp;
+		int ret;
+
+		if (c->sent) {
+			pp = &c->next;
+			continue;
+		}
+		if (c->forgotten) {
+			*pp = c->next;
+			if (ins->tail == &c->next)
+				ins->tail = pp;
+			ins->queued--;
+			npending--;
+			call_free(c);
+			continue;
+		}
+		ret = send_msg(ins->sock, c->msg, c->len, c->fd);
+		if (ret == 0) {
+			c->sent = true;
+			ins->in_flight++;
+			free(c->msg);
+			c->msg = NULL;
+			if (c->fd >= 0)
+				close(c->fd);
+			c->fd = -1;
+			if (c == ins->head)
+				ins->head_since = now_ms();
+			pp = &c->next;
+			continue;
+		}
+		if (ret != -EAGAIN)
+			retire(d, ins, true);
+		return; /* (full: the next answer makes room) */
+	}
+}
+
+int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role, void *msg,
+		    size_t len, int fd, uint32_t deadline_ms, st_insp_handler h, void *ctx)
+{
+	struct st_insp_hdr *hdr = msg;
+	struct inspector *ins = NULL;
+	struct call *c;
+	int ret;
+
+	if (role != ST_INSP_ROLE_PROBE)
+		for (ins = inspectors; ins; ins = ins->next)
+			if (ins->role == role && same_owner(&ins->owner, o))
+				break;
+	if (!ins) {
+		ret = spawn(d, o, role, &ins);
+		if (ret < 0) {
+			st_log(ST_LOG_WARN, "cannot start an inspector for uid %u: %s",
+			       (unsigned)o->uid, strerror(-ret));
+			return ret;
+		}
+	}
+	if (ins->queued >= MAX_QUEUED)
+		return -EBUSY;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	hdr->id = c->id = next_id++;
+	c->msg = malloc(len);
+	c->fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (!c->msg || (fd >= 0 && c->fd < 0)) {
+		call_free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->msg, msg, len);
+	c->len = len;
+	c->deadline_ms = deadline_ms;
+	c->h = h;
+	c->ctx = ctx;
+	if (!ins->head)
+		ins->head_since = now_ms();
+	*ins->tail = c;
+	ins->tail = &c->next;
+	ins->queued++;
+	npending++;
+	pump(d, ins);
+	return 0;
+}
+
+void st_insp_forget(void *ctx)
+{
+	for (struct inspector *ins = inspectors; ins; ins = ins->next)
+		for (struct call *c = ins->head; c; c = c->next)
+			if (c->ctx == ctx)
+				c->forgotten = true;
+}
+
+uint32_t st_insp_pending(void)
+{
+	return npending;
+}
+
+/* Hands one reply to the request at the head; false: protocol error. */
+static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_t len, int fd)
+{
+	struct st_insp_reply r;
+	struct call *c = ins->head;
+	const char *err;
+
+	if (st_insp_parse(buf, len, &r, &err) < 0 || !c || !c->sent || r.id != c->id) {
+		st_log(ST_LOG_WARN, "inspector %d (%s, uid %u): %s", ins->pid, role_name(ins->role),
+		       (unsigned)ins->owner.uid, !c || r.type == 0 ? "unasked message" :
+		       r.id != c->id ? "reply to another request" : err);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	if (r.type == ST_INSP_DONE) {
+		ins->head = c->next;
+		if (!ins->head)
+			ins->tail = &ins->head;
+		ins->queued--;
+		ins->in_flight--;
+		npending--;
+		ins->head_since = ins->idle_since = now_ms();
+	}
+	if (!c->forgotten)
+		c->h(d, c->ctx, &r, fd);
+	else if (fd >= 0)
+		close(fd);
+	if (r.type == ST_INSP_DONE) {
+		call_free(c);
+		pump(d, ins);
+	}
+	return true;
+}
+
+void st_insp_readable(struct st_daemon *d, void *arg)
+{
+	static uint8_t buf[ST_INSP_MSG_MAX];
+	struct inspector *ins = arg;
+
+	for (int budget = 0; budget < 64 && !ins->retired; budget++) {
+		union {
+			char b[CMSG_SPACE(sizeof(int) * 4)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+				     .msg_controllen = sizeof(u.b) };
+		ssize_t n = recvmsg(ins->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		int fd = -1;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+				int got;
+
+				memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+				if (fd < 0)
+					fd = got;
+				else
+					close(got);
+			}
+		}
+		if (n <= 0) {
+			/* it exited (or was killed by its own limits) */
+			if (ins->head)
+				st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) ended during a request",
+				       ins->pid, role_name(ins->role), (unsigned)ins->owner.uid);
+			retire(d, ins, true);
+			return;
+		}
+		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !deliver(d, ins, buf, (size_t)n, fd)) {
+			if (fd >= 0 && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+				close(fd);
+			retire(d, ins, true);
+			return;
+		}
+		if (ins->role == ST_INSP_ROLE_PROBE && !ins->head) {
+			retire(d, ins, false); /* one request each */
+			return;
+		}
+	}
+}
+
+void st_insp_tick(struct st_daemon *d)
+{
+	uint64_t now = now_ms();
+
+	for (struct inspector *ins = inspectors, *next; ins; ins = next) {
+		next = ins->next;
+		if (ins->head && now - ins->head_since > ins->head->deadline_ms) {
+			st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) took more than %u ms: %s",
+			       ins->pid, role_name(ins->role), (unsigned)ins->owner.uid,
+			       ins->head->deadline_ms,
+			       ins->role == ST_INSP_ROLE_PROBE ? "left to finish alone" : "killed");
+			retire(d, ins, true);
+		} else if (!ins->head && now - ins->idle_since > IDLE_MS) {
+			retire(d, ins, false); /* it ends when its socket closes */
+		}
+	}
+	reap();
+}
+
+void st_insp_fini(struct st_daemon *d)
+{
+	while (inspectors)
+		retire(d, inspectors, true);
+	st_insp_collect();
+	reap();
+	for (uint32_t i = 0; i < nreaping; i++)
+		close(reaping[i]);
+	nreaping = 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * Inspectors, seen from the daemon (inspect.c): starting them, sending
+ * requests, taking replies (see ctl/inspect/proto.h for why they exist).
+ *
+ * Nothing here waits. A request goes into the inspector's socket and
+ * its replies come back through the event loop to the handler given with
+ * it; an inspector that does not finish a request within its deadline, or
+ * breaks the protocol, is killed, and the handlers of its requests learn
+ * that they failed.
+ */
+#ifndef ST_DAEMON_INSPECT_H
+#define ST_DAEMON_INSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctl/inspect/proto.h"
+
+struct st_daemon;
+struct st_proc;
+
+#define ST_OWNER_GROUPS 64
+
+/* Whom an inspector works for: a process's owner, as the kernel knows it. */
+struct st_owner {
+	uid_t uid;
+	gid_t gid;
+	uint64_t caps; /* the process's permitted capabilities */
+	uint32_t ngroups;
+	gid_t groups[ST_OWNER_GROUPS];
+};
+
+/*
+ * The owner of p: the uid and gid it registered with, and its
+ * supplementary groups and permitted capabilities now (from
+ * /proc/PID/status). The kernel lets a process inspect another only with
+ * at least its capabilities: an inspector gets those, no more.
+ */
+void st_owner_of(const struct st_proc *p, struct st_owner *o);
+
+/* A reply, validated (inspect_msg.c). Strings point into the message. */
+struct st_insp_reply {
+	uint32_t type;
+	uint64_t id;
+	union {
+		struct {
+			uint64_t base, memsz;
+			bool is_pic;
+			uint32_t crc, build_id_len;
+			uint8_t build_id[ST_INSP_BUILD_ID_MAX];
+			const char *path, *link;
+		} object;
+		struct {
+			uint64_t rows;
+		} lines;
+		struct {
+			int32_t ppid;
+			char name[17];
+			const char *exe;
+		} found;
+		struct {
+			int32_t status;
+			uint32_t count;
+			const char *text;
+		} done;
+	};
+};
+
+/* 0, or -1 and a reason in err. May rewrite text in buf. */
+int st_insp_parse(void *buf, size_t len, struct st_insp_reply *out, const char **err);
+
+/*
+ * Called for each reply to a request, with the descriptor that came with
+ * it (the handler owns it) or -1; the DONE reply ends the request. A
+ * request that fails (the inspector died, missed its deadline, or could
+ * not be started) gets one call with r == NULL.
+ */
+typedef void (*st_insp_handler)(struct st_daemon *d, void *ctx, const struct st_insp_reply *r,
+				int fd);
+
+/*
+ * Sends msg (whose header type and len are set; the id is filled in here)
+ * with fd (if >= 0; not taken) to the inspector of owner o and role,
+ * started if needed. The deadline counts from when the inspector starts on
+ * the request. Returns 0, or -errno (then the handler is not called).
+ */
+int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role, void *msg,
+		    size_t len, int fd, uint32_t deadline_ms, st_insp_handler h, void *ctx);
+/* The requests made with ctx are no longer wanted: their handlers are not
+ * called again (the process they were for is gone). */
+void st_insp_forget(void *ctx);
+/* Requests not answered yet. */
+uint32_t st_insp_pending(void);
+
+/* The event loop: an inspector's socket is readable. */
+void st_insp_readable(struct st_daemon *d, void *helper);
+/* Frees what was taken out of service; between two rounds of the loop. */
+void st_insp_collect(void);
+/* Every tick: deadlines, idle inspectors, the dead to reap. */
+void st_insp_tick(struct st_daemon *d);
+/* Daemon exit: every inspector stopped (probe inspectors finish alone). */
+void st_insp_fini(struct st_daemon *d);
+
+/* Limits (shimtraced options): inspector memory, per-request time. */
+struct st_insp_limits {
+	uint64_t memory;     /* bytes of address space per inspector */
+	uint32_t timeout_ms; /* deadline of one object's line table */
+};
+extern struct st_insp_limits st_insp_limits;
+
+#endif /* ST_DAEMON_INSPECT_H */

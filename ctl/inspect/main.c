@@ -1,0 +1,316 @@
+/*
+ * An inspector's start and its request loop (see proto.h).
+ *
+ *   EXE --inspector ROLE UID GID GROUPS CAPS AS_MIB CPU_SECONDS
+ *
+ * GROUPS is a comma-separated list of supplementary groups, or "-"; CAPS
+ * the traced process's permitted capabilities (hex). The daemon starts it
+ * with the socket on descriptor 3 and nothing else open but standard
+ * input, output and error (/dev/null or the daemon's).
+ *
+ * Before anything is read from a traced process: credentials switched to
+ * UID, GID and GROUPS (when started by root), capabilities cut to CAPS --
+ * those of the process (the kernel lets a process inspect another only
+ * with at least its capabilities; for a user's process, none) -- plus, for
+ * the objects role, CAP_CHECKPOINT_RESTORE (kernel >= 5.9; without it
+ * map_files is refused and objects are opened by path with the checks of
+ * st_insp_open_mapped); no-new-privs, not dumpable, and limits: address
+ * space, CPU time, no core file, no child process, few descriptors. It dies
+ * with the daemon (parent-death signal, but a probe inspector, which must
+ * finish a call it started) and when its socket closes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ctl/inspect/inspector.h"
+
+#define MAX_GROUPS 256
+
+struct args {
+	uint32_t role;
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[MAX_GROUPS];
+	int ngroups;
+	uint64_t caps;
+	uint64_t as_mib, cpu_s;
+};
+
+static int sock = ST_INSPECTOR_FD;
+
+static void die(const char *what)
+{
+	/* Standard error is the daemon's (or /dev/null): one line, then go. */
+	fprintf(stderr, "shimtrace inspector: %s: %s\n", what, strerror(errno));
+	_exit(1);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || end == s || *end ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	uint64_t v[5];
+	char *groups, *tok, *save = NULL, *end;
+
+	if (argc != 9)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (parse_u64(argv[2 + i], &v[i]) < 0 || v[i] > UINT32_MAX)
+			return -1;
+	if (parse_u64(argv[7], &v[3]) < 0 || parse_u64(argv[8], &v[4]) < 0)
+		return -1;
+	errno = 0;
+	a->caps = strtoull(argv[6], &end, 16);
+	if (errno || end == argv[6] || *end)
+		return -1;
+	a->role = (uint32_t)v[0];
+	a->uid = (uid_t)v[1];
+	a->gid = (gid_t)v[2];
+	a->as_mib = v[3];
+	a->cpu_s = v[4];
+	a->ngroups = 0;
+	if (strcmp(argv[5], "-") == 0)
+		return 0;
+	groups = argv[5];
+	for (tok = strtok_r(groups, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t g;
+
+		if (a->ngroups == MAX_GROUPS || parse_u64(tok, &g) < 0 || g > UINT32_MAX)
+			return -1;
+		a->groups[a->ngroups++] = (gid_t)g;
+	}
+	return 0;
+}
+
+/* Keeps exactly the capabilities of `keep` (bit n: capability n), in the
+ * permitted and effective sets; 0 or -1. */
+static int caps_set(uint64_t keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof(d));
+	d[0].effective = d[0].permitted = (uint32_t)keep;
+	d[1].effective = d[1].permitted = (uint32_t)(keep >> 32);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* Becomes the owner: see the top of the file. */
+static void become(const struct args *a)
+{
+	uint64_t cr = a->role == ST_INSP_ROLE_OBJECTS ? 1ull << CAP_CHECKPOINT_RESTORE : 0;
+	uid_t r, e, s;
+
+	if (geteuid() == 0) {
+		if (setgroups((size_t)a->ngroups, a->groups) < 0)
+			die("setgroups");
+		if (setresgid(a->gid, a->gid, a->gid) < 0)
+			die("setresgid");
+		/* keep the permitted set across the uid change, then trim it */
+		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+			die("PR_SET_KEEPCAPS");
+		if (setresuid(a->uid, a->uid, a->uid) < 0)
+			die("setresuid");
+		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+		/* A kernel without CAP_CHECKPOINT_RESTORE (before 5.9), or a
+		 * bounding set without it, refuses it: go on without, objects
+		 * are then opened by path. */
+		if (caps_set(a->caps | cr) < 0 && caps_set(a->caps) < 0 && caps_set(0) < 0)
+			die("capset");
+	} else if (geteuid() != a->uid) {
+		/* a daemon that is not root serves its own user only */
+		errno = EPERM;
+		die("not the user to serve");
+	} else if (caps_set(0) < 0) {
+		die("capset");
+	}
+	if (getresuid(&r, &e, &s) < 0 || r != a->uid || e != a->uid || s != a->uid) {
+		errno = EPERM;
+		die("credentials");
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("PR_SET_NO_NEW_PRIVS");
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+static void limit(int resource, uint64_t value)
+{
+	struct rlimit rl = { value, value };
+
+	if (setrlimit(resource, &rl) < 0)
+		die("setrlimit");
+}
+
+int st_insp_send(const void *msg, size_t len, int fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	for (;;) {
+		if (sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len)
+			return 0;
+		if (errno != EINTR)
+			break;
+	}
+	/* the daemon is gone, or no longer wants us */
+	_exit(0);
+}
+
+void st_insp_done(uint64_t id, int32_t status, uint32_t count, const char *fmt, ...)
+{
+	struct {
+		struct st_insp_done d;
+		char text[ST_INSP_MSG_MAX - sizeof(struct st_insp_done)];
+	} m;
+	va_list ap;
+	int n;
+
+	memset(&m, 0, sizeof(m));
+	va_start(ap, fmt);
+	n = vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(m.text))
+		n = sizeof(m.text) - 1;
+	m.d.hdr.type = ST_INSP_DONE;
+	m.d.hdr.id = id;
+	m.d.hdr.len = (uint32_t)(sizeof(m.d) + (size_t)n + 1);
+	m.d.status = status;
+	m.d.count = count;
+	st_insp_send(&m, m.d.hdr.len, -1);
+}
+
+/* Receives one request; returns its length (0 at the end), fd if any. */
+static ssize_t receive(uint8_t *buf, size_t cap, int *fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	return n;
+}
+
+static void serve(uint32_t role)
+{
+	static uint8_t buf[ST_INSP_MSG_MAX + 1];
+
+	for (;;) {
+		struct st_insp_hdr h;
+		int fd;
+		ssize_t n = receive(buf, ST_INSP_MSG_MAX, &fd);
+
+		if (n < (ssize_t)sizeof(h))
+			_exit(0);
+		memcpy(&h, buf, sizeof(h));
+		buf[n] = '\0';
+		if (h.len != (size_t)n) {
+			st_insp_done(h.id, -EINVAL, 0, "malformed request");
+		} else if (role == ST_INSP_ROLE_OBJECTS && h.type == ST_INSP_OBJECTS &&
+			   n == sizeof(struct st_insp_target)) {
+			st_insp_objects((const struct st_insp_target *)buf, fd);
+		} else if (role == ST_INSP_ROLE_OBJECTS && h.type == ST_INSP_DISCOVER &&
+			   n == sizeof(struct st_insp_target)) {
+			st_insp_discover((const struct st_insp_target *)buf, fd);
+		} else if (role == ST_INSP_ROLE_LINES && h.type == ST_INSP_LINES &&
+			   n == sizeof(struct st_insp_lines_req)) {
+			st_insp_lines((const struct st_insp_lines_req *)buf, fd);
+		} else if (role == ST_INSP_ROLE_PROBE && h.type == ST_INSP_PROBE &&
+			   n > (ssize_t)sizeof(struct st_insp_target) && buf[n - 1] == '\0') {
+			st_insp_probe((const struct st_insp_target *)buf,
+				      (const char *)buf + sizeof(struct st_insp_target), fd);
+		} else {
+			st_insp_done(h.id, -EINVAL, 0, "request not for this inspector");
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+void st_inspector_dispatch(int argc, char **argv)
+{
+	struct args a;
+	pid_t parent = getppid();
+
+	if (argc < 2 || strcmp(argv[1], ST_INSPECTOR_ARG) != 0)
+		return;
+	if (parse_args(argc, argv, &a) < 0 || a.role < ST_INSP_ROLE_OBJECTS ||
+	    a.role > ST_INSP_ROLE_PROBE) {
+		fprintf(stderr, "shimtrace inspector: bad arguments (started by the daemon only)\n");
+		_exit(2);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	become(&a);
+	/* after the credential change, which clears it */
+	if (a.role != ST_INSP_ROLE_PROBE) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(0);
+	}
+	limit(RLIMIT_AS, a.as_mib << 20);
+	limit(RLIMIT_CPU, a.cpu_s);
+	limit(RLIMIT_CORE, 0);
+	limit(RLIMIT_NOFILE, 256);
+	limit(RLIMIT_NPROC, 0);
+	serve(a.role);
+}

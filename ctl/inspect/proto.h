@@ -1,0 +1,144 @@
+/*
+ * The daemon and its inspectors: why they exist and what they say.
+ *
+ * Whatever the daemon does to or for a traced process that the kernel
+ * would check against a user's rights -- reading /proc/PID/maps and
+ * /proc/PID/status, opening the files the process maps, parsing their ELF
+ * and DWARF, ptrace for load-probe, taking the status memfd of a process
+ * found running -- is done by an inspector: a process the daemon starts
+ * from its own executable (argv[1] == ST_INSPECTOR_ARG) that switches, before
+ * it reads anything, to the credentials of the traced process's owner (uid,
+ * gid, supplementary groups), gives up every capability but
+ * CAP_CHECKPOINT_RESTORE (the one /proc/PID/map_files needs, for the
+ * objects role only), sets no-new-privs, and bounds its own memory, CPU
+ * time and descriptors. So the kernel's own access checks decide what it
+ * can see (a setuid or non-dumpable process refuses it), a file that
+ * defeats libelf or libdw costs that inspector and that file's symbols,
+ * and nothing it does can block the daemon: the daemon talks to it
+ * without waiting, gives each request a deadline and kills an inspector
+ * that misses one.
+ *
+ * Roles (one inspector per owner and role, started on demand, stopped
+ * when idle; probe inspectors serve one request):
+ *
+ *   objects  OBJECTS: the objects a process maps, each with its ELF facts
+ *            and an open descriptor; DISCOVER: the status memfd of a
+ *            process found running (pidfd_getfd)
+ *   lines    LINES: the DWARF line table of one object, as sorted rows in
+ *            a sealed memfd
+ *   probe    PROBE: load-probe's dlopen by ptrace
+ *
+ * An inspector is as hostile as the processes of the user it serves:
+ * every reply is validated (ctl/daemon/inspect_msg.c, fuzzed), and what
+ * it says is used only for that user's processes.
+ *
+ * Transport: a SOCK_SEQPACKET socketpair, the inspector's end on
+ * descriptor 3. Each message starts with struct st_insp_hdr; `len` counts
+ * the whole message; at most one descriptor rides along. Requests carry an
+ * id that the replies to them repeat. An inspector answers its requests in
+ * order, each with zero or more OBJECT / LINE_TABLE / FOUND messages and
+ * one DONE.
+ */
+#ifndef ST_INSPECT_PROTO_H
+#define ST_INSPECT_PROTO_H
+
+#include <stdint.h>
+
+#define ST_INSPECTOR_ARG "--inspector"
+#define ST_INSPECTOR_FD 3
+#define ST_INSP_MSG_MAX 8192
+#define ST_INSP_PATH_MAX 4096	 /* path bytes, NUL included */
+#define ST_INSP_MAX_OBJECTS 4096 /* objects reported per process */
+#define ST_INSP_BUILD_ID_MAX 64
+
+enum st_insp_role {
+	ST_INSP_ROLE_OBJECTS = 1,
+	ST_INSP_ROLE_LINES = 2,
+	ST_INSP_ROLE_PROBE = 3,
+};
+
+enum st_insp_type {
+	/* daemon -> inspector */
+	ST_INSP_OBJECTS = 1, /* + pidfd: struct st_insp_target */
+	ST_INSP_LINES,	     /* + object fd: struct st_insp_lines_req */
+	ST_INSP_PROBE,	     /* + pidfd: struct st_insp_target, then the library path */
+	ST_INSP_DISCOVER,    /* + pidfd: struct st_insp_target */
+	/* inspector -> daemon */
+	ST_INSP_OBJECT = 16, /* + object fd: struct st_insp_object, path, debug link */
+	ST_INSP_LINE_TABLE,  /* + sealed memfd: struct st_insp_line_table */
+	ST_INSP_FOUND,	     /* + status memfd: struct st_insp_found, then the exe path */
+	ST_INSP_DONE,	     /* struct st_insp_done, then a message (NUL-terminated) */
+};
+
+struct st_insp_hdr {
+	uint32_t type;
+	uint32_t len;
+	uint64_t id;
+};
+
+/* The process a request is about, and who it must still belong to. */
+struct st_insp_target {
+	struct st_insp_hdr hdr;
+	int32_t pid;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t pad;
+};
+
+struct st_insp_lines_req {
+	struct st_insp_hdr hdr;
+	uint64_t max_rows; /* larger tables are refused */
+	uint32_t build_id_len;
+	uint8_t build_id[ST_INSP_BUILD_ID_MAX]; /* for /usr/lib/debug/.build-id/ */
+	uint32_t pad;
+};
+
+/*
+ * One loaded object (the mapping of file offset 0 of a regular file).
+ * base: the load bias of a position-independent object, the lowest
+ * segment address otherwise; memsz: the extent of the loadable segments
+ * from there. Followed by the path and the debug link file name, each
+ * NUL-terminated (path_len and link_len count the NUL; link_len 0: none).
+ */
+struct st_insp_object {
+	struct st_insp_hdr hdr;
+	uint64_t base, memsz;
+	uint32_t is_pic;
+	uint32_t crc; /* of the debug link */
+	uint32_t build_id_len;
+	uint8_t build_id[ST_INSP_BUILD_ID_MAX];
+	uint16_t path_len, link_len;
+};
+
+/*
+ * A line table: `rows` 64-bit values, sorted, each (address << 1) | start
+ * where address is a file virtual address, start is 1 where a row starts
+ * and 0 at the first address past a sequence (so at one address the end
+ * of a sequence sorts before the start of the next). rows == 0 with no
+ * descriptor: no line information.
+ */
+struct st_insp_line_table {
+	struct st_insp_hdr hdr;
+	uint64_t rows;
+};
+
+/* A process found running: its parent and name, then its executable. */
+struct st_insp_found {
+	struct st_insp_hdr hdr;
+	int32_t ppid;
+	char name[16];
+	uint32_t pad;
+};
+
+/*
+ * The end of the answer to a request. status: 0, or a negative errno;
+ * for PROBE the command's exit status (ctl/control.h). The text names the
+ * problem (or, for PROBE, what was done).
+ */
+struct st_insp_done {
+	struct st_insp_hdr hdr;
+	int32_t status;
+	uint32_t count; /* OBJECT or FOUND messages sent before */
+};
+
+#endif /* ST_INSPECT_PROTO_H */
