@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl/cli.h"
+#include "ctl/daemon/quota.h"
 
 /* The verbs' run functions are not needed here. */
 int st_cmd_record(int argc, char **argv)
@@ -84,6 +85,21 @@ static void verbs(FILE *o)
 	}
 }
 
+/* The quotas of shimtraced --quota, with their defaults. */
+static void quotas(FILE *o)
+{
+	for (int k = 0; k < ST_Q_COUNT; k++) {
+		const struct st_quota_def *q = &st_quota_defs[k];
+
+		fprintf(o, ".TP\n\\fB");
+		text(o, q->name);
+		fprintf(o, "\\fR (default %llu%s%s)\n", (unsigned long long)q->def, *q->unit ? " " : "",
+			q->unit);
+		text(o, q->what);
+		fprintf(o, ".\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char line[4096];
@@ -104,6 +120,8 @@ int main(int argc, char **argv)
 			verbs(out);
 		else if (strcmp(line, "@DAEMON_OPTIONS@\n") == 0)
 			options(out, &st_daemon_verb);
+		else if (strcmp(line, "@QUOTAS@\n") == 0)
+			quotas(out);
 		else
 			fputs(line, out);
 	}

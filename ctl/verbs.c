@@ -130,11 +130,14 @@ const struct st_verb st_verbs[] = {
 	{ "stop", "[OPTIONS] [SESSION]", "stop recording and complete the trace",
 	  "Switches the session's tracepoints off, drains every buffer and completes the trace "
 	  "on disk; prints what was recorded and lost. In overwrite mode, writes what the "
-	  "buffers hold.",
+	  "buffers hold. Objects and line tables still on their way for its processes are "
+	  "waited for (five seconds at most), so that the trace symbolises their callers.",
 	  session_opts, st_cmd_control },
 	{ "status", "[OPTIONS] [SESSION]", "show the daemon and its sessions",
-	  "Shows the daemon (pid, run directory, registered processes) and each of your "
-	  "sessions: state, mode, buffers, trace directory, events recorded and lost, rules.",
+	  "Shows the daemon (pid, run directory, registered processes), what your processes use "
+	  "of the daemon's per-user quotas and what they were refused (root: every user; see "
+	  "shimtraced(8)), and each of your sessions: state, mode, buffers, trace directory, "
+	  "events recorded and lost, rules.",
 	  status_opts, st_cmd_control },
 	{ "enable", "[OPTIONS] PATTERN...", "record the tracepoints matching PATTERN",
 	  "Adds a rule enabling the tracepoints whose provider:name the glob PATTERN matches, in "
@@ -158,7 +161,9 @@ const struct st_verb st_verbs[] = {
 	{ "load-probe", "--pid PID LIBRARY.so", "load a probe library into a running process",
 	  "Makes process PID load LIBRARY.so with dlopen; the tracepoints it declares then show "
 	  "in `list` and can be enabled. The process runs the dlopen on one of its own threads at "
-	  "a safe point (see shimtraced(8)); no thread is created.",
+	  "a safe point (see shimtraced(8)); no thread is created. It is done with the "
+	  "credentials of the process's owner, so only what its owner could do: a process that "
+	  "is not dumpable, or that ran a setuid program since it registered, is refused.",
 	  probe_opts, st_cmd_control },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "

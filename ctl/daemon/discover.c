@@ -40,6 +40,7 @@
 #include "ctl/daemon/quota.h"
 
 #define DISCOVER_DEADLINE_MS 5000
+#define STATUS_LINK "/memfd:shimtrace-status (deleted)"
 
 /* Whether pid runs (a zombie does not: a killed daemon may stay one). */
 static bool alive(pid_t pid)
@@ -206,6 +207,32 @@ static void on_found(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	candidate_free(c);
 }
 
+/*
+ * Whether pid has a descriptor whose link names our status memfd: only
+ * such processes are worth asking their owner's inspector about. A look
+ * at link names, which opens nothing; what counts is what the inspector
+ * then takes and the daemon checks.
+ */
+static bool may_carry(pid_t pid)
+{
+	char path[64], link[sizeof(STATUS_LINK) + 1];
+	struct dirent *e;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!found && (e = readdir(dir))) {
+		ssize_t n = readlinkat(dirfd(dir), e->d_name, link, sizeof(link) - 1);
+
+		found = n == (ssize_t)sizeof(STATUS_LINK) - 1 && memcmp(link, STATUS_LINK, (size_t)n) == 0;
+	}
+	closedir(dir);
+	return found;
+}
+
 /* Asks the owner of pid whether it carries our status memory. */
 static void ask(struct st_daemon *d, pid_t pid, const struct stat *st)
 {
@@ -260,7 +287,8 @@ void st_discover(struct st_daemon *d)
 		/* /proc/PID belongs to the process's owner (root's if it is not
 		 * dumpable); a user's daemon looks at its user's only */
 		snprintf(path, sizeof(path), "/proc/%ld", pid);
-		if (stat(path, &st) < 0 || (d->uid != 0 && st.st_uid != d->uid))
+		if (stat(path, &st) < 0 || (d->uid != 0 && st.st_uid != d->uid) ||
+		    !may_carry((pid_t)pid))
 			continue;
 		ask(d, (pid_t)pid, &st);
 	}

@@ -234,8 +234,17 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	int sv[2], ret;
 	pid_t pid;
 
-	if (ninspectors >= MAX_INSPECTORS)
-		return -EAGAIN;
+	if (ninspectors >= MAX_INSPECTORS) {
+		/* make room: an idle one goes (it is started again if needed) */
+		struct inspector *idle = NULL;
+
+		for (struct inspector *i = inspectors; i; i = i->next)
+			if (!i->head && (!idle || i->idle_since < idle->idle_since))
+				idle = i;
+		if (!idle)
+			return -EAGAIN;
+		retire(d, idle, false);
+	}
 	snprintf(a_role, sizeof(a_role), "%u", role);
 	snprintf(a_uid, sizeof(a_uid), "%u", (unsigned)o->uid);
 	snprintf(a_gid, sizeof(a_gid), "%u", (unsigned)o->gid);

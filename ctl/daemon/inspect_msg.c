@@ -109,12 +109,13 @@ int st_insp_parse(void *buf, size_t len, struct st_insp_reply *out, const char *
 	}
 	case ST_INSP_DONE: {
 		struct st_insp_done m;
-		char *text = (char *)b + sizeof(m);
+		char *text;
 
 		if (len < sizeof(m) + 1 || !string_at(b + sizeof(m), len - sizeof(m))) {
 			*err = "DONE without its text";
 			return -1;
 		}
+		text = (char *)b + sizeof(m);
 		memcpy(&m, buf, sizeof(m));
 		tame(text);
 		out->done.status = m.status;

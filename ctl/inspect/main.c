@@ -10,8 +10,9 @@
  *
  * Before anything is read from a traced process: credentials switched to
  * UID, GID and GROUPS (when started by root), capabilities cut to CAPS --
- * those of the process (the kernel lets a process inspect another only
- * with at least its capabilities; for a user's process, none) -- plus, for
+ * those of the process, as far as the daemon holds them (the kernel lets a
+ * process inspect another only with at least its capabilities, or
+ * CAP_SYS_PTRACE; for a user's process, none) -- plus, for
  * the objects role, CAP_CHECKPOINT_RESTORE (kernel >= 5.9; without it
  * map_files is refused and objects are opened by path with the checks of
  * st_insp_open_mapped); no-new-privs, not dumpable, and limits: address
@@ -115,6 +116,18 @@ static int caps_set(uint64_t keep)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
+/* The permitted capabilities of this process now. */
+static uint64_t caps_permitted(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return (uint64_t)d[0].permitted | (uint64_t)d[1].permitted << 32;
+}
+
 /* Becomes the owner: see the top of the file. */
 static void become(const struct args *a)
 {
@@ -135,7 +148,9 @@ static void become(const struct args *a)
 		/* A kernel without CAP_CHECKPOINT_RESTORE (before 5.9), or a
 		 * bounding set without it, refuses it: go on without, objects
 		 * are then opened by path. */
-		if (caps_set(a->caps | cr) < 0 && caps_set(a->caps) < 0 && caps_set(0) < 0)
+		/* (the process's capabilities as far as we hold them: under a
+		 * bounding set, a root process may hold more than we may) */
+		if (caps_set((a->caps | cr) & caps_permitted()) < 0 && caps_set(0) < 0)
 			die("capset");
 	} else if (geteuid() != a->uid) {
 		/* a daemon that is not root serves its own user only */
