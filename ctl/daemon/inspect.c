@@ -37,6 +37,7 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
+#include "ctl/fdpass.h"
 
 #define MAX_INSPECTORS 64 /* at once, all owners */
 #define MAX_QUEUED 65536  /* requests waiting for one inspector */
@@ -310,29 +311,6 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	return 0;
 }
 
-static int send_msg(int sock, const void *msg, size_t len, int fd)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { (void *)msg, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
-}
 
 /* Sends what waits, up to IN_FLIGHT requests in the socket. Forgotten
  * ones are dropped unsent; a socket that fails retires the inspector. */
@@ -357,7 +335,7 @@ static void pump(struct st_daemon *d, struct inspector *ins)
 			call_free(c);
 			continue;
 		}
-		ret = send_msg(ins->sock, c->msg, c->len, c->fd);
+		ret = st_send_fd(ins->sock, c->msg, c->len, c->fd, MSG_DONTWAIT);
 		if (ret == 0) {
 			c->sent = true;
 			ins->in_flight++;
@@ -478,31 +456,11 @@ void st_insp_readable(struct st_daemon *d, void *arg)
 	struct inspector *ins = arg;
 
 	for (int budget = 0; budget < 64 && !ins->retired; budget++) {
-		union {
-			char b[CMSG_SPACE(sizeof(int) * 4)];
-			struct cmsghdr align;
-		} u;
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-				     .msg_controllen = sizeof(u.b) };
-		ssize_t n = recvmsg(ins->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		int fd = -1;
+		int fd, truncated;
+		ssize_t n = st_recv_fd(ins->sock, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
-		for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-				continue;
-			for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
-				int got;
-
-				memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-				if (fd < 0)
-					fd = got;
-				else
-					close(got);
-			}
-		}
 		if (n <= 0) {
 			/* it exited (or was killed by its own limits) */
 			if (ins->head)
@@ -511,8 +469,8 @@ void st_insp_readable(struct st_daemon *d, void *arg)
 			retire(d, ins, true);
 			return;
 		}
-		if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !deliver(d, ins, buf, (size_t)n, fd)) {
-			if (fd >= 0 && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		if (truncated || !deliver(d, ins, buf, (size_t)n, fd)) {
+			if (fd >= 0 && truncated)
 				close(fd);
 			retire(d, ins, true);
 			return;

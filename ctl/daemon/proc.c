@@ -41,6 +41,7 @@
 #include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
 #include "ctl/daemon/quota.h"
+#include "ctl/fdpass.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
@@ -558,15 +559,8 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 		 * first; the rest of the messages stay queued) */
 		if (budget && st_control_pending(d))
 			return;
-		union {
-			char b[CMSG_SPACE(sizeof(int) * 4)];
-			struct cmsghdr align;
-		} u;
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-				     .msg_controllen = sizeof(u.b) };
-		int fd = -1, ret;
-		ssize_t n = recvmsg(p->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		int fd, ret, truncated;
+		ssize_t n = st_recv_fd(p->fd, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -574,20 +568,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 			st_proc_end(d, p);
 			return;
 		}
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-				continue;
-			for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
-				int got;
-
-				memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-				if (fd < 0)
-					fd = got;
-				else
-					close(got); /* one descriptor per message, at most */
-			}
-		}
-		if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		if (truncated) {
 			proc_warn(p, "oversized control message");
 			ret = -1;
 		} else {

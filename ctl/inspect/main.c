@@ -36,6 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ctl/fdpass.h"
 #include "ctl/inspect/inspector.h"
 
 #define MAX_GROUPS 256
@@ -178,31 +179,8 @@ static void limit(int resource, uint64_t value)
 
 int st_insp_send(const void *msg, size_t len, int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { (void *)msg, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	for (;;) {
-		if (sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len)
-			return 0;
-		if (errno != EINTR)
-			break;
-	}
+	if (st_send_fd(sock, msg, len, fd, 0) == 0)
+		return 0;
 	/* the daemon is gone, or no longer wants us */
 	_exit(0);
 }
@@ -232,39 +210,6 @@ void st_insp_done(uint64_t id, int32_t status, uint32_t count, const char *fmt, 
 	st_insp_send(&m, m.d.hdr.len, -1);
 }
 
-/* Receives one request; returns its length (0 at the end), fd if any. */
-static ssize_t receive(uint8_t *buf, size_t cap, int *fd)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int) * 4)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { buf, cap };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			     .msg_controllen = sizeof(u.b) };
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = got;
-			else
-				close(got);
-		}
-	}
-	return n;
-}
 
 static void serve(uint32_t role)
 {
@@ -272,10 +217,10 @@ static void serve(uint32_t role)
 
 	for (;;) {
 		struct st_insp_hdr h;
-		int fd;
-		ssize_t n = receive(buf, ST_INSP_MSG_MAX, &fd);
+		int fd, truncated;
+		ssize_t n = st_recv_fd(sock, buf, ST_INSP_MSG_MAX, &fd, 0, &truncated);
 
-		if (n < (ssize_t)sizeof(h))
+		if (n < (ssize_t)sizeof(h) || truncated)
 			_exit(0);
 		memcpy(&h, buf, sizeof(h));
 		buf[n] = '\0';

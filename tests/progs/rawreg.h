@@ -20,6 +20,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
+#include "ctl/fdpass.h"
 
 /* Connects to RUNDIR/shimtrace.sock; exits on failure. */
 static inline int raw_dial(const char *rundir)
@@ -38,26 +39,7 @@ static inline int raw_dial(const char *rundir)
 /* Sends one message, with a descriptor if fd >= 0; 0 or -1. */
 static inline int raw_send(int sock, const void *buf, size_t len, int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+	return st_send_fd(sock, buf, len, fd, 0) == 0 ? 0 : -1;
 }
 
 /* A status memfd as the preload makes it: full size, sealed, with the

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/abi.h"
+#include "ctl/fdpass.h"
 
 static int dial(const char *dir, const char *name)
 {
@@ -37,26 +38,7 @@ static int dial(const char *dir, const char *name)
 
 static void send_fd(int sock, const void *buf, size_t len, int fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	st_send_fd(sock, buf, len, fd, MSG_DONTWAIT);
 }
 
 static void randomize(uint8_t *b, size_t n)
