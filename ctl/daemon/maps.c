@@ -352,6 +352,13 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		close(fd);
 	/* the end of the answer, or none will come */
 	p->objs_pending = false;
+	if (p->ended) {
+		/* (too late: its streams are closed) */
+		st_objects_free(p->new_objs, p->new_nobjs);
+		p->new_objs = NULL;
+		p->new_nobjs = 0;
+		return;
+	}
 	if (r && r->type == ST_INSP_DONE && r->done.status == 0) {
 		/* An object went away while line tables are on their way: the
 		 * events written before must be drained with the objects they
