@@ -117,6 +117,10 @@ struct st_abi_control {
 	int32_t daemon_pid;
 	uint32_t pad2;
 	char attach_path[108];
+	/* process-written: the socket of the one daemon it chose
+	 * ($SHIMTRACE_RUNDIR), which alone may adopt it; "" for any of its
+	 * user's or the system daemon */
+	char wanted_path[108];
 };
 
 /*

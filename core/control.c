@@ -362,10 +362,21 @@ static int register_on(int fd)
 	return (int)st__registry_send_all();
 }
 
+/* Names in the control page the daemon this process chose, if it chose
+ * one: only that daemon may adopt it (ctl/daemon/discover.c). */
+static void mark_wanted(void)
+{
+	if (!st__control || npaths != 1 || secure)
+		return;
+	memcpy(st__control->wanted_path, paths[0].sun_path, sizeof(st__control->wanted_path));
+	st__control->wanted_path[sizeof(st__control->wanted_path) - 1] = '\0';
+}
+
 int st__control_register(void)
 {
 	int fd, ret;
 
+	mark_wanted();
 	if (st__status_fd() < 0 || npaths == 0)
 		return -ENOENT;
 	fd = dial();

@@ -20,7 +20,8 @@
  * reads the log again every tick, for the providers a dlopen() adds.
  *
  * A process another live daemon controls (the control page names it) is
- * left to it. Everything read is validated as a message from the process
+ * left to it, and so is a process that chose its daemon ($SHIMTRACE_RUNDIR:
+ * the control page names its socket) if it is not this one. Everything read is validated as a message from the process
  * would be: a process can spoil only its own registration.
  */
 #include <dirent.h>
@@ -138,7 +139,10 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 	ctl = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, c->status_fd, 0);
 	if (ctl == MAP_FAILED)
 		return;
+	/* (a process that chose another daemon is not ours to take) */
 	if (ctl->magic != ST_ABI_CONTROL_MAGIC || ctl->version != ST_ABI_VERSION ||
+	    (ctl->wanted_path[0] &&
+	     strncmp(ctl->wanted_path, d->sock_path, sizeof(ctl->wanted_path)) != 0) ||
 	    (ctl->daemon_pid != getpid() && alive(ctl->daemon_pid)) || !(p = calloc(1, sizeof(*p)))) {
 		munmap(ctl, ST_ABI_PAGE);
 		return;
