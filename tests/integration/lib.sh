@@ -15,6 +15,9 @@ LIBPTHREAD=$top_builddir/wrappers/.libs/libshimtrace-pthread.so
 PRELOAD=$LIBCORE:$LIBPTHREAD
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/shimtrace-test.XXXXXX")
+# Processes of the test look for the test's own daemon (daemon_start), if
+# any: never another test's, nor the machine's.
+export SHIMTRACE_RUNDIR=$WORK/run
 DAEMON_PID=
 BACKGROUND=()
 FIFO_FDS=()
