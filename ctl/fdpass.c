@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "ctl/fdpass.h"
 
@@ -40,13 +39,17 @@ int st_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
 
 ssize_t st_recv_fd(int sock, void *buf, size_t cap, int *fd, int flags, int *truncated)
 {
+	/* Room for one descriptor: any more are dropped by the kernel
+	 * without being installed here (nor closed here, which could wait:
+	 * see ctl/daemon/fdsafe.c), and the message is said truncated. */
 	union {
-		char b[CMSG_SPACE(sizeof(int) * 4)];
+		char b[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { buf, cap };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
 			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
 	ssize_t n;
 
 	*fd = -1;
@@ -56,20 +59,10 @@ ssize_t st_recv_fd(int sock, void *buf, size_t cap, int *fd, int flags, int *tru
 	while (n < 0 && errno == EINTR && !(flags & MSG_DONTWAIT));
 	if (n <= 0)
 		return n;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		/* one descriptor per message, at most */
-		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = got;
-			else
-				close(got);
-		}
-	}
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	*truncated = (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
 	return n;
 }

@@ -14,10 +14,10 @@
 int st_send_fd(int sock, const void *buf, size_t len, int fd, int flags);
 
 /*
- * Receives one message into buf (cap bytes), with close-on-exec
- * descriptors: the first one in *fd (else -1), any other closed. Returns
- * recvmsg's result; *truncated: the message or its descriptors did not
- * fit (then *fd is still the receiver's to close).
+ * Receives one message into buf (cap bytes), with at most one descriptor,
+ * close-on-exec, in *fd (else -1): any more are dropped by the kernel,
+ * never installed. Returns recvmsg's result; *truncated: the message or
+ * its descriptors did not fit (*fd is still the receiver's to let go of).
  */
 ssize_t st_recv_fd(int sock, void *buf, size_t cap, int *fd, int flags, int *truncated);
 

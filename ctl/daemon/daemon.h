@@ -379,6 +379,7 @@ struct st_proc {
 	uint32_t objs_kind;	/* what the request is for (enum st_abi_maps_kind) */
 	uint64_t objs_ts;
 	struct st_object *new_objs; /* as they arrive */
+	struct st_owner *objs_owner; /* whose inspector the request went to */
 	uint32_t new_nobjs;
 	uint64_t ready_owed;	/* READY owed once the objects are in (a SYNC's seq) */
 	uint64_t wait_until;	/* ms: consumption waits for objects and lines till then */
@@ -516,10 +517,13 @@ void st_proc_apply_due(struct st_daemon *d, struct st_proc *p);
 /* Line tables (linecache.c). */
 struct st_owner;
 enum st_lines_state { ST_LINES_PENDING, ST_LINES_READY, ST_LINES_NONE };
-/* The table of the object file fd for owner o, with a reference: known,
- * or asked of o's lines inspector now. NULL: none to be had. */
-struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o, int fd,
-			      const uint8_t *build_id, uint32_t build_id_len);
+struct st_insp_key;
+/* The table of the object file of identity key for owner o, with a
+ * reference: known, or asked of o's lines inspector now (which holds the
+ * file). NULL: none to be had. */
+struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o,
+			      const struct st_insp_key *key, const uint8_t *build_id,
+			      uint32_t build_id_len);
 void st_lines_put(struct st_lines *l);
 enum st_lines_state st_lines_state(const struct st_lines *l);
 /* The start of the row holding file address at, or UINT64_MAX. */
@@ -541,6 +545,11 @@ struct st_creds {
 };
 int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved);
 void st_creds_restore(struct st_creds *saved);
+
+/* Received descriptors (fdsafe.c): closed if shared memory, else kept
+ * open for good, counted against the sender's quota (closing one may wait
+ * on a file system a user serves). */
+void st_fd_drop(int fd, uid_t sender);
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -186,8 +186,7 @@ static void candidate_free(struct candidate *c)
 {
 	if (c->pidfd >= 0)
 		close(c->pidfd);
-	if (c->status_fd >= 0)
-		close(c->status_fd);
+	st_fd_drop(c->status_fd, c->uid);
 	free(c);
 }
 
@@ -202,8 +201,7 @@ static void on_found(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		snprintf(c->exe, sizeof(c->exe), "%s", r->found.exe);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);
+	st_fd_drop(fd, c->uid);
 	if (r && r->type != ST_INSP_DONE)
 		return;
 	if (r && r->done.status == 0 && c->status_fd >= 0)
@@ -266,6 +264,7 @@ static void ask(struct st_daemon *d, pid_t pid, const struct stat *st)
 	probe.pid = pid;
 	probe.uid = c->uid;
 	probe.gid = c->gid;
+	probe.pidfd = c->pidfd;
 	st_owner_of(&probe, &owner);
 	if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), c->pidfd,
 			    DISCOVER_DEADLINE_MS, on_found, c) < 0)

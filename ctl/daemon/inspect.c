@@ -15,14 +15,22 @@
  * target cannot be stopped without crashing the target; past its deadline
  * it is only forgotten, and finishes alone.
  *
+ * An owner's objects and lines inspectors are started together, as a
+ * pair joined by a socket of theirs (proto.h), and go together: one that
+ * is taken out of service takes its sibling with it.
+ *
  * Started with posix_spawn (no copy of the daemon's memory, not even for
  * an instant: the daemon maps the buffers of every user's processes) and
- * nothing inherited but its socket on descriptor 3 and standard error.
- * Dead inspectors are reaped through their pidfds, never with waitpid(-1).
+ * nothing inherited but their sockets, in a session of their own. Dead
+ * inspectors are reaped through their pidfds, never with waitpid(-1), and
+ * every one is reaped. Limits: 64 inspectors at once (an idle one makes
+ * room), 8 per user, of which 2 probe inspectors whose process may still
+ * run (one that ran past its deadline too: it is never killed).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -40,10 +48,11 @@
 #include "ctl/fdpass.h"
 
 #define MAX_INSPECTORS 64 /* at once, all owners */
+#define MAX_PER_USER 8	  /* of which ... */
+#define MAX_PROBES 2	  /* probe inspectors, running or lingering */
 #define MAX_QUEUED 65536  /* requests waiting for one inspector */
 #define IN_FLIGHT 8	  /* requests in its socket at once */
 #define IDLE_MS 10000	  /* an idle inspector is stopped after this */
-#define MAX_REAPING 256
 
 struct st_insp_limits st_insp_limits = { 1ull << 30, 10000 };
 
@@ -70,6 +79,7 @@ struct inspector {
 	uint32_t queued, in_flight;
 	uint64_t head_since, idle_since; /* ms */
 	bool retired;
+	struct inspector *sibling; /* the other of an objects and lines pair */
 };
 
 /* In service; retired ones wait for the end of the loop round to be freed
@@ -77,8 +87,14 @@ struct inspector {
 static struct inspector *inspectors, *retired;
 static uint32_t ninspectors, npending;
 static uint64_t next_id = 1;
-static int reaping[MAX_REAPING]; /* pidfds of inspectors that may still run */
-static uint32_t nreaping;
+/* Inspectors out of service that may still run: reaped when they end. */
+struct reaping {
+	int pidfd;
+	uid_t uid;
+	bool probe;
+};
+static struct reaping *reaping;
+static uint32_t nreaping, reaping_cap;
 
 static uint64_t now_ms(void)
 {
@@ -93,9 +109,20 @@ static const char *role_name(uint32_t role)
 	return role == ST_INSP_ROLE_OBJECTS ? "objects" : role == ST_INSP_ROLE_LINES ? "lines" : "probe";
 }
 
+/* The four ids of the "Uid:" or "Gid:" line of a status text. */
+static bool ids_are(const char *status, const char *key, unsigned want)
+{
+	const char *p = strstr(status, key);
+	unsigned v[4];
+
+	return p && sscanf(p + strlen(key), " %u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4 &&
+	       v[0] == want && v[1] == want && v[2] == want && v[3] == want;
+}
+
 void st_owner_of(const struct st_proc *p, struct st_owner *o)
 {
 	char path[64], buf[4096], *g, *end;
+	struct pollfd pf = { p->pidfd, POLLIN, 0 };
 	ssize_t n;
 	int fd;
 
@@ -103,15 +130,21 @@ void st_owner_of(const struct st_proc *p, struct st_owner *o)
 	o->uid = p->uid;
 	o->gid = p->gid;
 	/* A plain read of the kernel's text (it takes no lock of the
-	 * process's memory); the pidfd check is the inspector's. */
+	 * process's memory). What it says counts only if it is the process
+	 * that registered, as it registered: still running after the read
+	 * (its pidfd says so: the pid was not recycled), with every uid and
+	 * gid those it registered with. Else: no group, no capability (and
+	 * the inspector refuses the process anyway). */
 	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
+	if (n <= 0 || p->pidfd < 0 || poll(&pf, 1, 0) != 0)
 		return;
 	buf[n] = '\0';
+	if (!ids_are(buf, "\nUid:", p->uid) || !ids_are(buf, "\nGid:", p->gid))
+		return;
 	g = strstr(buf, "\nCapPrm:");
 	if (g)
 		o->caps = strtoull(g + strlen("\nCapPrm:"), NULL, 16);
@@ -139,17 +172,22 @@ static bool same_owner(const struct st_owner *a, const struct st_owner *b)
 	       memcmp(a->groups, b->groups, a->ngroups * sizeof(gid_t)) == 0;
 }
 
-static void reap_later(int pidfd)
+static void reap_later(int pidfd, uid_t uid, bool probe)
 {
 	if (pidfd < 0)
 		return;
-	if (nreaping == MAX_REAPING) {
-		/* leave the oldest to init's care after our exit */
-		close(reaping[0]);
-		memmove(reaping, reaping + 1, (MAX_REAPING - 1) * sizeof(int));
-		nreaping--;
+	if (nreaping == reaping_cap) {
+		uint32_t cap = reaping_cap ? reaping_cap * 2 : 32;
+		struct reaping *v = realloc(reaping, cap * sizeof(*v));
+
+		if (!v) {
+			close(pidfd); /* (init reaps it once we are gone) */
+			return;
+		}
+		reaping = v;
+		reaping_cap = cap;
 	}
-	reaping[nreaping++] = pidfd;
+	reaping[nreaping++] = (struct reaping){ pidfd, uid, probe };
 }
 
 static void reap(void)
@@ -158,20 +196,33 @@ static void reap(void)
 		siginfo_t si;
 
 		si.si_pid = 0;
-		if (waitid(P_PIDFD, (id_t)reaping[i], &si, WEXITED | WNOHANG) == 0 && si.si_pid == 0) {
+		if (waitid(P_PIDFD, (id_t)reaping[i].pidfd, &si, WEXITED | WNOHANG) == 0 &&
+		    si.si_pid == 0) {
 			i++; /* still runs */
 			continue;
 		}
-		close(reaping[i]);
+		close(reaping[i].pidfd);
 		reaping[i] = reaping[--nreaping];
 	}
+}
+
+/* Inspectors of uid: all, or probe ones, in service or still running. */
+static uint32_t count_of(uid_t uid, bool probes_only)
+{
+	uint32_t n = 0;
+
+	for (struct inspector *i = inspectors; i; i = i->next)
+		n += i->owner.uid == uid && (!probes_only || i->role == ST_INSP_ROLE_PROBE);
+	for (uint32_t k = 0; k < nreaping; k++)
+		n += reaping[k].uid == uid && (!probes_only || reaping[k].probe);
+	return n;
 }
 
 static void call_free(struct call *c)
 {
 	free(c->msg);
 	if (c->fd >= 0)
-		close(c->fd);
+		close(c->fd); /* (a copy of a descriptor of the daemon's own) */
 	free(c);
 }
 
@@ -183,6 +234,7 @@ static void retire(struct st_daemon *d, struct inspector *ins, bool kill_it)
 
 	if (ins->retired)
 		return;
+	ins->retired = true;
 	for (struct inspector **pp = &inspectors; *pp; pp = &(*pp)->next)
 		if (*pp == ins) {
 			*pp = ins->next;
@@ -193,7 +245,7 @@ static void retire(struct st_daemon *d, struct inspector *ins, bool kill_it)
 		syscall(SYS_pidfd_send_signal, ins->pidfd, SIGKILL, NULL, 0);
 	st_loop_unwatch(d, ins->sock);
 	close(ins->sock);
-	reap_later(ins->pidfd);
+	reap_later(ins->pidfd, ins->owner.uid, ins->role == ST_INSP_ROLE_PROBE);
 	while (c) {
 		struct call *next = c->next;
 
@@ -204,9 +256,13 @@ static void retire(struct st_daemon *d, struct inspector *ins, bool kill_it)
 		c = next;
 	}
 	ins->head = NULL;
-	ins->retired = true;
 	ins->next = retired;
 	retired = ins;
+	if (ins->sibling) {
+		ins->sibling->sibling = NULL;
+		retire(d, ins->sibling, kill_it);
+		ins->sibling = NULL;
+	}
 }
 
 void st_insp_collect(void)
@@ -219,8 +275,10 @@ void st_insp_collect(void)
 	}
 }
 
-static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
-		 struct inspector **out)
+/* Starts one inspector of owner o and role, with its end of pair (or -1)
+ * on descriptor 4. */
+static int spawn_one(struct st_daemon *d, const struct st_owner *o, uint32_t role, int pair,
+		     struct inspector **out)
 {
 	char a_role[16], a_uid[16], a_gid[16], a_groups[ST_OWNER_GROUPS * 11 + 2], a_mem[24],
 		a_cpu[16], a_caps[24];
@@ -235,17 +293,6 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	int sv[2], ret;
 	pid_t pid;
 
-	if (ninspectors >= MAX_INSPECTORS) {
-		/* make room: an idle one goes (it is started again if needed) */
-		struct inspector *idle = NULL;
-
-		for (struct inspector *i = inspectors; i; i = i->next)
-			if (!i->head && (!idle || i->idle_since < idle->idle_since))
-				idle = i;
-		if (!idle)
-			return -EAGAIN;
-		retire(d, idle, false);
-	}
 	snprintf(a_role, sizeof(a_role), "%u", role);
 	snprintf(a_uid, sizeof(a_uid), "%u", (unsigned)o->uid);
 	snprintf(a_gid, sizeof(a_gid), "%u", (unsigned)o->gid);
@@ -265,13 +312,21 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	sigfillset(&all);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], ST_INSPECTOR_FD);
+	if (pair >= 0)
+		posix_spawn_file_actions_adddup2(&fa, pair, ST_INSPECTOR_PAIR_FD);
+	/* Nothing of the daemon's: not its standard error (a journal, or
+	 * root's terminal), not its session and controlling terminal. */
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addclosefrom_np(&fa, ST_INSPECTOR_FD + 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, ST_INSPECTOR_PAIR_FD + 1);
+	if (pair < 0)
+		posix_spawn_file_actions_addclose(&fa, ST_INSPECTOR_PAIR_FD);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+					       POSIX_SPAWN_SETSID);
 	/* our own executable, even if replaced on disk since we started */
 	ret = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
@@ -285,7 +340,7 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	if (!ins) {
 		kill(pid, SIGKILL);
 		close(sv[0]);
-		reap_later((int)syscall(SYS_pidfd_open, pid, 0));
+		reap_later((int)syscall(SYS_pidfd_open, pid, 0), o->uid, false);
 		return -ENOMEM;
 	}
 	ins->owner = *o;
@@ -298,7 +353,7 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	if (st_loop_watch(d, ins->sock, ST_TAG_INSPECTOR, ins) < 0) {
 		kill(pid, SIGKILL);
 		close(ins->sock);
-		reap_later(ins->pidfd);
+		reap_later(ins->pidfd, o->uid, false);
 		free(ins);
 		return -errno;
 	}
@@ -311,6 +366,53 @@ static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
 	return 0;
 }
 
+/* Starts the inspector of owner o for role: a probe inspector, or an
+ * objects and lines pair (*out: the one of role). */
+static int spawn(struct st_daemon *d, const struct st_owner *o, uint32_t role,
+		 struct inspector **out)
+{
+	uint32_t need = role == ST_INSP_ROLE_PROBE ? 1 : 2;
+	struct inspector *objects, *lines;
+	int pair[2], bufsize = 8 << 20, ret;
+
+	if (count_of(o->uid, false) + need > MAX_PER_USER ||
+	    (role == ST_INSP_ROLE_PROBE && count_of(o->uid, true) >= MAX_PROBES))
+		return -EBUSY;
+	while (ninspectors + need > MAX_INSPECTORS) {
+		/* make room: an idle one goes (it is started again if needed) */
+		struct inspector *idle = NULL;
+
+		for (struct inspector *i = inspectors; i; i = i->next)
+			if (!i->head && (!i->sibling || !i->sibling->head) &&
+			    (!idle || i->idle_since < idle->idle_since))
+				idle = i;
+		if (!idle)
+			return -EAGAIN;
+		retire(d, idle, false);
+	}
+	if (role == ST_INSP_ROLE_PROBE)
+		return spawn_one(d, o, role, -1, out);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return -errno;
+	/* room for many handed files while the lines inspector is busy
+	 * (root may exceed the default socket buffer sizes) */
+	setsockopt(pair[0], SOL_SOCKET, SO_SNDBUFFORCE, &bufsize, sizeof(bufsize));
+	setsockopt(pair[1], SOL_SOCKET, SO_RCVBUFFORCE, &bufsize, sizeof(bufsize));
+	ret = spawn_one(d, o, ST_INSP_ROLE_OBJECTS, pair[0], &objects);
+	if (ret == 0) {
+		ret = spawn_one(d, o, ST_INSP_ROLE_LINES, pair[1], &lines);
+		if (ret < 0)
+			retire(d, objects, true);
+	}
+	close(pair[0]);
+	close(pair[1]);
+	if (ret < 0)
+		return ret;
+	objects->sibling = lines;
+	lines->sibling = objects;
+	*out = role == ST_INSP_ROLE_OBJECTS ? objects : lines;
+	return 0;
+}
 
 /* Sends what waits, up to IN_FLIGHT requests in the socket. Forgotten
  * ones are dropped unsent; a socket that fails retires the inspector. */
@@ -426,8 +528,7 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 		st_log(ST_LOG_WARN, "inspector %d (%s, uid %u): %s", ins->pid, role_name(ins->role),
 		       (unsigned)ins->owner.uid, !c || r.type == 0 ? "unasked message" :
 		       r.id != c->id ? "reply to another request" : err);
-		if (fd >= 0)
-			close(fd);
+		st_fd_drop(fd, ins->owner.uid);
 		return false;
 	}
 	if (r.type == ST_INSP_DONE) {
@@ -441,8 +542,8 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 	}
 	if (!c->forgotten)
 		c->h(d, c->ctx, &r, fd);
-	else if (fd >= 0)
-		close(fd);
+	else
+		st_fd_drop(fd, ins->owner.uid);
 	if (r.type == ST_INSP_DONE) {
 		call_free(c);
 		pump(d, ins);
@@ -470,8 +571,8 @@ void st_insp_readable(struct st_daemon *d, void *arg)
 			return;
 		}
 		if (truncated || !deliver(d, ins, buf, (size_t)n, fd)) {
-			if (fd >= 0 && truncated)
-				close(fd);
+			if (truncated)
+				st_fd_drop(fd, ins->owner.uid);
 			retire(d, ins, true);
 			return;
 		}
@@ -508,6 +609,6 @@ void st_insp_fini(struct st_daemon *d)
 	st_insp_collect();
 	reap();
 	for (uint32_t i = 0; i < nreaping; i++)
-		close(reaping[i]);
+		close(reaping[i].pidfd);
 	nreaping = 0;
 }

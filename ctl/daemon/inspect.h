@@ -46,6 +46,7 @@ struct st_insp_reply {
 	uint64_t id;
 	union {
 		struct {
+			struct st_insp_key key;
 			uint64_t base, memsz;
 			bool is_pic;
 			uint32_t crc, build_id_len;

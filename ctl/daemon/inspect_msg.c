@@ -53,6 +53,7 @@ static int parse_object(const uint8_t *buf, size_t len, struct st_insp_reply *ou
 		*err = "OBJECT facts out of range";
 		return -1;
 	}
+	out->object.key = o.key;
 	out->object.base = o.base;
 	out->object.memsz = o.memsz;
 	out->object.is_pic = o.is_pic;

@@ -3,11 +3,13 @@
  * (callsite.c): asked of the owner's lines inspector, kept per user.
  *
  * An entry is keyed by the owner's uid and the identity of the file as
- * fstat() tells it of the descriptor the daemon holds (device, inode,
- * size, modification and change times; the change time cannot be set
- * back), so an entry describes exactly the file mapped. It is per uid
- * because a user's inspector is as trusted as that user: what it says
- * serves only that user's processes.
+ * the owner's objects inspector saw it with fstat() (device, inode, size,
+ * modification and change times; the change time cannot be set back), so
+ * an entry describes exactly the file mapped. It is per uid because a
+ * user's inspectors are as trusted as that user: what they say serves only
+ * that user's processes. The daemon never holds the file: the objects
+ * inspector handed it to the lines inspector of its pair, which the
+ * daemon asks for the table by the identity.
  *
  * An entry is pending until the inspector answers, then ready (a table) or
  * none (no line information, a table over its limit, an inspector that
@@ -39,10 +41,7 @@
 struct st_lines {
 	struct st_lines *next;
 	uid_t uid;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
+	struct st_insp_key key;
 	enum st_lines_state state;
 	uint32_t refs;	/* processes' objects, and the request in flight */
 	const uint64_t *rows;
@@ -62,14 +61,14 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static uint32_t bucket_of(uid_t uid, dev_t dev, ino_t ino)
+static uint32_t bucket_of(uid_t uid, const struct st_insp_key *k)
 {
-	return (uint32_t)((ino * 0x9E3779B97F4A7C15ull) ^ dev ^ ((uint64_t)uid << 7)) % BUCKETS;
+	return (uint32_t)((k->ino * 0x9E3779B97F4A7C15ull) ^ k->dev ^ ((uint64_t)uid << 7)) % BUCKETS;
 }
 
 static void entry_free(struct st_lines *l)
 {
-	struct st_lines **pp = &buckets[bucket_of(l->uid, l->dev, l->ino)];
+	struct st_lines **pp = &buckets[bucket_of(l->uid, &l->key)];
 
 	for (; *pp; pp = &(*pp)->next)
 		if (*pp == l) {
@@ -153,8 +152,7 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		else
 			l->state = ST_LINES_NONE;
 	}
-	if (fd >= 0)
-		close(fd);
+	st_fd_drop(fd, l->uid);
 	if (r && r->type != ST_INSP_DONE)
 		return;
 	/* DONE, or the inspector failed on this file: it has no table */
@@ -164,22 +162,16 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	st_proc_lines_settled(d);
 }
 
-struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o, int fd,
-			      const uint8_t *build_id, uint32_t build_id_len)
+struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o,
+			      const struct st_insp_key *key, const uint8_t *build_id,
+			      uint32_t build_id_len)
 {
 	struct st_insp_lines_req req;
 	struct st_lines *l;
-	struct stat st;
-	uint32_t b;
+	uint32_t b = bucket_of(o->uid, key);
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	b = bucket_of(o->uid, st.st_dev, st.st_ino);
 	for (l = buckets[b]; l; l = l->next)
-		if (l->uid == o->uid && l->dev == st.st_dev && l->ino == st.st_ino &&
-		    l->size == st.st_size && l->mtime.tv_sec == st.st_mtim.tv_sec &&
-		    l->mtime.tv_nsec == st.st_mtim.tv_nsec && l->ctime.tv_sec == st.st_ctim.tv_sec &&
-		    l->ctime.tv_nsec == st.st_ctim.tv_nsec) {
+		if (l->uid == o->uid && memcmp(&l->key, key, sizeof(*key)) == 0) {
 			l->refs++;
 			return l;
 		}
@@ -187,11 +179,7 @@ struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o, int
 	if (!l)
 		return NULL;
 	l->uid = o->uid;
-	l->dev = st.st_dev;
-	l->ino = st.st_ino;
-	l->size = st.st_size;
-	l->mtime = st.st_mtim;
-	l->ctime = st.st_ctim;
+	l->key = *key;
 	l->user = st_user_of(o->uid);
 	l->state = ST_LINES_PENDING;
 	if (!charge(l, sizeof(*l), 0)) {
@@ -204,12 +192,13 @@ struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o, int
 	memset(&req, 0, sizeof(req));
 	req.hdr.type = ST_INSP_LINES;
 	req.hdr.len = sizeof(req);
+	req.key = *key;
 	req.max_rows = MAX_ROWS;
 	if (build_id_len <= sizeof(req.build_id)) {
 		req.build_id_len = build_id_len;
 		memcpy(req.build_id, build_id, build_id_len);
 	}
-	if (st_insp_request(d, o, ST_INSP_ROLE_LINES, &req, sizeof(req), fd, st_insp_limits.timeout_ms,
+	if (st_insp_request(d, o, ST_INSP_ROLE_LINES, &req, sizeof(req), -1, st_insp_limits.timeout_ms,
 			    on_reply, l) < 0) {
 		l->state = ST_LINES_NONE;
 		l->refs = 1;

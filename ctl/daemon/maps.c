@@ -319,9 +319,9 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 	if (r && r->type == ST_INSP_OBJECT) {
 		struct st_object *v = realloc(p->new_objs, (p->new_nobjs + 1) * sizeof(*v));
 		struct st_object *o;
-		struct st_owner owner;
 
-		if (v && fd >= 0) {
+		st_fd_drop(fd, p->uid); /* (none is expected) */
+		if (v) {
 			p->new_objs = v;
 			o = &v[p->new_nobjs];
 			memset(o, 0, sizeof(*o));
@@ -334,22 +334,18 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 			o->path = strdup(r->object.path);
 			o->debug_link = r->object.link ? strdup(r->object.link) : NULL;
 			if (o->path && (!r->object.link || o->debug_link)) {
-				st_owner_of(p, &owner);
-				o->lines = st_lines_get(d, &owner, fd, o->build_id, o->build_id_len);
+				/* (the lines inspector of that pair holds the file) */
+				o->lines = st_lines_get(d, p->objs_owner, &r->object.key,
+							o->build_id, o->build_id_len);
 				p->new_nobjs++;
 			} else {
 				free(o->path);
 				free(o->debug_link);
 			}
-		} else if (v) {
-			p->new_objs = v;
 		}
-		if (fd >= 0)
-			close(fd);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);
+	st_fd_drop(fd, p->uid);
 	/* the end of the answer, or none will come */
 	p->objs_pending = false;
 	if (p->ended) {
@@ -399,7 +395,6 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
 {
 	struct st_insp_target t;
-	struct st_owner owner;
 	int ret;
 
 	if (p->objs_pending) {
@@ -415,13 +410,15 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	t.pid = p->pid;
 	t.uid = p->uid;
 	t.gid = p->gid;
-	st_owner_of(p, &owner);
+	if (!p->objs_owner && !(p->objs_owner = malloc(sizeof(*p->objs_owner))))
+		return;
+	st_owner_of(p, p->objs_owner);
 	/* (set first: the handler may run before the request returns) */
 	p->objs_kind = p->statedump_done ? kind : ST_MAPS_STATEDUMP;
 	p->objs_ts = ts;
 	p->objs_pending = true;
 	p->wait_until = now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
-	ret = st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
+	ret = st_insp_request(d, p->objs_owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
 			      OBJECTS_DEADLINE_MS, on_objects, p);
 	if (ret < 0) {
 		p->objs_pending = false;

@@ -28,8 +28,7 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	int status;
 
 	(void)d;
-	if (fd >= 0)
-		close(fd);
+	st_fd_drop(fd, req->uid);
 	if (r && r->type != ST_INSP_DONE)
 		return;
 	if (!r)

@@ -574,8 +574,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 		} else {
 			ret = dispatch(d, p, buf, (size_t)n, fd);
 		}
-		if (fd >= 0)
-			close(fd);
+		st_fd_drop(fd, p->uid);
 		if (ret < 0) {
 			if (ret != REFUSED)
 				proc_warn(p, "protocol error: connection closed");
@@ -669,6 +668,7 @@ void st_proc_reap(struct st_daemon *d)
 			close(p->status_fd);
 		st_objects_free(p->objs, p->nobjs);
 		st_objects_free(p->new_objs, p->new_nobjs);
+		free(p->objs_owner);
 		st_callsites_reset(p);
 		free(p);
 	}

@@ -20,6 +20,12 @@ void st_inspector_dispatch(int argc, char **argv);
 
 /* Sends one message (and fd, if >= 0) to the daemon; 0 or -errno. */
 int st_insp_send(const void *msg, size_t len, int fd);
+/* Objects inspector: hands the object file fd (identity key) to the lines
+ * inspector of the pair; never waits (a full socket drops it). */
+void st_insp_handoff(const struct st_insp_key *key, int fd);
+/* Lines inspector: the object file handed over with this identity (the
+ * caller closes it), or -1. */
+int st_insp_handed(const struct st_insp_key *key);
 /* Ends the answer to request id: status and a one-line reason. */
 void st_insp_done(uint64_t id, int32_t status, uint32_t count, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -54,6 +60,20 @@ void st_insp_proc_close(struct st_insp_proc *p);
 int st_insp_open_mapped(const struct st_insp_proc *p, uint64_t start, uint64_t end, dev_t dev,
 			ino_t ino, const char *path);
 
+/* The identity of the file fd; 0 or -errno. */
+int st_insp_key_of(int fd, struct st_insp_key *key);
+
+/*
+ * The devices of the file systems served by a user process (FUSE) in p's
+ * mount namespace, from /proc/PID/mountinfo: a file there is never
+ * opened (its open, and its close, wait on whatever that process does).
+ * Returns how many (*out: the caller frees), SIZE_MAX when unknown.
+ */
+size_t st_insp_user_fs(const struct st_insp_proc *p, dev_t **out);
+
+/* Whether dev is one of the n devices of devs. */
+bool st_insp_dev_in(dev_t dev, const dev_t *devs, size_t n);
+
 /* One line of /proc/PID/maps. */
 struct st_insp_mapping {
 	uint64_t start, end, offset;
@@ -82,7 +102,7 @@ uint64_t st_insp_elf_symbol(int fd, const char *name);
 /* The request handlers. */
 void st_insp_objects(const struct st_insp_target *t, int pidfd);
 void st_insp_discover(const struct st_insp_target *t, int pidfd);
-void st_insp_lines(const struct st_insp_lines_req *r, int fd);
+void st_insp_lines(const struct st_insp_lines_req *r);
 void st_insp_probe(const struct st_insp_target *t, const char *library, int pidfd);
 
 #endif /* ST_INSPECTOR_H */

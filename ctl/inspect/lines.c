@@ -79,8 +79,15 @@ static void unit_rows(Dwarf *dw, Dwarf_Die *cu, struct rows *r)
 			continue;
 		if (addr >> 62)
 			continue; /* a tombstone (-1, -2) */
-		if (!end)
-			kept = dwarf_addrdie(dw, addr, &owner) && dwarf_dieoffset(&owner) == self;
+		if (!end) {
+			bool own = dwarf_addrdie(dw, addr, &owner) && dwarf_dieoffset(&owner) == self;
+
+			/* leaving the unit's addresses ends its run of rows there,
+			 * as a sequence's end would */
+			if (kept && !own)
+				add(r, addr, true);
+			kept = own;
+		}
 		if (kept)
 			add(r, addr, end);
 		if (end)
@@ -131,21 +138,25 @@ static void reply(uint64_t id, uint64_t rows, int fd)
 	st_insp_send(&m, sizeof(m), fd);
 }
 
-void st_insp_lines(const struct st_insp_lines_req *req, int fd)
+void st_insp_lines(const struct st_insp_lines_req *req)
 {
 	struct rows r = { .max = req->max_rows };
 	Dwarf_Off off = 0, next;
 	size_t hsize, k = 0, bytes;
+	int fd = st_insp_handed(&req->key), debug_fd, mfd;
 	struct stat st;
-	int debug_fd, mfd;
 	Dwarf *dw;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		st_insp_done(req->hdr.id, -EINVAL, 0, "no object file");
+		if (fd >= 0)
+			close(fd);
+		reply(req->hdr.id, 0, -1);
+		st_insp_done(req->hdr.id, -ENOENT, 0, "the object file was not handed over");
 		return;
 	}
 	dw = open_dwarf(fd, req, &debug_fd);
 	if (!dw) {
+		close(fd);
 		reply(req->hdr.id, 0, -1);
 		st_insp_done(req->hdr.id, 0, 0, "no line information");
 		return;
@@ -158,6 +169,7 @@ void st_insp_lines(const struct st_insp_lines_req *req, int fd)
 		off = next;
 	}
 	dwarf_end(dw);
+	close(fd);
 	if (debug_fd >= 0)
 		close(debug_fd);
 	if (r.too_many) {

@@ -5,8 +5,9 @@
  *
  * GROUPS is a comma-separated list of supplementary groups, or "-"; CAPS
  * the traced process's permitted capabilities (hex). The daemon starts it
- * with the socket on descriptor 3 and nothing else open but standard
- * input, output and error (/dev/null or the daemon's).
+ * with its socket on descriptor 3, for the objects and lines roles the
+ * socket joining the pair on descriptor 4, standard input, output and
+ * error on /dev/null, nothing else, in a session of its own.
  *
  * Before anything is read from a traced process: credentials switched to
  * UID, GID and GROUPS (when started by root), capabilities cut to CAPS --
@@ -25,6 +26,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,7 +53,14 @@ struct args {
 	uint64_t as_mib, cpu_s;
 };
 
-static int sock = ST_INSPECTOR_FD;
+static int sock = ST_INSPECTOR_FD, pair = ST_INSPECTOR_PAIR_FD;
+
+/* Lines role: the object files handed over, oldest first. */
+static struct {
+	struct st_insp_key key;
+	int fd;
+} handed[ST_INSP_HANDOFF_MAX];
+static uint32_t nhanded;
 
 static void die(const char *what)
 {
@@ -133,6 +142,8 @@ static uint64_t caps_permitted(void)
 static void become(const struct args *a)
 {
 	uint64_t cr = a->role == ST_INSP_ROLE_OBJECTS ? 1ull << CAP_CHECKPOINT_RESTORE : 0;
+	/* the lines role reads only files it is handed: no capability */
+	uint64_t want = a->role == ST_INSP_ROLE_LINES ? 0 : a->caps | cr;
 	uid_t r, e, s;
 
 	if (geteuid() == 0) {
@@ -151,7 +162,7 @@ static void become(const struct args *a)
 		 * are then opened by path. */
 		/* (the process's capabilities as far as we hold them: under a
 		 * bounding set, a root process may hold more than we may) */
-		if (caps_set((a->caps | cr) & caps_permitted()) < 0 && caps_set(0) < 0)
+		if (caps_set(want & caps_permitted()) < 0 && caps_set(0) < 0)
 			die("capset");
 	} else if (geteuid() != a->uid) {
 		/* a daemon that is not root serves its own user only */
@@ -183,6 +194,50 @@ int st_insp_send(const void *msg, size_t len, int fd)
 		return 0;
 	/* the daemon is gone, or no longer wants us */
 	_exit(0);
+}
+
+void st_insp_handoff(const struct st_insp_key *key, int fd)
+{
+	struct st_insp_handoff m = { { ST_INSP_HANDOFF, sizeof(m), 0 }, *key };
+
+	st_send_fd(pair, &m, sizeof(m), fd, MSG_DONTWAIT);
+}
+
+/* Lines role: takes in what the objects inspector handed over. */
+static void take_handoffs(void)
+{
+	struct st_insp_handoff m;
+	int fd, truncated;
+
+	while (st_recv_fd(pair, &m, sizeof(m), &fd, MSG_DONTWAIT, &truncated) > 0) {
+		if (fd < 0)
+			continue;
+		if (truncated || m.hdr.type != ST_INSP_HANDOFF) {
+			close(fd);
+			continue;
+		}
+		if (nhanded == ST_INSP_HANDOFF_MAX) {
+			close(handed[0].fd);
+			memmove(handed, handed + 1, (ST_INSP_HANDOFF_MAX - 1) * sizeof(handed[0]));
+			nhanded--;
+		}
+		handed[nhanded].key = m.key;
+		handed[nhanded++].fd = fd;
+	}
+}
+
+int st_insp_handed(const struct st_insp_key *key)
+{
+	take_handoffs();
+	for (uint32_t i = nhanded; i-- > 0;)
+		if (memcmp(&handed[i].key, key, sizeof(*key)) == 0) {
+			int fd = handed[i].fd;
+
+			memmove(handed + i, handed + i + 1, (nhanded - i - 1) * sizeof(handed[0]));
+			nhanded--;
+			return fd;
+		}
+	return -1;
 }
 
 void st_insp_done(uint64_t id, int32_t status, uint32_t count, const char *fmt, ...)
@@ -218,7 +273,20 @@ static void serve(uint32_t role)
 	for (;;) {
 		struct st_insp_hdr h;
 		int fd, truncated;
-		ssize_t n = st_recv_fd(sock, buf, ST_INSP_MSG_MAX, &fd, 0, &truncated);
+		ssize_t n;
+
+		/* the lines role takes in handed files while it waits */
+		while (role == ST_INSP_ROLE_LINES) {
+			struct pollfd pf[2] = { { sock, POLLIN, 0 }, { pair, POLLIN, 0 } };
+
+			if (poll(pf, 2, -1) < 0 && errno != EINTR)
+				_exit(1);
+			if (pf[1].revents & POLLIN)
+				take_handoffs();
+			if (pf[0].revents)
+				break;
+		}
+		n = st_recv_fd(sock, buf, ST_INSP_MSG_MAX, &fd, 0, &truncated);
 
 		if (n < (ssize_t)sizeof(h) || truncated)
 			_exit(0);
@@ -234,7 +302,7 @@ static void serve(uint32_t role)
 			st_insp_discover((const struct st_insp_target *)buf, fd);
 		} else if (role == ST_INSP_ROLE_LINES && h.type == ST_INSP_LINES &&
 			   n == sizeof(struct st_insp_lines_req)) {
-			st_insp_lines((const struct st_insp_lines_req *)buf, fd);
+			st_insp_lines((const struct st_insp_lines_req *)buf);
 		} else if (role == ST_INSP_ROLE_PROBE && h.type == ST_INSP_PROBE &&
 			   n > (ssize_t)sizeof(struct st_insp_target) && buf[n - 1] == '\0') {
 			st_insp_probe((const struct st_insp_target *)buf,
@@ -276,7 +344,7 @@ void st_inspector_dispatch(int argc, char **argv)
 #endif
 	limit(RLIMIT_CPU, a.cpu_s);
 	limit(RLIMIT_CORE, 0);
-	limit(RLIMIT_NOFILE, 256);
+	limit(RLIMIT_NOFILE, ST_INSP_HANDOFF_MAX + 64);
 	limit(RLIMIT_NPROC, 0);
 	serve(a.role);
 }

@@ -357,10 +357,12 @@ static void run(struct probe_job *j)
 static int prepare(struct probe_job *j, const struct st_insp_proc *p)
 {
 	struct st_insp_mapping *maps;
-	size_t n;
-	int ret = st_insp_read_maps(p, &maps, &n);
+	dev_t *fuse;
+	size_t n, nfuse = st_insp_user_fs(p, &fuse);
+	int ret = nfuse == SIZE_MAX ? -EACCES : st_insp_read_maps(p, &maps, &n);
 
 	if (ret < 0) {
+		free(fuse);
 		fail(j, "cannot read the mappings of process %d: %s", j->pid, strerror(-ret));
 		return -1;
 	}
@@ -370,7 +372,7 @@ static int prepare(struct probe_job *j, const struct st_insp_proc *p)
 		struct range *o = &j->objs[j->nobjs];
 		int fd;
 
-		if (maps[i].offset != 0)
+		if (maps[i].offset != 0 || st_insp_dev_in(maps[i].dev, fuse, nfuse))
 			continue;
 		fd = st_insp_open_mapped(p, maps[i].start, maps[i].end, maps[i].dev, maps[i].ino,
 					 maps[i].path);
@@ -397,6 +399,7 @@ static int prepare(struct probe_job *j, const struct st_insp_proc *p)
 		close(fd);
 	}
 	st_insp_maps_free(maps, n);
+	free(fuse);
 	if (!j->fn_dlopen) {
 		fail(j, "process %d has no dlopen in its libc", j->pid);
 		return -1;

@@ -18,15 +18,22 @@
  * without waiting, gives each request a deadline and kills an inspector
  * that misses one.
  *
- * Roles (one inspector per owner and role, started on demand, stopped
- * when idle; probe inspectors serve one request):
+ * Roles (started on demand, stopped when idle):
  *
  *   objects  OBJECTS: the objects a process maps, each with its ELF facts
- *            and an open descriptor; DISCOVER: the status memfd of a
+ *            and the identity of its file; DISCOVER: the status memfd of a
  *            process found running (pidfd_getfd)
  *   lines    LINES: the DWARF line table of one object, as sorted rows in
  *            a sealed memfd
- *   probe    PROBE: load-probe's dlopen by ptrace
+ *   probe    PROBE: load-probe's dlopen by ptrace (one request each)
+ *
+ * An owner's objects and lines inspectors are started as a pair, joined by
+ * a socket of their own (descriptor 4 of each): the objects inspector hands
+ * each object file it opened to the lines inspector (HANDOFF, with the
+ * file's identity), and the daemon asks for a line table by that identity.
+ * So the daemon never holds a descriptor of a file a process maps: closing
+ * one could wait on a file system server a user runs (FUSE). The lines
+ * inspector keeps no capability at all.
  *
  * An inspector is as hostile as the processes of the user it serves:
  * every reply is validated (ctl/daemon/inspect_msg.c, fuzzed), and what
@@ -45,7 +52,9 @@
 #include <stdint.h>
 
 #define ST_INSPECTOR_ARG "--inspector"
-#define ST_INSPECTOR_FD 3
+#define ST_INSPECTOR_FD 3	 /* the daemon */
+#define ST_INSPECTOR_PAIR_FD 4	 /* objects -> lines */
+#define ST_INSP_HANDOFF_MAX 1024 /* object files a lines inspector holds */
 #define ST_INSP_MSG_MAX 8192
 #define ST_INSP_PATH_MAX 4096	 /* path bytes, NUL included */
 #define ST_INSP_MAX_OBJECTS 4096 /* objects reported per process */
@@ -60,14 +69,23 @@ enum st_insp_role {
 enum st_insp_type {
 	/* daemon -> inspector */
 	ST_INSP_OBJECTS = 1, /* + pidfd: struct st_insp_target */
-	ST_INSP_LINES,	     /* + object fd: struct st_insp_lines_req */
+	ST_INSP_LINES,	     /* struct st_insp_lines_req */
 	ST_INSP_PROBE,	     /* + pidfd: struct st_insp_target, then the library path */
 	ST_INSP_DISCOVER,    /* + pidfd: struct st_insp_target */
 	/* inspector -> daemon */
-	ST_INSP_OBJECT = 16, /* + object fd: struct st_insp_object, path, debug link */
+	ST_INSP_OBJECT = 16, /* struct st_insp_object, path, debug link */
 	ST_INSP_LINE_TABLE,  /* + sealed memfd: struct st_insp_line_table */
 	ST_INSP_FOUND,	     /* + status memfd: struct st_insp_found, then the exe path */
 	ST_INSP_DONE,	     /* struct st_insp_done, then a message (NUL-terminated) */
+	/* objects inspector -> lines inspector */
+	ST_INSP_HANDOFF = 32, /* + object fd: struct st_insp_handoff */
+};
+
+/* A file's identity, as fstat() tells it: the change time cannot be set
+ * back, so an identity names one content. */
+struct st_insp_key {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
 };
 
 struct st_insp_hdr {
@@ -87,7 +105,8 @@ struct st_insp_target {
 
 struct st_insp_lines_req {
 	struct st_insp_hdr hdr;
-	uint64_t max_rows; /* larger tables are refused */
+	struct st_insp_key key; /* of an object the objects inspector handed over */
+	uint64_t max_rows;	/* larger tables are refused */
 	uint32_t build_id_len;
 	uint8_t build_id[ST_INSP_BUILD_ID_MAX]; /* for /usr/lib/debug/.build-id/ */
 	uint32_t pad;
@@ -102,6 +121,7 @@ struct st_insp_lines_req {
  */
 struct st_insp_object {
 	struct st_insp_hdr hdr;
+	struct st_insp_key key; /* of the file */
 	uint64_t base, memsz;
 	uint32_t is_pic;
 	uint32_t crc; /* of the debug link */
@@ -120,6 +140,12 @@ struct st_insp_object {
 struct st_insp_line_table {
 	struct st_insp_hdr hdr;
 	uint64_t rows;
+};
+
+/* An object file, from the objects to the lines inspector. */
+struct st_insp_handoff {
+	struct st_insp_hdr hdr;
+	struct st_insp_key key;
 };
 
 /* A process found running: its parent and name, then its executable. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,4 +189,66 @@ int st_insp_open_mapped(const struct st_insp_proc *p, uint64_t start, uint64_t e
 		return -EINVAL;
 	}
 	return fd;
+}
+
+int st_insp_key_of(int fd, struct st_insp_key *key)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	key->dev = st.st_dev;
+	key->ino = st.st_ino;
+	key->size = (uint64_t)st.st_size;
+	key->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	key->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	return 0;
+}
+
+size_t st_insp_user_fs(const struct st_insp_proc *p, dev_t **out)
+{
+	int fd = openat(p->dirfd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	char *line = NULL, *dash;
+	size_t cap = 0, n = 0, ncap = 0;
+	dev_t *devs = NULL;
+	FILE *f;
+
+	*out = NULL;
+	if (fd < 0 || !(f = fdopen(fd, "re"))) {
+		if (fd >= 0)
+			close(fd);
+		return SIZE_MAX;
+	}
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ..." */
+	while (getline(&line, &cap, f) > 0) {
+		unsigned maj, min;
+		char type[64];
+
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    sscanf(dash + 3, "%63s", type) != 1 || strncmp(type, "fuse", 4) != 0)
+			continue;
+		if (n == ncap) {
+			size_t c = ncap ? ncap * 2 : 8;
+			dev_t *v = realloc(devs, c * sizeof(*v));
+
+			if (!v)
+				break;
+			devs = v;
+			ncap = c;
+		}
+		devs[n++] = makedev(maj, min);
+	}
+	free(line);
+	fclose(f);
+	*out = devs;
+	return n;
+}
+
+bool st_insp_dev_in(dev_t dev, const dev_t *devs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (devs[i] == dev)
+			return true;
+	return false;
 }
