@@ -57,7 +57,7 @@ static void scan_records(struct st_proc *p, struct st_trace *t, uint8_t *buf, ui
 			/* (only classes the process registered: never the
 			 * daemon's own, which it could otherwise forge) */
 			c = id < p->ncls ? p->cls[id] : NULL;
-			tid = c ? st_trace_class_id(t, c) : -1;
+			tid = c ? st_trace_class_id(t, c, p->uid) : -1;
 			cid = id;
 		}
 		if (tid < 0)

@@ -180,6 +180,9 @@ struct st_trace {
 	uint32_t nclasses, classes_cap;
 	uint32_t *id_of;	  /* by registry id: CTF event id + 1, 0 if none */
 	uint32_t id_of_cap;
+	/* classes declared for each uid's processes: at most their quota */
+	struct st_evclass_user *declared;
+	uint32_t ndeclared;
 	uint32_t classes_written; /* event classes in the metadata on disk */
 	uint64_t next_instance;
 	uint64_t bytes;		/* bytes of packets written */
@@ -194,9 +197,10 @@ struct st_trace {
 /* Creates the trace directory dir (with the owner's filesystem rights). */
 int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
 		  gid_t owner_gid, struct st_evreg *reg, char *err, size_t errlen);
-/* The CTF event id of class c in t, declared now if new; -1 when the
- * trace has no id left (65,535) or memory. */
-int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c);
+/* The CTF event id of class c in t, declared now if new for a process of
+ * uid; -1 when the trace has no id left (65,535), no memory, or uid has
+ * had as many classes declared in it as its classes quota. */
+int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid);
 /* Writes the metadata if classes were declared since (or force). */
 int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force);
 /* The metadata declaration of class c under event id; like snprintf. */

@@ -38,6 +38,7 @@
 
 #include "config.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/quota.h"
 #include "ctl/daemon/writer.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u
@@ -177,7 +178,7 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
 	t->reg = reg;
 	/* the daemon's own classes, under the ids it writes them with */
 	for (uint32_t i = 0; i < ST_EV_BUILTIN_COUNT; i++)
-		if (st_trace_class_id(t, reg->v[i]) != (int32_t)i) {
+		if (st_trace_class_id(t, reg->v[i], 0) != (int32_t)i) {
 			snprintf(err, errlen, "out of memory");
 			st_trace_close(t);
 			return -ENOMEM;
@@ -273,7 +274,31 @@ size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t
 	return append(buf, cap, n, "\t};\n};\n\n");
 }
 
-int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c)
+/* Counts one more class declared for uid's processes, within its quota:
+ * the classes a trace holds stay until it is closed, so a user whose
+ * processes come and go must not fill another's trace. */
+static bool charge(struct st_trace *t, uid_t uid)
+{
+	struct st_evclass_user *u = NULL, *v;
+
+	for (uint32_t i = 0; i < t->ndeclared && !u; i++)
+		if (t->declared[i].uid == uid)
+			u = &t->declared[i];
+	if (!u) {
+		v = realloc(t->declared, (t->ndeclared + 1) * sizeof(*v));
+		if (!v)
+			return false;
+		t->declared = v;
+		u = &v[t->ndeclared++];
+		*u = (struct st_evclass_user){ uid, 0 };
+	}
+	if (u->n >= st_quota_limit(ST_Q_CLASSES))
+		return false;
+	u->n++;
+	return true;
+}
+
+int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid)
 {
 	uint32_t id;
 
@@ -281,6 +306,8 @@ int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c)
 		return (int32_t)t->id_of[c->id] - 1;
 	if (t->nclasses >= UINT16_MAX)
 		return -1; /* record headers carry a 16-bit id */
+	if (c->id >= ST_EV_BUILTIN_COUNT && !charge(t, uid))
+		return -1;
 	if (c->id >= t->id_of_cap) {
 		uint32_t cap = t->id_of_cap ? t->id_of_cap : 64;
 		uint32_t *v;
@@ -491,7 +518,9 @@ void st_trace_close(struct st_trace *t)
 		st_evclass_unref(t->reg, t->classes[i]);
 	free(t->classes);
 	free(t->id_of);
+	free(t->declared);
 	t->classes = NULL;
 	t->id_of = NULL;
-	t->nclasses = t->classes_cap = t->id_of_cap = 0;
+	t->declared = NULL;
+	t->nclasses = t->classes_cap = t->id_of_cap = t->ndeclared = 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/quota.h"
 #include "ctl/daemon/writer.h"
 #include "ctl/reader/reader.h"
 #include "tests/unit/run.h"
@@ -46,8 +47,10 @@ static void setup(struct fixture *f)
 			 0);
 	/* the builtins first, under their own ids; then what it records */
 	ck_assert_uint_eq(f->t.nclasses, ST_EV_BUILTIN_COUNT);
-	f->all = st_trace_class_id(&f->t, st_evreg_intern(&f->reg, "ut", "all", all_types,
-							  sizeof(all_types) / sizeof(all_types[0])));
+	f->all = st_trace_class_id(&f->t,
+				   st_evreg_intern(&f->reg, "ut", "all", all_types,
+						   sizeof(all_types) / sizeof(all_types[0])),
+				   1000);
 	ck_assert_int_eq(f->all, ST_EV_BUILTIN_COUNT);
 	f->bytes = ST_EV_STATEDUMP_BUILD_ID;
 	ck_assert_int_eq(st_trace_metadata(&f->t, &f->clk, true), 0);
@@ -234,7 +237,8 @@ START_TEST(classes_and_clock_declared)
 	ck_assert_uint_eq(m->clocks[0].freq, 1000000000u);
 	st_reader_close(r);
 	/* classes declared later appear once the metadata is rewritten */
-	ck_assert_int_eq(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "ut", "later", all_types, 1)),
+	ck_assert_int_eq(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "ut", "later", all_types, 1),
+					   1000),
 			 ST_EV_BUILTIN_COUNT + 1);
 	ck_assert_int_eq(st_trace_metadata(&f.t, &f.clk, false), 0);
 	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
@@ -311,6 +315,33 @@ START_TEST(classes_counted_and_freed)
 }
 END_TEST
 
+/* A trace declares for one uid's processes at most that uid's classes
+ * quota: a user whose processes come and go cannot fill another's trace. */
+START_TEST(trace_classes_per_uid)
+{
+	struct fixture f;
+	char err[128];
+	int32_t first;
+
+	setup(&f); /* declares ut:all for uid 1000 */
+	ck_assert_int_eq(st_quota_set("classes=3", err, sizeof(err)), 0);
+	first = st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "u", "a", all_types, 1), 1000);
+	ck_assert_int_ge(first, 0);
+	ck_assert_int_ge(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "u", "b", all_types, 1), 1000),
+			 0);
+	/* a fourth class for uid 1000: refused; one it has: its id */
+	ck_assert_int_eq(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "u", "c", all_types, 1), 1000),
+			 -1);
+	ck_assert_int_eq(st_trace_class_id(&f.t, st_evreg_find(&f.reg, "u", "a", all_types, 1), 1000),
+			 first);
+	/* another user is not affected */
+	ck_assert_int_ge(st_trace_class_id(&f.t, st_evreg_intern(&f.reg, "u", "c", all_types, 1), 1001),
+			 0);
+	ck_assert_int_eq(st_quota_set("classes=16384", err, sizeof(err)), 0);
+	teardown(&f);
+}
+END_TEST
+
 void st_log(int level, const char *fmt, ...)
 {
 	(void)level;
@@ -320,5 +351,6 @@ void st_log(int level, const char *fmt, ...)
 int main(void)
 {
 	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared,
-						 classes_interned_once, classes_counted_and_freed));
+						 classes_interned_once, classes_counted_and_freed,
+						 trace_classes_per_uid));
 }
