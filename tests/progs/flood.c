@@ -6,7 +6,11 @@
  *       declares PROVIDERS providers of TRACEPOINTS tracepoints each, all
  *       distinct event classes (provider floodN, tracepoints tK);
  *   flood connections RUNDIR N
- *       opens N connections, each registering (HELLO).
+ *       opens N connections, each registering (HELLO);
+ *   flood hello-with RUNDIR FILE
+ *       opens FILE, and at the first line read registers with it as its
+ *       status memory (a file on a FUSE mount, whose close waits on its
+ *       server).
  *
  * Then it prints what the daemon let through -- "connection open" or
  * "connection closed" after a SYNC, or "open K of N" -- and holds its
@@ -93,6 +97,23 @@ static void connections(const char *rundir, unsigned n)
 	printf("open %u of %u\n", open, n);
 }
 
+static void hello_with(const char *rundir, const char *file)
+{
+	int fd = open(file, O_RDONLY), sock = raw_dial(rundir);
+	char line[64];
+
+	if (fd < 0) {
+		perror(file);
+		exit(1);
+	}
+	printf("opened\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(1);
+	raw_hello(sock, fd);
+	printf("connection %s\n", answered(sock) ? "open" : "closed");
+}
+
 int main(int argc, char **argv)
 {
 	char c;
@@ -101,6 +122,8 @@ int main(int argc, char **argv)
 		classes(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 	else if (argc == 4 && strcmp(argv[1], "connections") == 0)
 		connections(argv[2], (unsigned)atoi(argv[3]));
+	else if (argc == 4 && strcmp(argv[1], "hello-with") == 0)
+		hello_with(argv[2], argv[3]);
 	else {
 		fprintf(stderr, "usage: flood classes RUNDIR PROVIDERS TRACEPOINTS | "
 				"flood connections RUNDIR N\n");
