@@ -259,6 +259,8 @@ static void on_child(struct st_daemon *d, void *arg)
 	r->exited = true;
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	d->quit = true;
+	/* (its pidfd stays readable: the loop may turn on, to settle) */
+	st_loop_unwatch(d, d->child_pidfd);
 }
 
 static void human(uint64_t bytes, char *buf, size_t n)

@@ -10,11 +10,12 @@
  * for an exact row start, shows it at all. Without line information the
  * return address is kept.
  *
- * The line tables come from the owner's lines inspector (linecache.c):
- * the daemon never opens or parses an object file itself. A per-process
+ * The line tables come from the owner's lines inspector (linecache.c),
+ * asked for the first time an event's caller falls in the object: the
+ * daemon never opens or parses an object file itself. A per-process
  * direct-mapped cache keeps the cost per event to a lookup; it is emptied
  * when the process's objects change (dlopen, dlclose), and an answer is
- * cached only once the object's table is settled (not on its way).
+ * cached only once the object's table is here (or known to be none).
  */
 #include <stdlib.h>
 
@@ -31,17 +32,21 @@ struct st_callsites {
 };
 
 /* The start of the row holding the call that returns to ip, or ip;
- * *settled: whether the answer holds for good. */
-static uint64_t refine(const struct st_proc *p, uint64_t ip, bool *settled)
+ * *final: the answer holds for good; *unsettled: the table is on its way. */
+static uint64_t refine(struct st_daemon *d, const struct st_proc *p, uint64_t ip, bool *final,
+		       bool *unsettled)
 {
-	*settled = true;
+	*final = true;
 	for (uint32_t i = 0; i < p->nobjs; i++) {
 		const struct st_object *o = &p->objs[i];
 		uint64_t at, row;
 
 		if (ip <= o->base || ip - o->base > o->memsz)
 			continue;
-		*settled = st_lines_state(o->lines) != ST_LINES_PENDING;
+		st_lines_need(d, o->lines);
+		*final = !o->lines || st_lines_state(o->lines) == ST_LINES_READY ||
+			 st_lines_state(o->lines) == ST_LINES_NONE;
+		*unsettled |= !st_lines_settled(o->lines);
 		at = (o->is_pic ? ip - o->base : ip) - 1;
 		row = st_lines_find(o->lines, at);
 		/* a row far before the call is not the call's (a gap in the
@@ -53,7 +58,7 @@ static uint64_t refine(const struct st_proc *p, uint64_t ip, bool *settled)
 	return ip;
 }
 
-uint64_t st_callsite(struct st_proc *p, uint64_t ip)
+uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *unsettled)
 {
 	struct entry *e;
 
@@ -66,10 +71,10 @@ uint64_t st_callsite(struct st_proc *p, uint64_t ip)
 	}
 	e = &p->callsites->e[(ip ^ (ip >> 10)) % CACHE];
 	if (e->in != ip) {
-		bool settled;
-		uint64_t out = refine(p, ip, &settled);
+		bool final;
+		uint64_t out = refine(d, p, ip, &final, unsettled);
 
-		if (!settled)
+		if (!final)
 			return out;
 		e->in = ip;
 		e->out = out;

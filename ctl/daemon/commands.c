@@ -238,6 +238,10 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 
 	if (!ses)
 		return ST_EXIT_FAIL;
+	/* what the buffers hold asks for the line tables it needs */
+	for (struct st_proc *p = d->procs; ses->active && p; p = p->next)
+		if (!p->ended && !st_proc_waiting(p))
+			st_consume_all(d, p, ST_DRAIN_FLUSH);
 	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
 		return stop_now(d, r, ses);
 	/* the request outlives this call: keep its descriptor and peer only */

@@ -35,11 +35,12 @@ struct scan {
 	uint64_t valid;	 /* bytes of whole, valid records */
 	uint64_t events;
 	uint64_t first_ts, last_ts;
+	bool unsettled;	 /* a caller's line table is on its way */
 };
 
 /* Validates and fixes the records in buf (a private copy) for trace t. */
-static void scan_records(struct st_proc *p, struct st_trace *t, uint8_t *buf, uint64_t len,
-			 uint64_t min_ts, struct scan *sc)
+static void scan_records(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			 uint8_t *buf, uint64_t len, uint64_t min_ts, struct scan *sc)
 {
 	struct st_evclass *c = NULL;
 	uint64_t off = 0, prev = min_ts;
@@ -70,7 +71,7 @@ static void scan_records(struct st_proc *p, struct st_trace *t, uint8_t *buf, ui
 			h->timestamp = ts = prev;
 		h->id = (uint16_t)tid;
 		h->vpid = p->pid;
-		h->ip = st_callsite(p, h->ip);
+		h->ip = st_callsite(d, p, h->ip, &sc->unsettled);
 		prev = ts;
 		if (sc->events == 0)
 			sc->first_ts = ts;
@@ -116,11 +117,14 @@ static uint64_t slot_lost(const struct st_abi_slot *slot)
  * Copies [data, data + len) out of shared memory, validates the copy and
  * writes it as one packet of stream in trace t; returns the events written.
  * With seqp, the copy is kept only if *seqp still holds seq afterwards (an
- * overwrite-mode sub-buffer the producer may be reusing meanwhile).
+ * overwrite-mode sub-buffer the producer may be reusing meanwhile). With
+ * may_wait, a range whose callers need a line table on its way is left
+ * where it is (ST_EMIT_LATER): the table was asked for, and the range is
+ * read again once it is here, or the wait is over.
  */
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
-		      const uint64_t *seqp, uint64_t seq)
+		      const uint64_t *seqp, uint64_t seq, bool may_wait)
 {
 	uint8_t *buf = st_packet_buf(len);
 	struct scan sc;
@@ -133,7 +137,13 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		if (__atomic_load_n(seqp, __ATOMIC_RELAXED) != seq)
 			return 0;
 	}
-	scan_records(p, t, buf, len, stream->last_ts, &sc);
+	scan_records(d, p, t, buf, len, stream->last_ts, &sc);
+	if (sc.unsettled && may_wait) {
+		if (!p->lines_waiting)
+			p->lines_wait_since = st_lines_now_ms();
+		p->lines_waiting = true;
+		return ST_EMIT_LATER;
+	}
 	if (sc.valid < len) {
 		st_emit_corrupt += len - sc.valid;
 		warn_once(p, 0, "invalid records in its buffers were dropped");
@@ -145,19 +155,24 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	return sc.events;
 }
 
-/* Emits a range of slot `slot` into session s's trace. */
-static void emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
-		 const uint8_t *data, uint64_t len, uint64_t discarded)
+/* Emits a range of slot `slot` into session s's trace; false: left for
+ * later (may_wait: see st_emit_into). */
+static bool emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
+		 const uint8_t *data, uint64_t len, uint64_t discarded, bool may_wait)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	uint64_t corrupt = st_emit_corrupt, n;
 
-	n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, slot), data, len, discarded, NULL, 0);
+	n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, slot), data, len, discarded, NULL, 0,
+			 may_wait);
+	if (n == ST_EMIT_LATER)
+		return false;
 	if (stats) {
 		stats->events += n;
 		stats->corrupt_bytes += st_emit_corrupt - corrupt;
 	}
+	return true;
 }
 
 static struct st_abi_slot *slot_at(const struct st_proc_pool *pool, uint32_t i)
@@ -166,7 +181,7 @@ static struct st_abi_slot *slot_at(const struct st_proc_pool *pool, uint32_t i)
 }
 
 static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
-			  bool partial)
+			  bool partial, bool may_wait)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_abi_slot *slot = slot_at(pool, i);
@@ -197,8 +212,9 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 					       : st->stream.discarded;
 			uint64_t all = slot_lost(slot);
 
-			emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
-			     commit - st->roff, lost < all ? lost : all);
+			if (!emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
+				  commit - st->roff, lost < all ? lost : all, may_wait))
+				break; /* left in place, read again later */
 		}
 		st->roff = (uint32_t)commit;
 		if (!closed)
@@ -276,7 +292,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		}
 		if (commit)
 			emit(d, p, s, i, data + order[k][1] * (uint64_t)pool->sb_size, commit,
-			     slot_lost(slot));
+			     slot_lost(slot), false);
 		st->rseq = seq;
 	}
 	free(order);
@@ -321,7 +337,8 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 		if (how == ST_DRAIN_FINAL)
 			drain_overwrite(d, p, s, slot);
 	} else {
-		drain_discard(d, p, s, slot, how != ST_DRAIN_CLOSED);
+		drain_discard(d, p, s, slot, how != ST_DRAIN_CLOSED,
+			      how == ST_DRAIN_CLOSED || how == ST_DRAIN_FLUSH);
 	}
 	if (how == ST_DRAIN_FINAL)
 		final_losses(d, p, s, slot);

@@ -386,8 +386,11 @@ struct st_proc {
 	struct st_owner *objs_owner; /* whose inspector the request went to */
 	uint32_t new_nobjs;
 	uint64_t ready_owed;	/* READY owed once the objects are in (a SYNC's seq) */
-	uint64_t wait_until;	/* ms: consumption waits for objects and lines till then */
+	uint64_t wait_until;	/* ms: consumption waits for objects till then */
+	bool lines_waiting;	/* its events wait for line tables (consumer.c) */
+	uint64_t lines_wait_since; /* ms */
 	bool end_deferred;	/* it ended while waiting: finished when it stops */
+	bool end_now;		/* the daemon stops: no waiting any more */
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 };
@@ -477,10 +480,12 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p);
 /* Runs the loop until no inspector request is out, or for at most ms. */
 void st_daemon_settle(struct st_daemon *d, uint32_t ms);
 
-/* The consumer (consumer.c). */
+/* The consumer (consumer.c). A drain that is not final leaves in place
+ * what needs a line table on its way, and sets p->lines_waiting. */
 enum st_drain {
 	ST_DRAIN_CLOSED, /* closed sub-buffers (discard mode) */
 	ST_DRAIN_FLUSH,	 /* and what the open one holds (discard mode) */
+	ST_DRAIN_FLUSH_NOW, /* the same, not waiting for line tables */
 	ST_DRAIN_FINAL,	 /* everything; overwrite mode: the ring, oldest first */
 };
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
@@ -489,9 +494,12 @@ void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
 uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
 int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
 		  uint64_t (**out)[2]);
+/* Events written, or ST_EMIT_LATER: with may_wait, records that need a
+ * line table on its way were left for later. */
+#define ST_EMIT_LATER UINT64_MAX
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
-		      const uint64_t *seqp, uint64_t seq);
+		      const uint64_t *seqp, uint64_t seq, bool may_wait);
 extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes records the daemon built for process p into its meta stream. */
@@ -513,21 +521,29 @@ void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq);
 /* Whether the consumer should wait before draining p (its objects or line
  * tables are on their way, for a bounded time). */
 bool st_proc_waiting(struct st_proc *p);
-/* Line tables arrived: processes that ended while waiting end now. */
+/* Something a process waited for came: what waited for it goes on. */
+void st_proc_recheck(struct st_daemon *d);
+/* A line table came (or will not): the same, and waiting drains retry. */
 void st_proc_lines_settled(struct st_daemon *d);
 /* Applies p's new object list if it waited and may wait no more. */
 void st_proc_apply_due(struct st_daemon *d, struct st_proc *p);
 
 /* Line tables (linecache.c). */
 struct st_owner;
-enum st_lines_state { ST_LINES_PENDING, ST_LINES_READY, ST_LINES_NONE };
+enum st_lines_state { ST_LINES_IDLE, ST_LINES_PENDING, ST_LINES_READY, ST_LINES_NONE };
 struct st_insp_key;
 /* The table of the object file of identity key for owner o, with a
- * reference: known, or asked of o's lines inspector now (which holds the
- * file). NULL: none to be had. */
-struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o,
-			      const struct st_insp_key *key, const uint8_t *build_id,
-			      uint32_t build_id_len);
+ * reference: known, or to be asked of o's lines inspector (which holds
+ * the file) when an event needs it. NULL: none to be had. */
+struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key *key,
+			      const uint8_t *build_id, uint32_t build_id_len);
+/* An event needs the table: asked for now if it was not. */
+void st_lines_need(struct st_daemon *d, struct st_lines *l);
+/* Whether waiting for the table is over: it is here, there is none, or it
+ * did not come within the time the consumer waits. */
+bool st_lines_settled(const struct st_lines *l);
+/* The monotonic clock in ms, which the waits are counted in. */
+uint64_t st_lines_now_ms(void);
 void st_lines_put(struct st_lines *l);
 enum st_lines_state st_lines_state(const struct st_lines *l);
 /* The start of the row holding file address at, or UINT64_MAX. */
@@ -536,8 +552,9 @@ void st_lines_tick(void);
 void st_lines_fini(void);
 
 /* Call sites (callsite.c): the start of the source line that made a call,
- * from its return address. */
-uint64_t st_callsite(struct st_proc *p, uint64_t ip);
+ * from its return address; *unsettled set when the object's line table is
+ * on its way (the answer is then the return address, and not kept). */
+uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *unsettled);
 void st_callsites_reset(struct st_proc *p);
 
 /* Acting as a session owner when creating files (creds.c). */

@@ -11,10 +11,13 @@
  * inspector handed it to the lines inspector of its pair, which the
  * daemon asks for the table by the identity.
  *
- * An entry is pending until the inspector answers, then ready (a table) or
- * none (no line information, a table over its limit, an inspector that
- * failed or was killed on it: that file's call sites are not refined, and
- * it is not tried again while the entry lives). Processes hold references;
+ * An entry is idle until an event's caller falls in the object (the
+ * consumer asks, callsite.c: most objects a process maps never hold a
+ * caller, and a table can cost a lot -- libc's, from its debug file, 200
+ * ms), pending until the inspector answers, then ready (a table) or none
+ * (no line information, a table over its limit, an inspector that failed
+ * or was killed on it: that file's call sites are not refined, and it is
+ * not tried again while the entry lives). Processes hold references;
  * an entry nobody holds is freed a minute later, or at once when its user
  * needs the room. What an entry keeps counts against the user's symbols
  * quota; beyond it an object gets no table.
@@ -36,6 +39,7 @@
 
 #define BUCKETS 1024
 #define UNUSED_MS 60000
+#define WAIT_MS 3000 /* the consumer waits for a table this long at most */
 #define MAX_ROWS (1ull << 26) /* 512 MiB of table: more is refused */
 
 struct st_lines {
@@ -44,6 +48,10 @@ struct st_lines {
 	struct st_insp_key key;
 	enum st_lines_state state;
 	uint32_t refs;	/* processes' objects, and the request in flight */
+	struct st_owner owner; /* whose lines inspector holds the file */
+	uint8_t build_id[ST_INSP_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	uint64_t requested_at; /* ms */
 	const uint64_t *rows;
 	uint64_t nrows;
 	uint64_t charged; /* bytes taken from the user's quota */
@@ -59,6 +67,11 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t st_lines_now_ms(void)
+{
+	return now_ms();
 }
 
 static uint32_t bucket_of(uid_t uid, const struct st_insp_key *k)
@@ -162,11 +175,9 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	st_proc_lines_settled(d);
 }
 
-struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o,
-			      const struct st_insp_key *key, const uint8_t *build_id,
-			      uint32_t build_id_len)
+struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key *key,
+			      const uint8_t *build_id, uint32_t build_id_len)
 {
-	struct st_insp_lines_req req;
 	struct st_lines *l;
 	uint32_t b = bucket_of(o->uid, key);
 
@@ -180,30 +191,50 @@ struct st_lines *st_lines_get(struct st_daemon *d, const struct st_owner *o,
 		return NULL;
 	l->uid = o->uid;
 	l->key = *key;
+	l->owner = *o;
+	if (build_id_len <= sizeof(l->build_id)) {
+		l->build_id_len = build_id_len;
+		memcpy(l->build_id, build_id, build_id_len);
+	}
 	l->user = st_user_of(o->uid);
-	l->state = ST_LINES_PENDING;
+	l->state = ST_LINES_IDLE;
 	if (!charge(l, sizeof(*l), 0)) {
 		free(l);
 		return NULL;
 	}
 	l->next = buckets[b];
 	buckets[b] = l;
-	l->refs = 2; /* the caller's, and the request's */
+	l->refs = 1;
+	return l;
+}
+
+void st_lines_need(struct st_daemon *d, struct st_lines *l)
+{
+	struct st_insp_lines_req req;
+
+	if (!l || l->state != ST_LINES_IDLE)
+		return;
 	memset(&req, 0, sizeof(req));
 	req.hdr.type = ST_INSP_LINES;
 	req.hdr.len = sizeof(req);
-	req.key = *key;
+	req.key = l->key;
 	req.max_rows = MAX_ROWS;
-	if (build_id_len <= sizeof(req.build_id)) {
-		req.build_id_len = build_id_len;
-		memcpy(req.build_id, build_id, build_id_len);
-	}
-	if (st_insp_request(d, o, ST_INSP_ROLE_LINES, &req, sizeof(req), -1, st_insp_limits.timeout_ms,
-			    on_reply, l) < 0) {
+	req.build_id_len = l->build_id_len;
+	memcpy(req.build_id, l->build_id, sizeof(req.build_id));
+	l->state = ST_LINES_PENDING;
+	l->requested_at = now_ms();
+	l->refs++; /* the request's */
+	if (st_insp_request(d, &l->owner, ST_INSP_ROLE_LINES, &req, sizeof(req), -1,
+			    st_insp_limits.timeout_ms, on_reply, l) < 0) {
 		l->state = ST_LINES_NONE;
-		l->refs = 1;
+		l->refs--;
 	}
-	return l;
+}
+
+bool st_lines_settled(const struct st_lines *l)
+{
+	return !l || l->state == ST_LINES_READY || l->state == ST_LINES_NONE ||
+	       (l->state == ST_LINES_PENDING && now_ms() - l->requested_at >= WAIT_MS);
 }
 
 enum st_lines_state st_lines_state(const struct st_lines *l)

@@ -366,6 +366,10 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 	uint64_t end = now_ms() + ms;
 	bool quit = d->quit;
 
+	/* what the buffers hold asks for the line tables it needs */
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && !st_proc_waiting(p))
+			st_consume_all(d, p, ST_DRAIN_FLUSH);
 	/* (a stop request ends it, but one made before it began) */
 	while (now_ms() < end && (quit || !d->quit)) {
 		bool deferred = false;
@@ -388,7 +392,7 @@ void st_daemon_fini(struct st_daemon *d)
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
 		st_session_destroy(d, s);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		p->wait_until = 0;
+		p->end_now = true;
 		st_proc_end(d, p);
 	}
 	st_proc_reap(d);

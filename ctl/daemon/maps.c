@@ -229,39 +229,47 @@ void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq)
 	send_ready(p, seq);
 }
 
-static bool lines_pending(const struct st_proc *p)
+/* Whether p's events wait for line tables, and may wait on. */
+static bool lines_pending(struct st_proc *p)
 {
-	for (uint32_t i = 0; i < p->nobjs; i++)
-		if (st_lines_state(p->objs[i].lines) == ST_LINES_PENDING)
-			return true;
-	return false;
+	if (p->lines_waiting && now_ms() - p->lines_wait_since >= WAIT_MS)
+		p->lines_waiting = false; /* long enough */
+	return p->lines_waiting;
 }
 
 bool st_proc_waiting(struct st_proc *p)
 {
+	if (lines_pending(p))
+		return true;
 	if (!p->wait_until)
 		return false;
-	if (now_ms() < p->wait_until && (p->objs_pending || p->apply_pending || lines_pending(p)))
+	if (now_ms() < p->wait_until && (p->objs_pending || p->apply_pending))
 		return true;
 	p->wait_until = 0; /* nothing more on its way: stop looking */
 	return false;
 }
 
-/* Writes the statedump records of the new object list into every session
- * that traces p, then makes the list p's. */
-static void apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs, uint32_t n,
-		  uint32_t kind, uint64_t ts)
+/*
+ * Writes the statedump records of the new object list into every session
+ * that traces p, then makes the list p's. Events written before an object
+ * went away may be its: they are taken out first, with the old list (an
+ * object loaded only adds); with wait, if they need line tables on their
+ * way, nothing is done (false) and the new list waits for them.
+ */
+static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs, uint32_t n,
+		  uint32_t kind, uint64_t ts, bool wait)
 {
 	bool unloaded = false;
 
 	for (uint32_t i = 0; i < p->nobjs && !unloaded; i++)
 		unloaded = !has(objs, n, &p->objs[i]);
+	if (unloaded) {
+		st_consume_all(d, p, wait ? ST_DRAIN_FLUSH : ST_DRAIN_FLUSH_NOW);
+		if (wait && lines_pending(p))
+			return false;
+	}
 	if (kind == ST_MAPS_STATEDUMP)
 		p->statedump_ts = ts;
-	/* Events written before an object went away may be its: take them
-	 * out before the list changes (an object loaded only adds). */
-	if (unloaded)
-		st_consume_all(d, p, ST_DRAIN_FLUSH);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct rec_buf b = { .pid = p->pid };
 		uint64_t t;
@@ -282,33 +290,26 @@ static void apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 	p->maps_ts = ts;
 	p->statedump_done = true;
 	st_callsites_reset(p);
+	return true;
 }
 
 static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
 
-/* Applies the object list that waited (see on_objects). */
-static void apply_waiting(struct st_daemon *d, struct st_proc *p)
+/* Makes the new object list p's, if it need wait no more (or not wait). */
+static void apply_waiting(struct st_daemon *d, struct st_proc *p, bool wait)
 {
-	if (!p->apply_pending)
+	if (!p->apply_pending ||
+	    !apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts, wait))
 		return;
 	p->apply_pending = false;
-	apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts);
 	p->new_objs = NULL;
 	p->new_nobjs = 0;
 }
 
 void st_proc_apply_due(struct st_daemon *d, struct st_proc *p)
 {
-	if (p->apply_pending && (!lines_pending(p) || now_ms() >= p->wait_until))
-		apply_waiting(d, p);
-}
-
-static bool unloads(const struct st_proc *p, const struct st_object *objs, uint32_t n)
-{
-	for (uint32_t i = 0; i < p->nobjs; i++)
-		if (!has(objs, n, &p->objs[i]))
-			return true;
-	return false;
+	if (!lines_pending(p))
+		apply_waiting(d, p, true);
 }
 
 /* One object (with its file), or the end, of the answer for p. */
@@ -335,7 +336,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 			o->debug_link = r->object.link ? strdup(r->object.link) : NULL;
 			if (o->path && (!r->object.link || o->debug_link)) {
 				/* (the lines inspector of that pair holds the file) */
-				o->lines = st_lines_get(d, p->objs_owner, &r->object.key,
+				o->lines = st_lines_get(p->objs_owner, &r->object.key,
 							o->build_id, o->build_id_len);
 				p->new_nobjs++;
 			} else {
@@ -356,19 +357,8 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		return;
 	}
 	if (r && r->type == ST_INSP_DONE && r->done.status == 0) {
-		/* An object went away while line tables are on their way: the
-		 * events written before must be drained with the objects they
-		 * belong to, so the new list waits for the tables (a bounded
-		 * time; the process is not held meanwhile). */
-		if (unloads(p, p->new_objs, p->new_nobjs) && lines_pending(p) &&
-		    now_ms() < p->wait_until) {
-			p->apply_pending = true;
-		} else {
-			apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts);
-			p->new_objs = NULL;
-			p->new_nobjs = 0;
-			p->wait_until = now_ms() + WAIT_MS; /* for the line tables */
-		}
+		p->apply_pending = true;
+		apply_waiting(d, p, true);
 	} else {
 		if (!p->warned[2]) {
 			p->warned[2] = 1;
@@ -388,7 +378,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		p->objs_again = false;
 		request(d, p, ST_MAPS_DLOPEN, p->maps_changed_ts);
 	}
-	st_proc_lines_settled(d);
+	st_proc_recheck(d);
 }
 
 /* Asks p's owner's inspector for p's objects. */
@@ -401,7 +391,7 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 		p->objs_again = true; /* its objects changed since the request */
 		return;
 	}
-	apply_waiting(d, p); /* what changed before comes first */
+	apply_waiting(d, p, false); /* what changed before comes first */
 	if (p->pidfd < 0)
 		return;
 	memset(&t, 0, sizeof(t));

@@ -608,10 +608,13 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	if (p->ended)
 		return;
 	hang_up(d, p);
-	/* Its objects or line tables are on their way: the final drain
-	 * waits for them (a bounded time), so that its call sites are
-	 * refined. */
-	if (st_proc_waiting(p)) {
+	/* What it left is drained first as usual, which asks for the line
+	 * tables its callers need; while they (or its objects) are on their
+	 * way, the final drain waits (a bounded time), so that its call
+	 * sites are refined. */
+	if (!p->end_now && !st_proc_waiting(p))
+		st_consume_all(d, p, ST_DRAIN_FLUSH);
+	if (!p->end_now && st_proc_waiting(p)) {
 		p->end_deferred = true;
 		return;
 	}
@@ -634,7 +637,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	st_log(ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
 }
 
-void st_proc_lines_settled(struct st_daemon *d)
+void st_proc_recheck(struct st_daemon *d)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		st_proc_apply_due(d, p);
@@ -642,6 +645,13 @@ void st_proc_lines_settled(struct st_daemon *d)
 			st_proc_end(d, p);
 	}
 	st_commands_poll(d, false);
+}
+
+void st_proc_lines_settled(struct st_daemon *d)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		p->lines_waiting = false; /* its next drain sees what came */
+	st_proc_recheck(d);
 }
 
 /* Frees ended processes; called between two event-loop rounds. */

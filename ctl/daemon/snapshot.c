@@ -40,7 +40,7 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 		if (commit > pool->sb_size || commit == 0)
 			continue;
 		events += st_emit_into(d, p, t, stream, data + order[k][1] * (uint64_t)pool->sb_size,
-				       commit, 0, &sb->seq, order[k][0]);
+				       commit, 0, &sb->seq, order[k][0], false);
 	}
 	free(order);
 	return events;

@@ -9,11 +9,11 @@
  * them as sorted 64-bit values (proto.h) in a memfd
  * sealed against any change.
  *
- * A row counts only for the compile unit that owns its address (the one
- * .debug_aranges names): sequences of functions the linker discarded are
- * left at address 0 and would otherwise overlap real code. That is what a
- * lookup through dwarf_addrdie() and dwarf_getsrc_die() gives, done once per
- * object instead of once per call site.
+ * A row counts only within the address ranges of its own compile unit:
+ * sequences of functions the linker discarded are left at address 0 (and
+ * the unit's ranges for them too) and would otherwise overlap real code.
+ * That is what a lookup through dwarf_addrdie() and dwarf_getsrc_die()
+ * gives, done once per object instead of once per call site.
  *
  * This parses a file the traced process chose: it runs here, in the
  * inspector, within its limits. A table over max_rows is refused.
@@ -59,20 +59,67 @@ static void add(struct rows *r, uint64_t addr, bool end)
 	r->v[r->n++] = addr << 1 | (end ? 0 : 1);
 }
 
-/* The rows of the unit cu that its own addresses hold. */
-static void unit_rows(Dwarf *dw, Dwarf_Die *cu, struct rows *r)
+/* The address ranges of a unit, [lo, hi) pairs. */
+struct ranges {
+	Dwarf_Addr (*v)[2];
+	size_t n, cap;
+};
+
+/*
+ * The ranges the unit cu says are its own, from DW_AT_ranges or low/high
+ * pc; those starting at address 0 are left out: the linker puts the
+ * functions it discarded there, and their sequences would shadow real
+ * code near the start of the object.
+ */
+static void unit_ranges(Dwarf_Die *cu, struct ranges *r)
 {
-	Dwarf_Off self = dwarf_dieoffset(cu);
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	r->n = 0;
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+		if (lo == 0 || hi <= lo)
+			continue;
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 16;
+			Dwarf_Addr(*v)[2] = realloc(r->v, cap * sizeof(*v));
+
+			if (!v)
+				return;
+			r->v = v;
+			r->cap = cap;
+		}
+		r->v[r->n][0] = lo;
+		r->v[r->n][1] = hi;
+		r->n++;
+	}
+}
+
+static bool in_ranges(const struct ranges *r, Dwarf_Addr a, size_t *hint)
+{
+	if (*hint < r->n && a >= r->v[*hint][0] && a < r->v[*hint][1])
+		return true;
+	for (size_t i = 0; i < r->n; i++)
+		if (a >= r->v[i][0] && a < r->v[i][1]) {
+			*hint = i;
+			return true;
+		}
+	return false;
+}
+
+/* The rows of the unit cu that its own addresses hold. */
+static void unit_rows(Dwarf_Die *cu, struct ranges *rg, struct rows *r)
+{
 	Dwarf_Lines *lines;
-	size_t n;
+	size_t n, hint = 0;
 	bool kept = false;
 
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
 		return;
+	unit_ranges(cu, rg);
 	for (size_t i = 0; i < n && !r->too_many; i++) {
 		Dwarf_Line *line = dwarf_onesrcline(lines, i);
 		Dwarf_Addr addr;
-		Dwarf_Die owner;
 		bool end;
 
 		if (!line || dwarf_lineaddr(line, &addr) != 0 || dwarf_lineendsequence(line, &end) != 0)
@@ -80,7 +127,7 @@ static void unit_rows(Dwarf *dw, Dwarf_Die *cu, struct rows *r)
 		if (addr >> 62)
 			continue; /* a tombstone (-1, -2) */
 		if (!end) {
-			bool own = dwarf_addrdie(dw, addr, &owner) && dwarf_dieoffset(&owner) == self;
+			bool own = in_ranges(rg, addr, &hint);
 
 			/* leaving the unit's addresses ends its run of rows there,
 			 * as a sequence's end would */
@@ -141,6 +188,7 @@ static void reply(uint64_t id, uint64_t rows, int fd)
 void st_insp_lines(const struct st_insp_lines_req *req)
 {
 	struct rows r = { .max = req->max_rows };
+	struct ranges rg = { 0 };
 	Dwarf_Off off = 0, next;
 	size_t hsize, k = 0, bytes;
 	int fd = st_insp_handed(&req->key), debug_fd, mfd;
@@ -165,9 +213,10 @@ void st_insp_lines(const struct st_insp_lines_req *req)
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu))
-			unit_rows(dw, &cu, &r);
+			unit_rows(&cu, &rg, &r);
 		off = next;
 	}
+	free(rg.v);
 	dwarf_end(dw);
 	close(fd);
 	if (debug_fd >= 0)
