@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "ctl/fdpass.h"
 
 static inline int harness_daemon(void)
 {
@@ -42,22 +43,11 @@ static inline void harness_session(uint32_t s, uint32_t gen, uint32_t mode, uint
 /* Reads one message; returns its type, and a passed descriptor in *fd. */
 static inline uint32_t harness_recv(int sock, void *buf, size_t cap, int *fd)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { buf, cap };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			     .msg_controllen = sizeof(u.b) };
-	struct cmsghdr *c;
-	ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT);
+	int truncated;
+	ssize_t n = st_recv_fd(sock, buf, cap, fd, MSG_DONTWAIT, &truncated);
 
-	*fd = -1;
 	if (n < (ssize_t)sizeof(struct st_abi_msg))
 		return 0;
-	c = CMSG_FIRSTHDR(&mh);
-	if (c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return ((struct st_abi_msg *)buf)->type;
 }
 
