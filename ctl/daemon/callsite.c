@@ -33,7 +33,7 @@ struct st_callsites {
 
 /* The start of the row holding the call that returns to ip, or ip;
  * *final: the answer holds for good; *unsettled: the table is on its way. */
-static uint64_t refine(struct st_daemon *d, const struct st_proc *p, uint64_t ip, bool *final,
+static uint64_t refine(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *final,
 		       bool *unsettled)
 {
 	*final = true;
@@ -43,7 +43,8 @@ static uint64_t refine(struct st_daemon *d, const struct st_proc *p, uint64_t ip
 
 		if (ip <= o->base || ip - o->base > o->memsz)
 			continue;
-		st_lines_need(d, o->lines);
+		if (st_lines_need(d, o->lines))
+			p->refresh_objects = true; /* (done between two drains) */
 		*final = !o->lines || st_lines_state(o->lines) == ST_LINES_READY ||
 			 st_lines_state(o->lines) == ST_LINES_NONE;
 		*unsettled |= !st_lines_settled(o->lines);

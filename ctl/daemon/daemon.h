@@ -380,6 +380,7 @@ struct st_proc {
 	bool objs_pending;	/* a request is out */
 	bool objs_again;	/* the mappings changed again meanwhile */
 	bool apply_pending;	/* new_objs waits for line tables (maps.c) */
+	bool refresh_objects;	/* to be read again (a line table's file was lost) */
 	uint32_t objs_kind;	/* what the request is for (enum st_abi_maps_kind) */
 	uint64_t objs_ts;
 	struct st_object *new_objs; /* as they arrive */
@@ -516,6 +517,9 @@ void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes p's full statedump (the objects known now), at ts, into stream. */
 int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts);
+/* Reads p's objects again if p->refresh_objects (their files are handed
+ * to the lines inspector again); between two drains. */
+void st_objects_refresh(struct st_daemon *d, struct st_proc *p);
 /* Answers p's SYNC with sequence seq: now, or once its objects are in. */
 void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq);
 /* Whether the consumer should wait before draining p (its objects or line
@@ -537,14 +541,19 @@ struct st_insp_key;
  * the file) when an event needs it. NULL: none to be had. */
 struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key *key,
 			      const uint8_t *build_id, uint32_t build_id_len);
-/* An event needs the table: asked for now if it was not. */
-void st_lines_need(struct st_daemon *d, struct st_lines *l);
+/* An event needs the table: asked for now if it was not. True: the file
+ * must first be handed to the lines inspector again (read the objects of
+ * the process again: p->refresh_objects). */
+bool st_lines_need(struct st_daemon *d, struct st_lines *l);
 /* Whether waiting for the table is over: it is here, there is none, or it
  * did not come within the time the consumer waits. */
 bool st_lines_settled(const struct st_lines *l);
 /* The monotonic clock in ms, which the waits are counted in. */
 uint64_t st_lines_now_ms(void);
 void st_lines_put(struct st_lines *l);
+/* Whether owner o's lines inspector holds files of tables that may still
+ * be asked for: its pair is not stopped for being idle. */
+bool st_lines_held(const struct st_owner *o);
 enum st_lines_state st_lines_state(const struct st_lines *l);
 /* The start of the row holding file address at, or UINT64_MAX. */
 uint64_t st_lines_find(const struct st_lines *l, uint64_t at);

@@ -587,6 +587,7 @@ void st_insp_tick(struct st_daemon *d)
 {
 	uint64_t now = now_ms();
 
+	/* (a pair goes together: after a retirement, the list anew) */
 	for (struct inspector *ins = inspectors, *next; ins; ins = next) {
 		next = ins->next;
 		if (ins->head && now - ins->head_since > ins->head->deadline_ms) {
@@ -595,8 +596,14 @@ void st_insp_tick(struct st_daemon *d)
 			       ins->head->deadline_ms,
 			       ins->role == ST_INSP_ROLE_PROBE ? "left to finish alone" : "killed");
 			retire(d, ins, true);
-		} else if (!ins->head && now - ins->idle_since > IDLE_MS) {
+			next = inspectors;
+		} else if (!ins->head && now - ins->idle_since > IDLE_MS &&
+			   (!ins->sibling ||
+			    (!ins->sibling->head && !st_lines_held(&ins->owner)))) {
+			/* (a pair that holds files of tables still to be asked
+			 * for stays) */
 			retire(d, ins, false); /* it ends when its socket closes */
+			next = inspectors;
 		}
 	}
 	reap();

@@ -52,6 +52,8 @@ struct st_lines {
 	uint8_t build_id[ST_INSP_BUILD_ID_MAX];
 	uint32_t build_id_len;
 	uint64_t requested_at; /* ms */
+	bool lost;	/* the lines inspector had not the file: to be handed again */
+	bool rehanded;	/* (once) */
 	const uint64_t *rows;
 	uint64_t nrows;
 	uint64_t charged; /* bytes taken from the user's quota */
@@ -159,18 +161,22 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 {
 	struct st_lines *l = ctx;
 
-	if (r && r->type == ST_INSP_LINE_TABLE && l->state == ST_LINES_PENDING) {
-		if (r->lines.rows && fd >= 0)
-			take_table(l, r->lines.rows, fd);
-		else
-			l->state = ST_LINES_NONE;
-	}
+	if (r && r->type == ST_INSP_LINE_TABLE && l->state == ST_LINES_PENDING && r->lines.rows &&
+	    fd >= 0)
+		take_table(l, r->lines.rows, fd);
 	st_fd_drop(fd, l->uid);
 	if (r && r->type != ST_INSP_DONE)
 		return;
-	/* DONE, or the inspector failed on this file: it has no table */
-	if (l->state == ST_LINES_PENDING)
+	/* The lines inspector did not hold the file (the pair was replaced
+	 * since it was handed over): once, it is handed again by reading
+	 * the objects of a process mapping it (callsite.c); else (DONE
+	 * without a table, or the inspector failed on it) there is none. */
+	if (l->state == ST_LINES_PENDING && r && r->done.status == -ENOENT && !l->rehanded) {
+		l->state = ST_LINES_IDLE;
+		l->lost = l->rehanded = true;
+	} else if (l->state == ST_LINES_PENDING) {
 		l->state = ST_LINES_NONE;
+	}
 	st_lines_put(l);
 	st_proc_lines_settled(d);
 }
@@ -183,6 +189,9 @@ struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key
 
 	for (l = buckets[b]; l; l = l->next)
 		if (l->uid == o->uid && memcmp(&l->key, key, sizeof(*key)) == 0) {
+			/* (an objects inspector just handed the file over) */
+			if (l->lost && memcmp(&l->owner, o, sizeof(*o)) == 0)
+				l->lost = false;
 			l->refs++;
 			return l;
 		}
@@ -208,12 +217,14 @@ struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key
 	return l;
 }
 
-void st_lines_need(struct st_daemon *d, struct st_lines *l)
+bool st_lines_need(struct st_daemon *d, struct st_lines *l)
 {
 	struct st_insp_lines_req req;
 
 	if (!l || l->state != ST_LINES_IDLE)
-		return;
+		return false;
+	if (l->lost)
+		return true; /* asked again once the objects are read again */
 	memset(&req, 0, sizeof(req));
 	req.hdr.type = ST_INSP_LINES;
 	req.hdr.len = sizeof(req);
@@ -229,12 +240,23 @@ void st_lines_need(struct st_daemon *d, struct st_lines *l)
 		l->state = ST_LINES_NONE;
 		l->refs--;
 	}
+	return false;
 }
 
 bool st_lines_settled(const struct st_lines *l)
 {
 	return !l || l->state == ST_LINES_READY || l->state == ST_LINES_NONE ||
 	       (l->state == ST_LINES_PENDING && now_ms() - l->requested_at >= WAIT_MS);
+}
+
+bool st_lines_held(const struct st_owner *o)
+{
+	for (uint32_t b = 0; b < BUCKETS; b++)
+		for (const struct st_lines *l = buckets[b]; l; l = l->next)
+			if (l->state == ST_LINES_IDLE && l->refs && l->uid == o->uid &&
+			    memcmp(&l->owner, o, sizeof(*o)) == 0)
+				return true;
+	return false;
 }
 
 enum st_lines_state st_lines_state(const struct st_lines *l)

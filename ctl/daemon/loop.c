@@ -200,6 +200,7 @@ static void tick(struct st_daemon *d)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		if (p->ended)
 			continue;
+		st_objects_refresh(d, p);
 		st_proc_apply_due(d, p);
 		if (p->end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);

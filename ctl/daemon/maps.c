@@ -417,6 +417,14 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	}
 }
 
+void st_objects_refresh(struct st_daemon *d, struct st_proc *p)
+{
+	if (!p->refresh_objects || p->ended || p->objs_pending)
+		return;
+	p->refresh_objects = false;
+	request(d, p, ST_MAPS_DLOPEN, st_clock_now(&d->clock));
+}
+
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
 {
 	if (kind == ST_MAPS_STATEDUMP)

@@ -18,7 +18,8 @@
  * without waiting, gives each request a deadline and kills an inspector
  * that misses one.
  *
- * Roles (started on demand, stopped when idle):
+ * Roles (started on demand, stopped when idle; an objects and lines pair
+ * not while it holds files whose tables may still be asked for):
  *
  *   objects  OBJECTS: the objects a process maps, each with its ELF facts
  *            and the identity of its file; DISCOVER: the status memfd of a
@@ -33,7 +34,9 @@
  * file's identity), and the daemon asks for a line table by that identity.
  * So the daemon never holds a descriptor of a file a process maps: closing
  * one could wait on a file system server a user runs (FUSE). The lines
- * inspector keeps no capability at all.
+ * inspector keeps no capability at all. If it lost a file (a pair that had
+ * to make room for others), it says so, and the daemon reads the objects
+ * of a process mapping it again, once, which hands it over again.
  *
  * An inspector is as hostile as the processes of the user it serves:
  * every reply is validated (ctl/daemon/inspect_msg.c, fuzzed), and what
