@@ -202,14 +202,6 @@ struct pending_stop {
 
 static struct pending_stop *stops;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
@@ -250,7 +242,7 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	ps->req.verb = NULL;
 	ps->session = ses->index;
 	ps->generation = ses->generation;
-	ps->deadline = now_ms() + STOP_WAIT_MS;
+	ps->deadline = st_now_ms() + STOP_WAIT_MS;
 	ps->next = stops;
 	stops = ps;
 	return ST_CTL_DEFERRED;
@@ -264,7 +256,7 @@ void st_commands_poll(struct st_daemon *d, bool now)
 		int status;
 
 		if (ses && ses->generation == ps->generation && !now && session_waiting(d, ses) &&
-		    now_ms() < ps->deadline) {
+		    st_now_ms() < ps->deadline) {
 			pp = &ps->next;
 			continue;
 		}

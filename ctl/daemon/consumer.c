@@ -140,7 +140,7 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	scan_records(d, p, t, buf, len, stream->last_ts, &sc);
 	if (sc.unsettled && may_wait) {
 		if (!p->lines_waiting)
-			p->lines_wait_since = st_lines_now_ms();
+			p->lines_wait_since = st_now_ms();
 		p->lines_waiting = true;
 		return ST_EMIT_LATER;
 	}

@@ -153,6 +153,8 @@ void st_clock_refine(struct st_clock *c);
 /* CTF clock description: freq, and the offset putting cycle 0 at its
  * wall-clock time (offset_s seconds + offset cycles). */
 void st_clock_ctf(const struct st_clock *c, uint64_t *freq, int64_t *offset_s, uint64_t *offset);
+/* CLOCK_MONOTONIC in ms: the clock the daemon's deadlines and waits count in. */
+uint64_t st_now_ms(void);
 uint64_t st_clock_now(const struct st_clock *c);
 bool st_clock_tsc_usable(void);
 
@@ -548,8 +550,6 @@ bool st_lines_need(struct st_daemon *d, struct st_lines *l);
 /* Whether waiting for the table is over: it is here, there is none, or it
  * did not come within the time the consumer waits. */
 bool st_lines_settled(const struct st_lines *l);
-/* The monotonic clock in ms, which the waits are counted in. */
-uint64_t st_lines_now_ms(void);
 void st_lines_put(struct st_lines *l);
 /* Whether owner o's lines inspector holds files of tables that may still
  * be asked for: its pair is not stopped for being idle. */

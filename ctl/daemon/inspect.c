@@ -96,14 +96,6 @@ struct reaping {
 static struct reaping *reaping;
 static uint32_t nreaping, reaping_cap;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static const char *role_name(uint32_t role)
 {
 	return role == ST_INSP_ROLE_OBJECTS ? "objects" : role == ST_INSP_ROLE_LINES ? "lines" : "probe";
@@ -349,7 +341,7 @@ static int spawn_one(struct st_daemon *d, const struct st_owner *o, uint32_t rol
 	ins->pid = pid;
 	ins->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	ins->tail = &ins->head;
-	ins->idle_since = now_ms();
+	ins->idle_since = st_now_ms();
 	if (st_loop_watch(d, ins->sock, ST_TAG_INSPECTOR, ins) < 0) {
 		kill(pid, SIGKILL);
 		close(ins->sock);
@@ -447,7 +439,7 @@ static void pump(struct st_daemon *d, struct inspector *ins)
 				close(c->fd);
 			c->fd = -1;
 			if (c == ins->head)
-				ins->head_since = now_ms();
+				ins->head_since = st_now_ms();
 			pp = &c->next;
 			continue;
 		}
@@ -495,7 +487,7 @@ int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role
 	c->h = h;
 	c->ctx = ctx;
 	if (!ins->head)
-		ins->head_since = now_ms();
+		ins->head_since = st_now_ms();
 	*ins->tail = c;
 	ins->tail = &c->next;
 	ins->queued++;
@@ -538,7 +530,7 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 		ins->queued--;
 		ins->in_flight--;
 		npending--;
-		ins->head_since = ins->idle_since = now_ms();
+		ins->head_since = ins->idle_since = st_now_ms();
 	}
 	if (!c->forgotten)
 		c->h(d, c->ctx, &r, fd);
@@ -585,7 +577,7 @@ void st_insp_readable(struct st_daemon *d, void *arg)
 
 void st_insp_tick(struct st_daemon *d)
 {
-	uint64_t now = now_ms();
+	uint64_t now = st_now_ms();
 
 	/* (a pair goes together: after a retirement, the list anew) */
 	for (struct inspector *ins = inspectors, *next; ins; ins = next) {

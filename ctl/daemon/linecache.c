@@ -63,19 +63,6 @@ struct st_lines {
 
 static struct st_lines *buckets[BUCKETS];
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t st_lines_now_ms(void)
-{
-	return now_ms();
-}
-
 static uint32_t bucket_of(uid_t uid, const struct st_insp_key *k)
 {
 	return (uint32_t)((k->ino * 0x9E3779B97F4A7C15ull) ^ k->dev ^ ((uint64_t)uid << 7)) % BUCKETS;
@@ -127,7 +114,7 @@ static bool charge(struct st_lines *l, uint64_t bytes, pid_t pid)
 void st_lines_put(struct st_lines *l)
 {
 	if (l && --l->refs == 0)
-		l->unused_since = now_ms();
+		l->unused_since = st_now_ms();
 }
 
 /* Takes the table out of the sealed memfd the inspector sent. */
@@ -233,7 +220,7 @@ bool st_lines_need(struct st_daemon *d, struct st_lines *l)
 	req.build_id_len = l->build_id_len;
 	memcpy(req.build_id, l->build_id, sizeof(req.build_id));
 	l->state = ST_LINES_PENDING;
-	l->requested_at = now_ms();
+	l->requested_at = st_now_ms();
 	l->refs++; /* the request's */
 	if (st_insp_request(d, &l->owner, ST_INSP_ROLE_LINES, &req, sizeof(req), -1,
 			    st_insp_limits.timeout_ms, on_reply, l) < 0) {
@@ -246,7 +233,7 @@ bool st_lines_need(struct st_daemon *d, struct st_lines *l)
 bool st_lines_settled(const struct st_lines *l)
 {
 	return !l || l->state == ST_LINES_READY || l->state == ST_LINES_NONE ||
-	       (l->state == ST_LINES_PENDING && now_ms() - l->requested_at >= WAIT_MS);
+	       (l->state == ST_LINES_PENDING && st_now_ms() - l->requested_at >= WAIT_MS);
 }
 
 bool st_lines_held(const struct st_owner *o)
@@ -289,7 +276,7 @@ uint64_t st_lines_find(const struct st_lines *l, uint64_t at)
 
 void st_lines_tick(void)
 {
-	uint64_t now = now_ms();
+	uint64_t now = st_now_ms();
 
 	for (uint32_t b = 0; b < BUCKETS; b++)
 		for (struct st_lines *l = buckets[b], *next; l; l = next) {

@@ -354,17 +354,9 @@ int st_daemon_run(struct st_daemon *d)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = st_now_ms() + ms;
 	bool quit = d->quit;
 
 	/* what the buffers hold asks for the line tables it needs */
@@ -372,7 +364,7 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 		if (!p->ended && !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
 	/* (a stop request ends it, but one made before it began) */
-	while (now_ms() < end && (quit || !d->quit)) {
+	while (st_now_ms() < end && (quit || !d->quit)) {
 		bool deferred = false;
 
 		for (struct st_proc *p = d->procs; p && !deferred; p = p->next)

@@ -41,14 +41,6 @@
 #define OBJECTS_DEADLINE_MS 5000
 #define WAIT_MS 3000 /* consumption waits for objects and lines at most this */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void st_objects_free(struct st_object *objs, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -232,7 +224,7 @@ void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq)
 /* Whether p's events wait for line tables, and may wait on. */
 static bool lines_pending(struct st_proc *p)
 {
-	if (p->lines_waiting && now_ms() - p->lines_wait_since >= WAIT_MS)
+	if (p->lines_waiting && st_now_ms() - p->lines_wait_since >= WAIT_MS)
 		p->lines_waiting = false; /* long enough */
 	return p->lines_waiting;
 }
@@ -243,7 +235,7 @@ bool st_proc_waiting(struct st_proc *p)
 		return true;
 	if (!p->wait_until)
 		return false;
-	if (now_ms() < p->wait_until && (p->objs_pending || p->apply_pending))
+	if (st_now_ms() < p->wait_until && (p->objs_pending || p->apply_pending))
 		return true;
 	p->wait_until = 0; /* nothing more on its way: stop looking */
 	return false;
@@ -407,7 +399,7 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	p->objs_kind = p->statedump_done ? kind : ST_MAPS_STATEDUMP;
 	p->objs_ts = ts;
 	p->objs_pending = true;
-	p->wait_until = now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
+	p->wait_until = st_now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
 	ret = st_insp_request(d, p->objs_owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
 			      OBJECTS_DEADLINE_MS, on_objects, p);
 	if (ret < 0) {

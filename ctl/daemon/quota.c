@@ -91,14 +91,6 @@ struct st_user *st_users(void)
 	return users;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static bool refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const char *what)
 {
 	uint64_t now;
@@ -106,7 +98,7 @@ static bool refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const 
 	if (!u)
 		return false;
 	u->refused[kind]++;
-	now = now_ms();
+	now = st_now_ms();
 	if (!u->warned_at[kind] || now - u->warned_at[kind] >= 10000) {
 		u->warned_at[kind] = now;
 		st_log(ST_LOG_WARN,
