@@ -191,12 +191,18 @@ int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	return ret;
 }
 
+/* Whether session s is started and traces p. */
+static bool traced_by(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
+{
+	return d->sessions[s] && d->sessions[s]->active && p->control &&
+	       p->control->session[s].generation == d->sessions[s]->generation;
+}
+
 /* Whether a started session traces p. */
 static bool traced(const struct st_daemon *d, const struct st_proc *p)
 {
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		if (d->sessions[s] && d->sessions[s]->active && p->control &&
-		    p->control->session[s].generation == d->sessions[s]->generation)
+		if (traced_by(d, p, s))
 			return true;
 	return false;
 }
@@ -266,8 +272,7 @@ static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 		struct rec_buf b = { .pid = p->pid };
 		uint64_t t;
 
-		if (!d->sessions[s] || !d->sessions[s]->active || !p->control ||
-		    p->control->session[s].generation != d->sessions[s]->generation)
+		if (!traced_by(d, p, s))
 			continue;
 		t = ts < p->pools[s].meta.last_ts ? p->pools[s].meta.last_ts : ts;
 		/* A session that saw no statedump yet gets a full one. */
