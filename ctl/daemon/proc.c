@@ -251,12 +251,11 @@ static int class_id(struct st_daemon *d, struct st_proc *p, const char *provider
 	*why = -1;
 	if (c && p->ids_size && *(slot = index_slot(p, c->id)))
 		return (int)*slot - 1;
-	if (!st_quota_check(p->user, ST_Q_FIELDS, tp->nfields, p->pid, "an event class with too "
-								      "many fields") ||
-	    p->ncls >= st_quota_limit(ST_Q_CLASSES) || p->ncls >= UINT16_MAX) {
-		if (p->ncls >= st_quota_limit(ST_Q_CLASSES))
-			st_quota_check(p->user, ST_Q_CLASSES, p->ncls + 1, p->pid,
-				       "too many tracepoints in one process");
+	if (!st_quota_check(p->user, ST_Q_FIELDS, tp->nfields, p->pid,
+			    "an event class with too many fields") ||
+	    !st_quota_check(p->user, ST_Q_CLASSES, p->ncls + 1, p->pid,
+			    "too many tracepoints in one process") ||
+	    p->ncls >= UINT16_MAX) {
 		*why = REFUSED;
 		return -1;
 	}
@@ -266,24 +265,22 @@ static int class_id(struct st_daemon *d, struct st_proc *p, const char *provider
 	st_evclass_ref(c);
 	if (st_evclass_user_add(c, p->uid)) {
 		/* new to this user: it counts against the user's quotas */
-		if (!st_quota_take(p->user, ST_Q_CLASSES, 1, p->pid, "too many event classes")) {
-			st_evclass_user_del(c, p->uid);
-			st_evclass_unref(&d->reg, c);
-			*why = REFUSED;
-			return -1;
-		}
+		if (!st_quota_take(p->user, ST_Q_CLASSES, 1, p->pid, "too many event classes"))
+			goto refused;
 		if (!st_quota_take(p->user, ST_Q_METADATA, c->decl_bytes, p->pid,
 				   "too much metadata")) {
 			st_quota_give(p->user, ST_Q_CLASSES, 1);
-			st_evclass_user_del(c, p->uid);
-			st_evclass_unref(&d->reg, c);
-			*why = REFUSED;
-			return -1;
+			goto refused;
 		}
 	}
 	p->cls[p->ncls] = c;
 	*index_slot(p, c->id) = p->ncls + 1;
 	return (int)p->ncls++;
+refused:
+	st_evclass_user_del(c, p->uid);
+	st_evclass_unref(&d->reg, c);
+	*why = REFUSED;
+	return -1;
 }
 
 /* Gives back p's classes (it is being freed). */
@@ -348,9 +345,8 @@ static int on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, 
 	}
 	/* Tracepoints held at once count against the classes quota too: a
 	 * process cannot make us keep more than that, whatever it repeats. */
-	if (p->registrations - (pr ? pr->count : 0) + m.count > st_quota_limit(ST_Q_CLASSES)) {
-		st_quota_check(p->user, ST_Q_CLASSES, p->registrations + m.count, p->pid,
-			       "too many tracepoints in one process");
+	if (!st_quota_check(p->user, ST_Q_CLASSES, p->registrations - (pr ? pr->count : 0) + m.count,
+			    p->pid, "too many tracepoints in one process")) {
 		ret = REFUSED;
 		goto out;
 	}
