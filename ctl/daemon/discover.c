@@ -241,7 +241,6 @@ static void ask(struct st_daemon *d, pid_t pid, const struct stat *st)
 	struct candidate *c = calloc(1, sizeof(*c));
 	struct st_insp_target t;
 	struct st_owner owner;
-	struct st_proc probe;
 
 	if (!c)
 		return;
@@ -260,12 +259,7 @@ static void ask(struct st_daemon *d, pid_t pid, const struct stat *st)
 	t.pid = pid;
 	t.uid = c->uid;
 	t.gid = c->gid;
-	memset(&probe, 0, sizeof(probe));
-	probe.pid = pid;
-	probe.uid = c->uid;
-	probe.gid = c->gid;
-	probe.pidfd = c->pidfd;
-	st_owner_of(&probe, &owner);
+	st_owner_of(&t, c->pidfd, &owner);
 	if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), c->pidfd,
 			    DISCOVER_DEADLINE_MS, on_found, c) < 0)
 		candidate_free(c);

@@ -111,31 +111,31 @@ static bool ids_are(const char *status, const char *key, unsigned want)
 	       v[0] == want && v[1] == want && v[2] == want && v[3] == want;
 }
 
-void st_owner_of(const struct st_proc *p, struct st_owner *o)
+void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o)
 {
 	char path[64], buf[4096], *g, *end;
-	struct pollfd pf = { p->pidfd, POLLIN, 0 };
+	struct pollfd pf = { pidfd, POLLIN, 0 };
 	ssize_t n;
 	int fd;
 
 	memset(o, 0, sizeof(*o));
-	o->uid = p->uid;
-	o->gid = p->gid;
+	o->uid = t->uid;
+	o->gid = t->gid;
 	/* A plain read of the kernel's text (it takes no lock of the
 	 * process's memory). What it says counts only if it is the process
 	 * that registered, as it registered: still running after the read
 	 * (its pidfd says so: the pid was not recycled), with every uid and
 	 * gid those it registered with. Else: no group, no capability (and
 	 * the inspector refuses the process anyway). */
-	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0 || p->pidfd < 0 || poll(&pf, 1, 0) != 0)
+	if (n <= 0 || pidfd < 0 || poll(&pf, 1, 0) != 0)
 		return;
 	buf[n] = '\0';
-	if (!ids_are(buf, "\nUid:", p->uid) || !ids_are(buf, "\nGid:", p->gid))
+	if (!ids_are(buf, "\nUid:", t->uid) || !ids_are(buf, "\nGid:", t->gid))
 		return;
 	g = strstr(buf, "\nCapPrm:");
 	if (g)

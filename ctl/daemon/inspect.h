@@ -33,12 +33,12 @@ struct st_owner {
 };
 
 /*
- * The owner of p: the uid and gid it registered with, and its
- * supplementary groups and permitted capabilities now (from
- * /proc/PID/status). The kernel lets a process inspect another only with
- * at least its capabilities: an inspector gets those, no more.
+ * The owner of the process t is about (pidfd its pidfd): the uid and gid
+ * t names, and its supplementary groups and permitted capabilities now
+ * (from /proc/PID/status). The kernel lets a process inspect another only
+ * with at least its capabilities: an inspector gets those, no more.
  */
-void st_owner_of(const struct st_proc *p, struct st_owner *o);
+void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o);
 
 /* A reply, validated (inspect_msg.c). Strings point into the message. */
 struct st_insp_reply {

@@ -399,7 +399,7 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	t.gid = p->gid;
 	if (!p->objs_owner && !(p->objs_owner = malloc(sizeof(*p->objs_owner))))
 		return;
-	st_owner_of(p, p->objs_owner);
+	st_owner_of(&t, p->pidfd, p->objs_owner);
 	/* (set first: the handler may run before the request returns) */
 	p->objs_kind = p->statedump_done ? kind : ST_MAPS_STATEDUMP;
 	p->objs_ts = ts;

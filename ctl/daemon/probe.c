@@ -76,7 +76,7 @@ int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc 
 	m.t.uid = p->uid;
 	m.t.gid = p->gid;
 	memcpy(m.lib, library, n);
-	st_owner_of(p, &owner);
+	st_owner_of(&m.t, p->pidfd, &owner);
 	ret = st_insp_request(d, &owner, ST_INSP_ROLE_PROBE, &m, m.t.hdr.len, p->pidfd,
 			      PROBE_DEADLINE_MS, on_reply, req);
 	if (ret < 0) {
