@@ -21,8 +21,9 @@
  *
  * A process another live daemon controls (the control page names it) is
  * left to it, and so is a process that chose its daemon ($SHIMTRACE_RUNDIR:
- * the control page names its socket) if it is not this one. Everything read is validated as a message from the process
- * would be: a process can spoil only its own registration.
+ * the control page names its socket) if it is not this one. Everything
+ * read is validated as a message from the process would be: a process can
+ * spoil only its own registration.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -8,9 +8,9 @@
  * head, and a reply with another id is a protocol error. Only a few
  * requests are in the socket at once (a socket holds few messages with
  * descriptors); the others wait in the queue with copies of their message
- * and descriptor. The request at the
- * head has a deadline from when it got there; an inspector that misses it
- * is killed (SIGKILL through its pidfd) and every request it held fails.
+ * and descriptor. The request at the head has a deadline from when it got
+ * there; an inspector that misses it is killed (SIGKILL through its pidfd)
+ * and every request it held fails.
  * Probe inspectors are never killed: one that is running dlopen in the
  * target cannot be stopped without crashing the target; past its deadline
  * it is only forgotten, and finishes alone.
