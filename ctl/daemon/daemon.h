@@ -35,7 +35,8 @@ struct st_evfield {
 	uint32_t type;
 };
 
-/* Processes of one uid holding a class. */
+/* A count for one uid: processes of the uid holding a class (st_evclass),
+ * classes declared for the uid's processes (st_trace). */
 struct st_evclass_user {
 	uid_t uid;
 	uint32_t n;
@@ -97,6 +98,9 @@ void st_evclass_unref(struct st_evreg *r, struct st_evclass *c);
 bool st_evclass_user_add(struct st_evclass *c, uid_t uid);
 bool st_evclass_user_del(struct st_evclass *c, uid_t uid);
 bool st_evclass_used_by(const struct st_evclass *c, uid_t uid);
+/* uid's count in the list v of n: found, or appended at 0 (NULL: out of
+ * memory). */
+struct st_evclass_user *st_uid_count(struct st_evclass_user **v, uint32_t *n, uid_t uid);
 /*
  * Size of the record payload of class c at p (at most avail bytes), or -1
  * if it does not fit or a string is unterminated or too long.

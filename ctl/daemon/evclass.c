@@ -258,40 +258,48 @@ void st_evclass_unref(struct st_evreg *r, struct st_evclass *c)
 	class_free(c);
 }
 
+static struct st_evclass_user *uid_find(struct st_evclass_user *v, uint32_t n, uid_t uid)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].uid == uid)
+			return &v[i];
+	return NULL;
+}
+
+struct st_evclass_user *st_uid_count(struct st_evclass_user **v, uint32_t *n, uid_t uid)
+{
+	struct st_evclass_user *u = uid_find(*v, *n, uid);
+
+	if (u)
+		return u;
+	u = realloc(*v, (*n + 1) * sizeof(*u));
+	if (!u)
+		return NULL;
+	*v = u;
+	u[*n] = (struct st_evclass_user){ uid, 0 };
+	return &u[(*n)++];
+}
+
 bool st_evclass_user_add(struct st_evclass *c, uid_t uid)
 {
-	for (uint32_t i = 0; i < c->nusers; i++)
-		if (c->users[i].uid == uid)
-			return c->users[i].n++ == 0;
-	{
-		struct st_evclass_user *u = realloc(c->users, (c->nusers + 1) * sizeof(*u));
+	struct st_evclass_user *u = st_uid_count(&c->users, &c->nusers, uid);
 
-		if (!u)
-			return false;
-		c->users = u;
-		c->users[c->nusers++] = (struct st_evclass_user){ uid, 1 };
-	}
-	return true;
+	return u && u->n++ == 0;
 }
 
 bool st_evclass_user_del(struct st_evclass *c, uid_t uid)
 {
-	for (uint32_t i = 0; i < c->nusers; i++)
-		if (c->users[i].uid == uid) {
-			if (--c->users[i].n)
-				return false;
-			c->users[i] = c->users[--c->nusers];
-			return true;
-		}
-	return false;
+	struct st_evclass_user *u = uid_find(c->users, c->nusers, uid);
+
+	if (!u || --u->n)
+		return false;
+	*u = c->users[--c->nusers];
+	return true;
 }
 
 bool st_evclass_used_by(const struct st_evclass *c, uid_t uid)
 {
-	for (uint32_t i = 0; i < c->nusers; i++)
-		if (c->users[i].uid == uid)
-			return true;
-	return false;
+	return uid_find(c->users, c->nusers, uid) != NULL;
 }
 
 /* Bytes of a fixed-size field type; -1 for strings and byte sequences. */

@@ -279,20 +279,9 @@ size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t
  * processes come and go must not fill another's trace. */
 static bool charge(struct st_trace *t, uid_t uid)
 {
-	struct st_evclass_user *u = NULL, *v;
+	struct st_evclass_user *u = st_uid_count(&t->declared, &t->ndeclared, uid);
 
-	for (uint32_t i = 0; i < t->ndeclared && !u; i++)
-		if (t->declared[i].uid == uid)
-			u = &t->declared[i];
-	if (!u) {
-		v = realloc(t->declared, (t->ndeclared + 1) * sizeof(*v));
-		if (!v)
-			return false;
-		t->declared = v;
-		u = &v[t->ndeclared++];
-		*u = (struct st_evclass_user){ uid, 0 };
-	}
-	if (u->n >= st_quota_limit(ST_Q_CLASSES))
+	if (!u || u->n >= st_quota_limit(ST_Q_CLASSES))
 		return false;
 	u->n++;
 	return true;
