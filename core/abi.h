@@ -121,6 +121,14 @@ struct st_abi_control {
 	 * ($SHIMTRACE_RUNDIR), which alone may adopt it; "" for any of its
 	 * user's or the system daemon */
 	char wanted_path[108];
+	/* process-written: the pool of session s, when the control socket
+	 * could not carry it (not connected, or the program closed it): its
+	 * descriptor number and generation, ((uint64)generation << 32) | fd,
+	 * for the daemon to take with pidfd_getfd (release store) */
+	uint64_t pool_offer[ST_ABI_MAX_SESSIONS];
+	/* daemon-written: the generation of the pool of session s it holds;
+	 * the process may then close its descriptor */
+	uint32_t pool_taken[ST_ABI_MAX_SESSIONS];
 };
 
 /*

@@ -6,6 +6,11 @@
  * the mappings must still be the ones to describe when the daemon looks
  * (a process that exits right after a dlclose would otherwise show none).
  *
+ * A dlopen is dated before the loader runs: the library's constructors may
+ * write events (its own tracepoints, or traced calls), and a reader that
+ * symbolises them (babeltrace2 --debug-info) must meet the library's load
+ * event first.
+ *
  * These symbols interpose only when libshimtrace.so itself is preloaded
  * (or linked before libc), which `shimtrace record` does.
  */
@@ -28,22 +33,28 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-static void report(uint32_t kind)
+/* ts: when the change began (before a dlopen), or 0 for now. */
+static void report(uint32_t kind, const uint64_t *ts)
 {
-	uint64_t c[2] = { 0, 0 };
+	uint64_t c[2] = { 0, 0 }, now[2];
 	int saved_errno = errno;
 	uint32_t busy;
 
-	if (st__ctl_fd < 0)
+	if (!st__control)
 		return;
 	busy = st__tls.busy;
 	st__tls.busy = 2;
+	/* (before the connection lock: the loader's locks come first) */
 	dl_iterate_phdr(read_counters, c);
-	if (c[0] != last_adds || c[1] != last_subs) {
-		last_adds = c[0];
-		last_subs = c[1];
-		st__control_maps_changed(kind);
-		st__control_sync();
+	if (c[0] != __atomic_load_n(&last_adds, __ATOMIC_RELAXED) ||
+	    c[1] != __atomic_load_n(&last_subs, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&last_adds, c[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&last_subs, c[1], __ATOMIC_RELAXED);
+		if (!ts) {
+			st__reg_now(&now[0], &now[1]);
+			ts = now;
+		}
+		st__reg_objects_changed(kind, ts[0], ts[1]);
 	}
 	st__tls.busy = busy;
 	errno = saved_errno;
@@ -62,12 +73,15 @@ ST_API void *dlopen(const char *file, int mode)
 {
 	void *h;
 
+	uint64_t ts[2];
+
 	REAL(dlopen);
 	if (!real_dlopen)
 		return NULL;
+	st__reg_now(&ts[0], &ts[1]);
 	h = real_dlopen(file, mode);
 	if (h && file)
-		report(ST_MAPS_DLOPEN);
+		report(ST_MAPS_DLOPEN, ts);
 	return h;
 }
 
@@ -75,12 +89,15 @@ ST_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
 	void *h;
 
+	uint64_t ts[2];
+
 	REAL(dlmopen);
 	if (!real_dlmopen)
 		return NULL;
+	st__reg_now(&ts[0], &ts[1]);
 	h = real_dlmopen(lmid, file, mode);
 	if (h && file)
-		report(ST_MAPS_DLOPEN);
+		report(ST_MAPS_DLOPEN, ts);
 	return h;
 }
 
@@ -92,6 +109,6 @@ ST_API int dlclose(void *handle)
 	if (!real_dlclose)
 		return -1;
 	ret = real_dlclose(handle);
-	report(ST_MAPS_DLCLOSE);
+	report(ST_MAPS_DLCLOSE, NULL);
 	return ret;
 }

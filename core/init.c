@@ -26,6 +26,12 @@ struct st__live *st__live = &live_unset;
 
 static int initialised;
 
+static void log_emit(const void *msg, uint32_t len, void *arg)
+{
+	(void)arg;
+	st__status_log(msg, len);
+}
+
 void st__warn_once(int *once, const char *msg)
 {
 	if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
@@ -34,18 +40,24 @@ void st__warn_once(int *once, const char *msg)
 	st__sys3(SYS_write, 2, "\n", 1);
 }
 
+/*
+ * Fork child, one thread, possibly inside a signal handler that interrupted
+ * an event write (busy == 1): that write finishes when the handler returns,
+ * into memory that is private by then (st__pools_forget).
+ */
 static void atfork_child(void)
 {
 	uint32_t busy = st__tls.busy;
 
 	st__tls.busy = 2;
 	st__live->pid = 0; /* in case the kernel could not wipe the page */
-	st__control_disconnect();
+	st__reg_forget();
 	st__thread_forget();
 	st__pools_forget();
-	if (st__status_reinit_child() == 0) {
+	if (st__status_reinit_child() == 0 && st__registry_reattach() == 0) {
+		st__registry_each(log_emit, NULL);
 		st__live->pid = st__getpid();
-		st__control_register();
+		st__reg_register();
 	}
 	st__tls.busy = busy;
 }
@@ -69,9 +81,9 @@ void st__init(void)
 	live->pid = st__getpid();
 	st__live = live;
 	st__writer_init();
-	st__control_setup();
+	st__reg_setup();
 	pthread_atfork(NULL, NULL, atfork_child);
-	st__control_register();
+	st__reg_register();
 out:
 	st__tls.busy = 0;
 }
@@ -83,10 +95,8 @@ static void __attribute__((constructor(101))) init(void)
 
 static void __attribute__((destructor(101))) fini(void)
 {
-	struct st_abi_msg m = { ST_MSG_EXIT, sizeof(m) };
-
 	if (st__live->pid == 0)
 		return;
 	st__thread_flush();
-	st__control_send(&m, sizeof(m), -1);
+	st__reg_exit();
 }

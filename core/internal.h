@@ -1,17 +1,30 @@
 /*
  * Internal interfaces of libshimtrace, the in-process runtime.
  *
+ * Layers, each file using only those below it (tests/integration/
+ * layers.test checks that no two files need each other):
+ *   1. system calls, the ABI, descriptor identity: sys.h abi.h fdid.c
+ *   2. shared memory: status.c (status pages, registration log), pool.c
+ *      (buffer pools), clock.c (reads the control page)
+ *   3. the transport, the one socket and its lock: transport.c
+ *   4. registration: registry.c (the provider table and its messages),
+ *      registration.c (connecting, announcing, the dlopen reports), dl.c
+ *   5. the event writer: writer.c
+ *   6. process start, fork and exit: init.c
+ *
  * Concurrency map of the process side:
  * - Event writers (any thread, any time, also signal handlers) read the
- *   provider state pages, st__live, st__pools[] and their thread's own
- *   st__tls. They take no lock. A thread's writers are used only by that
- *   thread; st__tls.busy keeps a signal handler out of an interrupted write.
- * - Registration (providers, the daemon connection) runs in constructors,
- *   destructors and the dlopen hooks: serialised by the dynamic loader's
- *   lock, or single-threaded (process start, fork child).
+ *   provider state pages, st__live, the pools and their thread's own
+ *   st__tls. They take no lock and never wait: what they need from the
+ *   daemon (a pool handed over, a sub-buffer notice) they only try to send,
+ *   under a try of the connection lock.
+ * - Registration (providers, the daemon connection) holds the connection
+ *   lock (transport.c) for all it does: constructors, destructors and the
+ *   dlopen hooks of several threads are serialised by it, and it alone
+ *   sends providers. The fork child runs it single-threaded.
  * - Pools are created once per session by whichever thread first needs one
- *   (compare-and-swap on st__pool_state), and never freed while the process
- *   lives: writers may hold pointers into them.
+ *   (a try-lock per session), and never unmapped while the process lives:
+ *   writers may hold pointers into them.
  */
 #ifndef ST_CORE_INTERNAL_H
 #define ST_CORE_INTERNAL_H
@@ -40,6 +53,26 @@ struct st__live {
 };
 
 extern struct st__live *st__live ST_HIDDEN;
+
+/* ---- descriptor identity (fdid.c) ---- */
+
+#define ST_FDID_LINK 48
+
+/* What a descriptor of ours was when we opened it (fdid.c). */
+struct st__fdid {
+	int fd; /* -1: none */
+	uint32_t len; /* of link; 0 when /proc could not tell */
+	char link[ST_FDID_LINK];
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Records fd (just opened by us) as id; 0 or -EBADF. */
+int st__fdid_take(struct st__fdid *id, int fd) ST_HIDDEN;
+/* Whether id's number still is the descriptor we opened. */
+bool st__fdid_ours(const struct st__fdid *id) ST_HIDDEN;
+/* Closes it if it still is ours, forgets the number either way. */
+void st__fdid_close(struct st__fdid *id) ST_HIDDEN;
 extern struct st_abi_control *st__control ST_HIDDEN;
 
 /* ---- per-thread producer state ---- */
@@ -79,7 +112,8 @@ extern __thread struct st__thread st__tls ST_HIDDEN __attribute__((tls_model("in
 /* ---- pools (pool.c) ---- */
 
 struct st__pool {
-	int fd;
+	struct st__fdid fd; /* until the daemon has the pool */
+	bool handed;	    /* the daemon has it (release store) */
 	uint8_t *base;
 	uint64_t size;
 	uint32_t session;
@@ -104,8 +138,8 @@ struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid) ST_HIDDEN;
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
 void st__pools_forget(void) ST_HIDDEN;
-/* Creates the pools of the sessions active now (registration time). */
-void st__pools_create_active(void) ST_HIDDEN;
+/* The pool of session s if it exists for the session's generation. */
+struct st__pool *st__pool_current(uint32_t s) ST_HIDDEN;
 
 /* ---- writer slow paths (writer.c) ---- */
 
@@ -119,8 +153,9 @@ void st__thread_forget(void) ST_HIDDEN;
 
 int st__status_init(void) ST_HIDDEN;
 /* Maps a provider state page onto the next status page; returns its index. */
-int st__status_attach(struct st_provider_state *state) ST_HIDDEN;
-void st__status_detach(struct st_provider_state *state, uint32_t page) ST_HIDDEN;
+/* A parked page is reused once its stamp <= acked (the SYNCs answered). */
+int st__status_attach(struct st_provider_state *state, uint64_t acked) ST_HIDDEN;
+void st__status_detach(struct st_provider_state *state, uint32_t page, uint64_t stamp) ST_HIDDEN;
 int st__status_fd(void) ST_HIDDEN;
 uint32_t st__status_size(void) ST_HIDDEN;
 void st__status_log(const void *msg, uint32_t len) ST_HIDDEN;
@@ -138,32 +173,58 @@ struct st__provider {
 	char name[ST_ABI_NAME_MAX];
 };
 
-/* Sends every registered provider to the daemon; returns how many. */
-uint32_t st__registry_send_all(void) ST_HIDDEN;
-/* Writes every provider into the registration log (a fork child's). */
-void st__registry_log_all(void) ST_HIDDEN;
+typedef void (*st__emit_fn)(const void *msg, uint32_t len, void *arg);
+
+/* Every function of the registry runs under the connection lock. */
+void st__registry_encode(const struct st__provider *p, st__emit_fn emit, void *arg) ST_HIDDEN;
+void st__registry_each(st__emit_fn emit, void *arg) ST_HIDDEN;
 /* Re-attaches every provider page (fork child). */
 int st__registry_reattach(void) ST_HIDDEN;
+uint32_t st__registry_take(const struct st_tracepoint *const *begin,
+			   const struct st_tracepoint *const *end, struct st__provider **touched,
+			   uint32_t max, bool *all, uint64_t acked) ST_HIDDEN;
+void st__registry_drop(const struct st_tracepoint *const *begin,
+		       const struct st_tracepoint *const *end, void (*gone)(uint32_t page),
+		       uint64_t stamp) ST_HIDDEN;
 
-/* ---- control connection (control.c) ---- */
+/* ---- the transport (transport.c) ---- */
 
-extern int st__ctl_fd ST_HIDDEN; /* -1 when not connected */
+struct sockaddr_un;
 
-/* Connects and registers the process (the status query); 0 or -errno. */
-void st__control_setup(void) ST_HIDDEN;
-int st__control_register(void) ST_HIDDEN;
-/* Connects to the daemon named in the control page if not connected. */
-int st__control_ensure(void) ST_HIDDEN;
-/* Sends a message, with an optional fd. Never blocks; 0 or -errno. */
-int st__control_send(const void *msg, uint32_t len, int fd) ST_HIDDEN;
-/* Sends SYNC and waits (bounded) for the daemon's READY. */
-int st__control_sync(void) ST_HIDDEN;
-/* The same, then takes up what the daemon configured (clock, pools). */
-int st__control_synced(void) ST_HIDDEN;
-void st__control_maps_changed(uint32_t kind) ST_HIDDEN;
-void st__control_disconnect(void) ST_HIDDEN;
+void st__conn_lock(void) ST_HIDDEN;
+bool st__conn_trylock(void) ST_HIDDEN;
+void st__conn_unlock(void) ST_HIDDEN;
+/* All below: with the connection lock held. */
+int st__transport_connect(const struct sockaddr_un *a, bool system_only) ST_HIDDEN;
+bool st__transport_up(void) ST_HIDDEN;
+/* Never waits; 0 or -errno. */
+int st__transport_send(const void *msg, uint32_t len, int pass_fd) ST_HIDDEN;
+bool st__transport_hung_up(void) ST_HIDDEN;
+int st__transport_wait_ready(uint64_t seq, int timeout_ms) ST_HIDDEN;
+void st__transport_forget(void) ST_HIDDEN;
 /* Tests: take fd as the connection to a daemon the test plays. */
-int st__control_attach(int fd) ST_HIDDEN;
+int st__transport_attach(int fd) ST_HIDDEN;
+
+/* ---- registration (registration.c) ---- */
+
+/* Where daemons listen (process start). */
+void st__reg_setup(void) ST_HIDDEN;
+/* Connects and registers the process (start, fork child). */
+void st__reg_register(void) ST_HIDDEN;
+/* The loaded objects changed (dl.c); ts: when, in both clocks. */
+void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono) ST_HIDDEN;
+/* Event path: hand p to the daemon if that can be done without waiting. */
+void st__reg_offer_pool(struct st__pool *p) ST_HIDDEN;
+/* The same, with the connection lock held. */
+void st__reg_offer_pool_locked(struct st__pool *p) ST_HIDDEN;
+/* Now, in both clocks (dl.c dates a dlopen before the loader runs). */
+void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
+/* Event path: a sub-buffer notice, if it can go without waiting. */
+void st__reg_notify(const void *msg, uint32_t len) ST_HIDDEN;
+/* Process exit: the EXIT notice. */
+void st__reg_exit(void) ST_HIDDEN;
+/* Fork child (one thread). */
+void st__reg_forget(void) ST_HIDDEN;
 
 /* ---- clock (clock.c) ---- */
 
@@ -173,6 +234,8 @@ void st__clock_configure(void) ST_HIDDEN;
 
 /* One line to stderr, at most once per `once` flag; async-signal-safe. */
 void st__warn_once(int *once, const char *msg) ST_HIDDEN;
+
+ST_API uint64_t st__clock_monotonic(void);
 
 /* Process-wide initialisation; idempotent. */
 void st__init(void) ST_HIDDEN;

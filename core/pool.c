@@ -3,9 +3,13 @@
  * bounded number of per-thread ring buffers (slots).
  *
  * A pool is a sealed memfd (it can neither shrink nor grow, so the daemon's
- * mapping can never fault) created by the first thread that needs it and
- * passed to the daemon over the control socket. Its pages are allocated as
- * they are first written, so the bound costs nothing until used.
+ * mapping can never fault) created by the first thread that needs it. Its
+ * pages are allocated as they are first written, so the bound costs
+ * nothing until used. Creating it makes no call to the daemon: the writer
+ * offers it (st__pool_offer, over the socket when it can) and meanwhile
+ * the control page names its descriptor, for a daemon the socket cannot
+ * reach to take it with pidfd_getfd. Events are written into it from the
+ * start: the daemon reads them whenever it gets the pool.
  *
  * A thread claims a free slot with a compare-and-swap on slot->owner (its
  * tid) on its first event and gives it back at exit; a later thread reuses
@@ -65,7 +69,6 @@ static struct st__pool *pool_create(uint32_t s)
 {
 	struct st__pool tmp, *p;
 	struct st_abi_pool *hdr;
-	struct st_abi_pool_msg msg;
 	uint64_t wsize;
 	long fd;
 
@@ -86,7 +89,6 @@ static struct st__pool *pool_create(uint32_t s)
 	if (!p)
 		goto fail_map;
 	*p = tmp;
-	p->fd = -1;
 	p->writers = (struct st__writer *)(p + 1);
 	for (uint32_t i = 0; i < p->nslots; i++) {
 		struct st__writer *w = &p->writers[i];
@@ -111,22 +113,14 @@ static struct st__pool *pool_create(uint32_t s)
 	hdr->nslots = p->nslots;
 	hdr->slot_size = p->slot_size;
 	hdr->hdr_size = p->hdr_size;
-
-	msg.hdr.type = ST_MSG_POOL;
-	msg.hdr.len = sizeof(msg);
-	msg.session = s;
-	msg.generation = p->generation;
-	msg.size = p->size;
-	/* Not connected yet (a daemon found this process running), or the
-	 * daemon died and another took over: connect, then hand the pool. */
-	if ((st__control_ensure() < 0 || st__control_send(&msg, sizeof(msg), (int)fd) < 0) &&
-	    (st__control_ensure() < 0 || st__control_send(&msg, sizeof(msg), (int)fd) < 0))
-		goto fail_all; /* nobody would ever read it */
-	st__close((int)fd);
+	if (st__fdid_take(&p->fd, (int)fd) < 0) {
+		st__munmap(p, wsize);
+		goto fail_map;
+	}
+	__atomic_store_n(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd,
+			 __ATOMIC_RELEASE);
 	return p;
 
-fail_all:
-	st__munmap(p, wsize);
 fail_map:
 	st__munmap(tmp.base, tmp.size);
 fail_fd:
@@ -233,19 +227,25 @@ void st__pools_forget(void)
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st__pool *p = refs[s].pool;
 
-		/* Only the mapping of the parent's memory goes: the child must
-		 * not be able to write into the parent's buffers. */
-		if (p)
-			st__munmap(p->base, p->size);
+		/* The child must not write into the parent's buffers, but a
+		 * write a signal handler interrupted to fork may still finish
+		 * here when the handler returns: the range becomes private,
+		 * untouched memory rather than a hole. The descriptor, if the
+		 * child inherited it, is the parent's offer, not the child's. */
+		if (p) {
+			st__mmap(p->base, p->size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+			st__fdid_close(&p->fd);
+		}
 		refs[s].pool = NULL;
 		refs[s].lock = 0;
 		refs[s].failed_gen = 0;
 	}
 }
 
-void st__pools_create_active(void)
+struct st__pool *st__pool_current(uint32_t s)
 {
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		if (st__control && st__control->session[s].generation)
-			(void)st__pool_get(s);
+	struct st__pool *p = __atomic_load_n(&refs[s].pool, __ATOMIC_ACQUIRE);
+
+	return p && st__control && p->generation == st__control->session[s].generation ? p : NULL;
 }

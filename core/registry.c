@@ -7,9 +7,12 @@
  * to the daemon, which answers by assigning event ids and, where a session
  * asks for them, setting enable bits.
  *
- * Registration runs in constructors and destructors, which the dynamic
- * loader serialises, or single-threaded in a fork child: the provider table
- * needs no lock. Event writers never read it.
+ * This file keeps the table and turns providers into PROVIDER messages;
+ * registration.c decides where they go. Every function here is called with
+ * the connection lock held (transport.c), or single-threaded in a fork
+ * child: the table and the message buffer are used by one thread at a
+ * time. The event path never reads them: a tracepoint site reads only its
+ * own state page.
  */
 #include <errno.h>
 #include <string.h>
@@ -44,14 +47,14 @@ static struct st__provider *find(const struct st_provider_state *state)
 	return NULL;
 }
 
-static struct st__provider *provider_add(const struct st_tracepoint *tp)
+static struct st__provider *provider_add(const struct st_tracepoint *tp, uint64_t acked)
 {
 	struct st__provider *p;
 	int page;
 
 	if (nproviders >= MAX_PROVIDERS)
 		return NULL;
-	page = st__status_attach(tp->state);
+	page = st__status_attach(tp->state, acked);
 	if (page < 0)
 		return NULL;
 	p = st__mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -96,13 +99,11 @@ static bool put_tracepoint(uint8_t **pos, const uint8_t *end, const struct st_tr
 	return true;
 }
 
-enum { TO_DAEMON = 1, TO_LOG = 2 };
-
 /*
- * Announces provider p, in as many messages as it takes, to the daemon
- * and/or the registration log.
+ * Encodes provider p into as many PROVIDER messages as it takes, and hands
+ * each to emit.
  */
-static void provider_send(const struct st__provider *p, int to)
+void st__registry_encode(const struct st__provider *p, st__emit_fn emit, void *arg)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
 	struct st_abi_provider *m = (struct st_abi_provider *)buf;
@@ -128,24 +129,14 @@ static void provider_send(const struct st__provider *p, int to)
 		if (m->count == 0)
 			return; /* one tracepoint larger than a message: cannot happen */
 		m->hdr.len = (uint32_t)(pos - buf);
-		if (to & TO_LOG)
-			st__status_log(buf, m->hdr.len);
-		if ((to & TO_DAEMON) && st__control_send(buf, m->hdr.len, -1) < 0)
-			to &= ~TO_DAEMON;
+		emit(buf, m->hdr.len, arg);
 	}
 }
 
-uint32_t st__registry_send_all(void)
+void st__registry_each(st__emit_fn emit, void *arg)
 {
 	for (uint32_t i = 0; i < nproviders; i++)
-		provider_send(providers[i], TO_DAEMON);
-	return nproviders;
-}
-
-void st__registry_log_all(void)
-{
-	for (uint32_t i = 0; i < nproviders; i++)
-		provider_send(providers[i], TO_LOG);
+		st__registry_encode(providers[i], emit, arg);
 }
 
 int st__registry_reattach(void)
@@ -156,33 +147,37 @@ int st__registry_reattach(void)
 		if (ret < 0)
 			return ret;
 	}
-	st__registry_log_all();
 	return 0;
 }
 
-ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
-				    const struct st_tracepoint *const *end)
+/*
+ * Takes in the tracepoints of [begin, end); the providers they added to
+ * go into touched (at most max; *all is set when there were more).
+ */
+uint32_t st__registry_take(const struct st_tracepoint *const *begin,
+			   const struct st_tracepoint *const *end, struct st__provider **touched,
+			   uint32_t max, bool *all, uint64_t acked)
 {
-	static int warned;
-	struct st__provider *touched[16];
-	uint32_t ntouched = 0, busy;
-	bool overflow = false;
+	static int warned, warned_pages;
+	uint32_t ntouched = 0;
 
-	st__init();
-	busy = st__tls.busy;
-	st__tls.busy = 2;
+	*all = false;
 	for (const struct st_tracepoint *const *it = begin; it && it < end; it++) {
 		const struct st_tracepoint *tp = *it;
 		struct st__provider *p;
-		bool dup = false;
+		bool dup = false, seen = false;
 
 		if (!valid_tracepoint(tp)) {
 			st__warn_once(&warned, "shimtrace: invalid tracepoint descriptor ignored");
 			continue;
 		}
 		p = find(tp->state);
-		if (!p)
-			p = provider_add(tp);
+		if (!p) {
+			p = provider_add(tp, acked);
+			if (!p)
+				st__warn_once(&warned_pages, "shimtrace: no status page left for a "
+							     "provider: its tracepoints stay off");
+		}
 		if (!p || strcmp(p->name, tp->provider) != 0)
 			continue;
 		for (uint32_t k = 0; k < p->ntps; k++)
@@ -190,50 +185,36 @@ ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
 		if (dup)
 			continue;
 		p->tps[p->ntps++] = tp;
-		bool seen = false;
-
 		for (uint32_t k = 0; k < ntouched; k++)
 			seen |= touched[k] == p;
-		if (!seen && ntouched < 16)
+		if (!seen && ntouched < max)
 			touched[ntouched++] = p;
 		else if (!seen)
-			overflow = true;
+			*all = true;
 	}
-	/* Announce what this object brought (the daemon takes repeats). The
-	 * log gets whole providers: its reader starts from nothing. */
-	if (overflow) {
-		for (uint32_t i = 0; i < nproviders; i++)
-			provider_send(providers[i], TO_LOG | (st__ctl_fd >= 0 ? TO_DAEMON : 0));
-	} else {
-		for (uint32_t k = 0; k < ntouched; k++)
-			provider_send(touched[k], TO_LOG | (st__ctl_fd >= 0 ? TO_DAEMON : 0));
-	}
-	if (st__ctl_fd >= 0 && ntouched)
-		st__control_synced();
-	st__tls.busy = busy;
+	return ntouched;
 }
 
-ST_API void st_tracepoints_unregister(const struct st_tracepoint *const *begin,
-				      const struct st_tracepoint *const *end)
+/*
+ * Forgets the providers of [begin, end): for each, gone(page) is called
+ * (to announce it) and its status page is parked until stamp is
+ * acknowledged.
+ */
+void st__registry_drop(const struct st_tracepoint *const *begin,
+		       const struct st_tracepoint *const *end, void (*gone)(uint32_t page),
+		       uint64_t stamp)
 {
-	uint32_t busy = st__tls.busy;
-
-	st__tls.busy = 2;
 	for (const struct st_tracepoint *const *it = begin; it && it < end; it++) {
 		struct st__provider *p = *it ? find((*it)->state) : NULL;
-		struct st_abi_provider_gone m = { { ST_MSG_PROVIDER_GONE, sizeof(m) }, 0, 0 };
 		uint32_t i;
 
 		if (!p)
 			continue;
-		m.page = p->page;
-		st__status_log(&m, sizeof(m));
-		st__control_send(&m, sizeof(m), -1);
-		st__status_detach(p->state, p->page);
+		gone(p->page);
+		st__status_detach(p->state, p->page, stamp);
 		for (i = 0; providers[i] != p; i++)
 			;
 		providers[i] = providers[--nproviders];
 		st__munmap(p, sizeof(*p));
 	}
-	st__tls.busy = busy;
 }

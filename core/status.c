@@ -11,9 +11,15 @@
  *
  * The memfd is sealed against shrinking, so the daemon's mapping can never
  * fault; it has its full size from the start (pages are allocated as they
- * are written): provider pages, then the registration log (abi.h). Pages of providers that went away
- * (dlclose) are not reused: a later provider gets a new page, so a stale
- * daemon write can never switch on an unrelated tracepoint.
+ * are written): provider pages, then the registration log (abi.h).
+ *
+ * The page of a provider that went away (dlclose) is parked with a stamp,
+ * the number of the SYNC that follows its PROVIDER_GONE, and given to a
+ * later provider only once the daemon has answered that SYNC (or no daemon
+ * knows the process): until then the daemon may still write the old
+ * provider's ids and enable bits there, and a new provider must not read
+ * them as its own. A program that opens and closes a library in a loop
+ * thus reuses a few pages instead of running out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,27 +35,27 @@
 
 struct st_abi_control *st__control;
 
-static int status_fd = -1;
-static dev_t status_dev;
-static ino_t status_ino;
+static struct st__fdid status = { .fd = -1 };
+static int status_fd = -1; /* status.fd once checked, for the calls below */
 static uint32_t npages; /* pages in the memfd, control page included */
+
+#define MAX_PARKED 64
+static struct {
+	uint32_t page;
+	uint64_t stamp;
+} parked[MAX_PARKED];
+static uint32_t nparked;
 
 /* The descriptor, if it still is our memfd (the program may have closed
  * it and opened something else under the same number); -1 otherwise. */
 int st__status_fd(void)
 {
-	struct stat st;
-
-	if (status_fd < 0 || st__sys2(SYS_fstat, status_fd, &st) < 0 || st.st_dev != status_dev ||
-	    st.st_ino != status_ino)
-		return -1;
-	return status_fd;
+	return st__fdid_ours(&status) ? status.fd : -1;
 }
 
 static int status_create(void)
 {
 	struct st_abi_control *c;
-	struct stat st;
 	long fd = st__sys2(SYS_memfd_create, "shimtrace-status", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
@@ -62,12 +68,10 @@ static int status_create(void)
 		return -EIO;
 	}
 	c = st__mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	if (!c || st__sys2(SYS_fstat, fd, &st) < 0) {
+	if (!c || st__fdid_take(&status, (int)fd) < 0) {
 		st__close((int)fd);
 		return -ENOMEM;
 	}
-	status_dev = st.st_dev;
-	status_ino = st.st_ino;
 	c->magic = ST_ABI_CONTROL_MAGIC;
 	c->version = ST_ABI_VERSION;
 	status_fd = (int)fd;
@@ -78,7 +82,7 @@ static int status_create(void)
 
 int st__status_init(void)
 {
-	return status_fd >= 0 ? 0 : status_create();
+	return status.fd >= 0 ? 0 : status_create();
 }
 
 static const uint8_t zero_page[ST_ABI_PAGE];
@@ -96,30 +100,42 @@ static int map_page(struct st_provider_state *state, uint32_t page, const void *
 	return 0;
 }
 
-int st__status_attach(struct st_provider_state *state)
+int st__status_attach(struct st_provider_state *state, uint64_t acked)
 {
-	uint32_t page = npages;
+	uint32_t page = npages, k;
 	int ret;
 
-	if (st__status_fd() < 0 || ((uintptr_t)state & (ST_ABI_PAGE - 1)))
+	status_fd = st__status_fd();
+	if (status_fd < 0 || ((uintptr_t)state & (ST_ABI_PAGE - 1)))
 		return -EINVAL;
-	if (page >= MAX_PAGES)
+	for (k = 0; k < nparked && parked[k].stamp > acked; k++)
+		;
+	if (k < nparked)
+		page = parked[k].page;
+	else if (page >= MAX_PAGES)
 		return -ENOSPC;
 	/* A provider registers with nothing enabled. */
 	ret = map_page(state, page, zero_page);
 	if (ret < 0)
 		return ret;
-	npages = page + 1;
+	if (k < nparked)
+		parked[k] = parked[--nparked];
+	else
+		npages = page + 1;
 	return (int)page;
 }
 
-void st__status_detach(struct st_provider_state *state, uint32_t page)
+void st__status_detach(struct st_provider_state *state, uint32_t page, uint64_t stamp)
 {
 	/* The object is being unloaded and its pages go with it; nothing to
 	 * unmap. Clear the shared page so the daemon's view is consistent. */
 	(void)state;
-	if (st__status_fd() >= 0 && page > 0 && page < npages)
-		st__sys4(SYS_pwrite64, status_fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
+	status_fd = st__status_fd();
+	if (status_fd < 0 || page == 0 || page >= npages)
+		return;
+	st__sys4(SYS_pwrite64, status_fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
+	if (nparked < MAX_PARKED)
+		parked[nparked++] = (typeof(parked[0])){ page, stamp };
 }
 
 /*
@@ -134,7 +150,8 @@ void st__status_log(const void *msg, uint32_t len)
 	uint64_t at;
 	uint32_t padded = (len + 7) & ~7u;
 
-	if (!st__control || st__status_fd() < 0)
+	status_fd = st__status_fd();
+	if (!st__control || status_fd < 0)
 		return;
 	at = st__control->reglog_len;
 	if (at + padded > ST_ABI_REGLOG_MAX)
@@ -153,29 +170,32 @@ uint32_t st__status_size(void)
 
 /*
  * Fork child: the inherited mappings are shared with the parent. Give the
- * child its own memfd (nothing enabled) and re-back every provider page.
+ * child its own memfd (nothing enabled); the caller then re-backs every
+ * provider page (st__registry_reattach).
  */
 int st__status_reinit_child(void)
 {
 	struct st_abi_control *old = st__control;
-	int ret;
 
 	st__control = NULL;
-	if (st__status_fd() >= 0)
-		st__close(status_fd);
+	st__fdid_close(&status);
 	status_fd = -1;
+	/* (private memory, not a hole: a write interrupted by the signal
+	 * handler that forked may still use the old page when it resumes) */
 	if (old)
-		st__munmap(old, ST_ABI_PAGE);
-	ret = status_create();
-	if (ret < 0)
-		return ret;
-	return st__registry_reattach();
+		st__mmap(old, ST_ABI_PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	nparked = 0; /* the child's daemon has seen none of them */
+	return status_create();
 }
 
 /* Used by st__registry_reattach(): re-backs a provider at its old index,
  * with nothing enabled until the child has registered. */
 int st__status_reattach(struct st_provider_state *state, uint32_t page)
 {
+	status_fd = st__status_fd();
+	if (status_fd < 0)
+		return -EBADF;
 	if (page == 0 || page >= MAX_PAGES)
 		return -EINVAL;
 	if (page >= npages)

@@ -75,7 +75,7 @@ void st__writer_close(struct st__writer *w)
 	__atomic_store_n(&w->ctl->closed, 1, __ATOMIC_RELEASE);
 	w->closed = true;
 	w->off = w->sb_size; /* any further write takes the slow path */
-	st__control_send(&m, sizeof(m), -1);
+	st__reg_notify(&m, sizeof(m));
 }
 
 /*
@@ -127,6 +127,7 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 
 	if (!pool)
 		return NULL;
+	st__reg_offer_pool(pool);
 	if (!t->tid)
 		t->tid = st__gettid();
 	w = st__pool_claim(pool, t->tid);
@@ -164,6 +165,8 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
 			goto out;
 		}
 	}
+	if (!w->pool->handed)
+		st__reg_offer_pool(w->pool);
 	if (rec > w->sb_size || (w->off + rec > w->sb_size && !writer_switch(w))) {
 		count_full(w);
 		w = NULL;
@@ -281,8 +284,20 @@ static void thread_exit(void *arg)
 	st__thread_flush();
 }
 
+/*
+ * The exit hook is a thread-specific value whose destructor releases the
+ * thread's buffers. glibc keeps the values of the first 32 keys in the
+ * thread itself; a later key (this library loaded late, by load-probe,
+ * into a program that made many keys) would make pthread_setspecific
+ * allocate, which the writer must not do. Without the hook, the slot of an
+ * exited thread is taken over when no free one is left (pool.c).
+ */
 void st__writer_init(void)
 {
-	if (pthread_key_create(&exit_key, thread_exit) == 0)
+	if (pthread_key_create(&exit_key, thread_exit) != 0)
+		return;
+	if (exit_key < 32)
 		exit_key_ok = 1;
+	else
+		pthread_key_delete(exit_key);
 }

@@ -358,7 +358,12 @@ struct st_proc {
 	char name[17];
 	char exe[ST_PATH_MAX];
 	bool hello, ended;
-	bool discovered;      /* found running (discover.c), not connected yet */
+	bool discovered;      /* not connected: found running (discover.c), or its
+			       * connection closed while it runs */
+	/* Taking an offered pool (pickup.c) */
+	bool pickup_pending;
+	uint32_t pickup_session, pickup_gen;
+	uint32_t pickup_tried[ST_ABI_MAX_SESSIONS]; /* generation asked for */
 	uint64_t reglog_pos;  /* bytes of its registration log taken in */
 	int status_fd;
 	uint64_t status_size;
@@ -584,6 +589,11 @@ void st_creds_restore(struct st_creds *saved);
  * open for good, counted against the sender's quota (closing one may wait
  * on a file system a user serves). */
 void st_fd_drop(int fd, uid_t sender);
+
+/* pickup.c: takes the pools a process without a connection offers. */
+void st_pickup(struct st_daemon *d, struct st_proc *p);
+/* proc.c: maps fd as p's pool of session s, generation gen (not taken). */
+int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t gen, int fd);
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

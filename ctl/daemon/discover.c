@@ -15,9 +15,11 @@
  * magic), reads the process's tracepoints from the log and registers the
  * process as if it had connected; it writes its socket path into the
  * control page. The process's enable bits then switch on like those of any
- * other, and its first enabled event connects to the daemon to hand over
- * its buffers (core/control.c, st__control_ensure). Until then the daemon
- * reads the log again every tick, for the providers a dlopen() adds.
+ * other; the pools its first enabled events create it offers in its
+ * control page, and the daemon takes them (pickup.c): the event path never
+ * connects. It connects at its next registration (a dlopen, a provider);
+ * until then the daemon reads the log again every tick, for the providers
+ * a dlopen() adds.
  *
  * A process another live daemon controls (the control page names it) is
  * left to it, and so is a process that chose its daemon ($SHIMTRACE_RUNDIR:

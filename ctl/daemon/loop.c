@@ -204,10 +204,15 @@ static void tick(struct st_daemon *d)
 		st_proc_apply_due(d, p);
 		if (p->end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);
-		else if (p->discovered)
-			st_reglog_catch_up(d, p);
-		else if (!st_proc_waiting(p))
-			st_consume_all(d, p, how);
+		else {
+			if (p->discovered) {
+				/* (no connection: its log and control page tell) */
+				st_reglog_catch_up(d, p);
+				st_pickup(d, p);
+			}
+			if (!st_proc_waiting(p))
+				st_consume_all(d, p, how);
+		}
 	}
 	st_insp_tick(d);
 	st_lines_tick();

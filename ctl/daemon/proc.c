@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,83 @@ void st_proc_accept(struct st_daemon *d)
 		st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
 }
 
+/* Closes p's connection and gives it back to its user's quota. */
+static void close_connection(struct st_daemon *d, struct st_proc *p)
+{
+	if (p->fd >= 0) {
+		st_loop_unwatch(d, p->fd);
+		close(p->fd);
+		p->fd = -1;
+	}
+	if (p->counts_connection) {
+		st_quota_give(p->user, ST_Q_CONNECTIONS, 1);
+		p->counts_connection = false;
+	}
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return a >= 0 && b >= 0 && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A process the daemon reads without a connection (found running, or its
+ * connection closed) connected again, with the same status memory: the
+ * connection joins the record it has, whose pools and streams go on. The
+ * record p made for the connection is dropped.
+ */
+static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
+		   const struct st_msg_hello *h)
+{
+	struct st_proc *q;
+
+	for (q = d->procs; q; q = q->next)
+		if (q != p && q->discovered && !q->ended && q->pid == p->pid &&
+		    same_file(q->status_fd, status_fd))
+			break;
+	if (!q)
+		return false;
+	st_loop_unwatch(d, p->fd);
+	q->fd = p->fd;
+	p->fd = -1;
+	st_loop_watch(d, q->fd, ST_TAG_PROC, q);
+	q->counts_connection = p->counts_connection;
+	p->counts_connection = false;
+	q->discovered = false;
+	q->ppid = h->ppid;
+	memcpy(q->name, h->name, sizeof(q->name));
+	snprintf(q->exe, sizeof(q->exe), "%s", h->exe);
+	if (p->pidfd >= 0) {
+		st_loop_unwatch(d, p->pidfd);
+		close(p->pidfd);
+		p->pidfd = -1;
+	}
+	p->ended = true; /* reaped with nothing to finish */
+	st_log(ST_LOG_INFO, "process %d (%s) connected again", q->pid, q->name);
+	return true;
+}
+
+/*
+ * p's connection closed. A process that still runs (it closed our socket
+ * among its descriptors, say) is read on without one, like a process found
+ * running; true then. Its end comes from its pidfd.
+ */
+static bool detach(struct st_daemon *d, struct st_proc *p)
+{
+	struct pollfd pf = { p->pidfd, POLLIN, 0 };
+
+	if (!p->hello || p->discovered || p->pidfd < 0 || poll(&pf, 1, 0) != 0)
+		return false;
+	close_connection(d, p);
+	p->discovered = true;
+	st_log(ST_LOG_INFO, "process %d (%s) closed its connection: its buffers are read on",
+	       p->pid, p->name);
+	return true;
+}
+
 static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, size_t len, int fd)
 {
 	struct st_msg_hello h;
@@ -155,6 +233,8 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 		proc_warn(p, "status memory is not a sealed memfd of the announced size");
 		return -1;
 	}
+	if (resume(d, p, fd, &h))
+		return 0;
 	if (!st_quota_take(p->user, ST_Q_PROCESSES, 1, p->pid, "too many processes"))
 		return REFUSED;
 	p->counts_process = true;
@@ -169,7 +249,8 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 	memcpy(p->name, h.name, sizeof(p->name));
 	snprintf(p->exe, sizeof(p->exe), "%s", h.exe);
 	p->hello = true;
-	/* It was found running before: this connection takes over. */
+	/* It was found running before, with another status memory (it ran
+	 * exec since): that one is over. */
 	for (struct st_proc *q = d->procs; q; q = q->next)
 		if (q != p && q->discovered && !q->ended && q->pid == p->pid)
 			st_proc_end(d, q);
@@ -451,10 +532,9 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	}
 	pool = &p->pools[m->session];
 	if (pool->base) {
-		if (pool->generation == m->generation) {
-			proc_warn(p, "second buffer pool for one session");
-			return -1;
-		}
+		/* (offered in the control page and sent as well: the first wins) */
+		if (pool->generation == m->generation)
+			return 0;
 		pool_unmap(pool);
 	}
 	pool->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -486,7 +566,25 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 		memset(pool, 0, sizeof(*pool));
 		return -1;
 	}
+	/* the process may close its descriptor of the pool now */
+	__atomic_store_n(&p->control->pool_taken[m->session], m->generation, __ATOMIC_RELEASE);
 	st_statedump_session(d, p, m->session);
+	return 0;
+}
+
+int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t gen, int fd)
+{
+	struct st_session *ses = s < ST_ABI_MAX_SESSIONS ? d->sessions[s] : NULL;
+	struct st_abi_pool_msg m = { { ST_MSG_POOL, sizeof(m) }, s, gen, 0 };
+	struct st_abi_geometry g;
+
+	if (!ses || st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
+		return 0;
+	m.size = g.size;
+	if (on_pool(d, p, &m, fd) < 0) {
+		proc_warn(p, "the buffer pool it offered is unusable");
+		return -1;
+	}
 	return 0;
 }
 
@@ -560,6 +658,8 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
+		if (n == 0 && detach(d, p))
+			return;
 		if (n <= 0) {
 			st_proc_end(d, p);
 			return;
@@ -583,15 +683,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 /* Stops watching p's connection and pidfd, and gives back its connection. */
 static void hang_up(struct st_daemon *d, struct st_proc *p)
 {
-	if (p->fd >= 0) {
-		st_loop_unwatch(d, p->fd);
-		close(p->fd);
-		p->fd = -1;
-	}
-	if (p->counts_connection) {
-		st_quota_give(p->user, ST_Q_CONNECTIONS, 1);
-		p->counts_connection = false;
-	}
+	close_connection(d, p);
 	if (p->pidfd >= 0) {
 		st_loop_unwatch(d, p->pidfd);
 		close(p->pidfd);

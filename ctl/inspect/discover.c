@@ -25,13 +25,19 @@
 #include "ctl/inspect/inspector.h"
 
 #define STATUS_LINK "/memfd:shimtrace-status (deleted)"
+#define POOL_LINK "/memfd:shimtrace-pool (deleted)"
+
+static bool link_is(int dirfd, const char *name, const char *want)
+{
+	char link[64];
+	ssize_t n = readlinkat(dirfd, name, link, sizeof(link) - 1);
+
+	return n == (ssize_t)strlen(want) && memcmp(link, want, (size_t)n) == 0;
+}
 
 static bool is_status_link(int dirfd, const char *name)
 {
-	char link[sizeof(STATUS_LINK) + 1];
-	ssize_t n = readlinkat(dirfd, name, link, sizeof(link) - 1);
-
-	return n == (ssize_t)sizeof(STATUS_LINK) - 1 && memcmp(link, STATUS_LINK, (size_t)n) == 0;
+	return link_is(dirfd, name, STATUS_LINK);
 }
 
 /* Whether fd is a status memfd we may adopt (see the top of the file). */
@@ -46,6 +52,19 @@ static bool status_memfd(int fd)
 	       fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	       (uint64_t)st.st_size >= ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX &&
 	       is_status_link(AT_FDCWD, self);
+}
+
+/* Whether fd is a buffer pool of `size` bytes: a sealed, read-write memfd. */
+static bool pool_memfd(int fd, uint64_t size)
+{
+	char self[64];
+	int seals = fcntl(fd, F_GET_SEALS), fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	return seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW) &&
+	       fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size == size && link_is(AT_FDCWD, self, POOL_LINK);
 }
 
 /* Parent and name from /proc/PID/stat: "pid (comm) state ppid ..." */
@@ -138,4 +157,41 @@ void st_insp_discover(const struct st_insp_target *t, int pidfd)
 	close(got);
 	st_insp_proc_close(&p);
 	st_insp_done(t->hdr.id, 0, 1, "found");
+}
+
+/*
+ * TAKE_POOL: the pool a process without a connection offers. Taken like
+ * the status memory (pidfd_getfd, as the owner), checked to be what it
+ * must be, and sent back with a FOUND message.
+ */
+void st_insp_take_pool(const struct st_insp_take_pool *r, int pidfd)
+{
+	struct {
+		struct st_insp_found f;
+		char exe[1];
+	} msg;
+	struct st_insp_proc p;
+	char why[512];
+	int ret = st_insp_proc_open(&r->t, pidfd, &p, why, sizeof(why)), fd;
+
+	if (ret < 0) {
+		st_insp_done(r->t.hdr.id, ret, 0, "%s", why);
+		return;
+	}
+	fd = r->fd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, r->fd, 0) : -1;
+	st_insp_proc_close(&p);
+	if (fd < 0 || !pool_memfd(fd, r->size)) {
+		if (fd >= 0)
+			close(fd);
+		st_insp_done(r->t.hdr.id, -ENOENT, 0, "process %d offers no buffer pool as descriptor %d",
+			     r->t.pid, r->fd);
+		return;
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.f.hdr.type = ST_INSP_FOUND;
+	msg.f.hdr.id = r->t.hdr.id;
+	msg.f.hdr.len = sizeof(msg.f) + 1; /* and an empty executable path */
+	st_insp_send(&msg, msg.f.hdr.len, fd);
+	close(fd);
+	st_insp_done(r->t.hdr.id, 0, 1, "taken");
 }

@@ -102,6 +102,7 @@ uint64_t st_insp_elf_symbol(int fd, const char *name);
 /* The request handlers. */
 void st_insp_objects(const struct st_insp_target *t, int pidfd);
 void st_insp_discover(const struct st_insp_target *t, int pidfd);
+void st_insp_take_pool(const struct st_insp_take_pool *r, int pidfd);
 void st_insp_lines(const struct st_insp_lines_req *r);
 void st_insp_probe(const struct st_insp_target *t, const char *library, int pidfd);
 

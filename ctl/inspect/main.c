@@ -300,6 +300,9 @@ static void serve(uint32_t role)
 		} else if (role == ST_INSP_ROLE_OBJECTS && h.type == ST_INSP_DISCOVER &&
 			   n == sizeof(struct st_insp_target)) {
 			st_insp_discover((const struct st_insp_target *)buf, fd);
+		} else if (role == ST_INSP_ROLE_OBJECTS && h.type == ST_INSP_TAKE_POOL &&
+			   n == sizeof(struct st_insp_take_pool)) {
+			st_insp_take_pool((const struct st_insp_take_pool *)buf, fd);
 		} else if (role == ST_INSP_ROLE_LINES && h.type == ST_INSP_LINES &&
 			   n == sizeof(struct st_insp_lines_req)) {
 			st_insp_lines((const struct st_insp_lines_req *)buf);

@@ -75,6 +75,7 @@ enum st_insp_type {
 	ST_INSP_LINES,	     /* struct st_insp_lines_req */
 	ST_INSP_PROBE,	     /* + pidfd: struct st_insp_target, then the library path */
 	ST_INSP_DISCOVER,    /* + pidfd: struct st_insp_target */
+	ST_INSP_TAKE_POOL,   /* + pidfd: struct st_insp_take_pool; FOUND + pool memfd */
 	/* inspector -> daemon */
 	ST_INSP_OBJECT = 16, /* struct st_insp_object, path, debug link */
 	ST_INSP_LINE_TABLE,  /* + sealed memfd: struct st_insp_line_table */
@@ -149,6 +150,19 @@ struct st_insp_line_table {
 struct st_insp_handoff {
 	struct st_insp_hdr hdr;
 	struct st_insp_key key;
+};
+
+/*
+ * TAKE_POOL: the buffer pool a process offers in its control page (it has
+ * no connection to hand it over): descriptor `fd` of the process, which
+ * must be a memfd named shimtrace-pool, sealed, of `size` bytes. Answered
+ * by a FOUND carrying it.
+ */
+struct st_insp_take_pool {
+	struct st_insp_target t;
+	int32_t fd;
+	uint32_t pad;
+	uint64_t size;
 };
 
 /* A process found running: its parent and name, then its executable. */

@@ -24,8 +24,22 @@ static inline int harness_daemon(void)
 	int sv[2];
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-	ck_assert_int_eq(st__control_attach(sv[0]), 0);
+	ck_assert_int_eq(st__transport_attach(sv[0]), 0);
 	return sv[1];
+}
+
+static inline void harness_emit(const void *msg, uint32_t len, void *arg)
+{
+	(void)arg;
+	st__transport_send(msg, len, -1);
+}
+
+/* Announces every provider, as registration does on connecting. */
+static inline void harness_announce(void)
+{
+	st__conn_lock();
+	st__registry_each(harness_emit, NULL);
+	st__conn_unlock();
 }
 
 static inline void harness_session(uint32_t s, uint32_t gen, uint32_t mode, uint32_t sb_size,

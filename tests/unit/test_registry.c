@@ -65,7 +65,7 @@ START_TEST(registered_and_described)
 	const struct st_msg_provider *one, *two;
 	int n;
 
-	st__registry_send_all();
+	harness_announce();
 	n = providers(sock, m, 8);
 	one = find(m, n, "one");
 	two = find(m, n, "two");
@@ -102,7 +102,7 @@ START_TEST(state_page_is_shared)
 	uint32_t on = 5;
 	int n;
 
-	st__registry_send_all();
+	harness_announce();
 	n = providers(sock, m, 8);
 	two = find(m, n, "two");
 	ck_assert_ptr_nonnull(two);
@@ -134,7 +134,7 @@ START_TEST(invalid_descriptors_refused)
 
 	/* the last one is a NULL pointer in the section */
 	st_tracepoints_register(v, v + 5);
-	st__registry_send_all();
+	harness_announce();
 	n = providers(sock, m, 8);
 	ck_assert_ptr_null(find(m, n, "bad"));
 	ck_assert_ptr_nonnull(find(m, n, "one"));
@@ -182,7 +182,7 @@ START_TEST(late_provider_announced_and_removed)
 	while ((type = harness_recv(sock, buf, sizeof(buf), &fd)) != 0)
 		gone |= type == ST_MSG_PROVIDER_GONE;
 	ck_assert(gone);
-	st__registry_send_all();
+	harness_announce();
 	{
 		struct st_msg_provider m[8];
 		int n = providers(sock, m, 8);

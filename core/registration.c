@@ -1,0 +1,409 @@
+/*
+ * Registration: the process introduces itself and its providers to the
+ * session daemon, and keeps it told of what the loader changes.
+ *
+ * Registration connects to the daemon's socket and sends HELLO with the
+ * status memfd, a MAPS message (the daemon reads the loaded objects) and
+ * the providers registered so far. Every later provider registration sends
+ * PROVIDER and SYNC, and waits a bounded time for READY: by then the daemon
+ * has handled all that came before (the statedump included, while the
+ * process is still there) and written the session configurations and
+ * enable bits into the status memory, so the process traces from its first
+ * call. Nothing can be enabled before a provider exists, so the first
+ * exchange does not wait: a process pays one round trip, after its wrapper
+ * library registered. With no daemon, connect() fails at once and the
+ * process runs with everything disabled.
+ *
+ * Everything here holds the connection lock (transport.c): providers come
+ * and go in constructors and destructors, the dlopen hooks report from any
+ * thread, and this module alone sends providers, from the one message
+ * buffer of the registry. The event path never comes here except for
+ * st__reg_offer_pool and st__reg_notify, which only try the lock.
+ *
+ * A process a daemon found running (it started first, or its connection
+ * was lost: the daemon died, or the program closed our socket) is traced
+ * through its status memory without a connection: the daemon takes the
+ * pools it offers in its control page. It connects again at its next
+ * registration (a dlopen, a provider), to the socket the daemon wrote.
+ *
+ * A setuid or setgid program (AT_SECURE) trusts nothing in its environment
+ * (secure_getenv: SHIMTRACE_RUNDIR, XDG_RUNTIME_DIR and SHIMTRACE_TIMEOUT_MS
+ * are ignored) and talks only to the system daemon; the socket a daemon
+ * writes into its control page is taken only if it is that one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "internal.h"
+#include "sys.h"
+
+static bool secure; /* AT_SECURE: a setuid or setgid program */
+static uint64_t sync_seq, acked;
+static int timeout_ms = 500;
+
+#define MAX_PATHS 3
+static struct sockaddr_un paths[MAX_PATHS];
+static int npaths;
+
+static void add_path(const char *dir)
+{
+	struct sockaddr_un *a = &paths[npaths];
+
+	if (!dir || !*dir || npaths >= MAX_PATHS ||
+	    strlen(dir) + sizeof("/" ST_ABI_SOCKET_NAME) > sizeof(a->sun_path))
+		return;
+	a->sun_family = AF_UNIX;
+	strcpy(a->sun_path, dir);
+	strcat(a->sun_path, "/" ST_ABI_SOCKET_NAME);
+	npaths++;
+}
+
+/*
+ * Where daemons listen, in order: $SHIMTRACE_RUNDIR (set by `shimtrace
+ * record` for its private daemon; nothing else is tried then), the user's
+ * daemon under $XDG_RUNTIME_DIR/shimtrace, the system daemon. A setuid or
+ * setgid program: the system daemon only.
+ */
+void st__reg_setup(void)
+{
+	const char *rundir, *t;
+	char buf[sizeof(paths[0].sun_path)];
+
+	secure = getauxval(AT_SECURE) != 0;
+	if (secure) {
+		add_path(ST_ABI_SYSTEM_RUNDIR);
+		return;
+	}
+	rundir = secure_getenv("SHIMTRACE_RUNDIR");
+	t = secure_getenv("SHIMTRACE_TIMEOUT_MS");
+
+	if (t && atoi(t) > 0)
+		timeout_ms = atoi(t);
+	if (rundir && *rundir) {
+		add_path(rundir);
+		return;
+	}
+	t = secure_getenv("XDG_RUNTIME_DIR");
+	if (t && *t && strlen(t) + sizeof("/shimtrace") < sizeof(buf)) {
+		strcpy(buf, t);
+		strcat(buf, "/shimtrace");
+		add_path(buf);
+	}
+	add_path(ST_ABI_SYSTEM_RUNDIR);
+}
+
+/* The "active" file beside the socket of the daemon we connected to. */
+static char active_path[sizeof(paths[0].sun_path) + 8];
+
+static void set_active_path(const char *sock)
+{
+	const char *slash = strrchr(sock, '/');
+	size_t n = slash ? (size_t)(slash - sock) : 0;
+
+	memcpy(active_path, sock, n);
+	memcpy(active_path + n, "/active", sizeof("/active"));
+}
+
+/* What the daemon has answered, for reusing status pages: everything when
+ * no daemon knows the process. */
+static uint64_t answered(void)
+{
+	if (!st__transport_up() && (!st__control || st__control->daemon_pid == 0))
+		return UINT64_MAX;
+	return acked;
+}
+
+static int sync_now(void)
+{
+	struct st_abi_sync m = { { ST_MSG_SYNC, sizeof(m) }, ++sync_seq };
+	int ret = st__transport_send(&m, sizeof(m), -1);
+
+	if (ret == 0)
+		ret = st__transport_wait_ready(m.seq, timeout_ms);
+	if (ret == 0)
+		acked = m.seq;
+	return ret;
+}
+
+static void send_emit(const void *msg, uint32_t len, void *arg)
+{
+	(void)arg;
+	st__transport_send(msg, len, -1);
+}
+
+static void log_emit(const void *msg, uint32_t len, void *arg)
+{
+	st__status_log(msg, len);
+	if (arg)
+		st__transport_send(msg, len, -1);
+}
+
+static void maps_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono)
+{
+	struct st_abi_maps m = { { ST_MSG_MAPS, sizeof(m) }, kind, 0, ts_tsc, ts_mono };
+
+	st__transport_send(&m, sizeof(m), -1);
+}
+
+static void now_both(uint64_t *tsc, uint64_t *mono)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	*tsc = ((uint64_t)hi << 32) | lo;
+	*mono = st__clock_monotonic();
+}
+
+static int hello(void)
+{
+	struct {
+		struct st_abi_hello h;
+		char exe[4096];
+	} m;
+	int fd = st__status_fd();
+	long n;
+
+	if (fd < 0)
+		return -EBADF; /* the program closed it: no daemon can have it now */
+	memset(&m.h, 0, sizeof(m.h));
+	m.h.hdr.type = ST_MSG_HELLO;
+	m.h.version = ST_ABI_VERSION;
+	m.h.ppid = (int32_t)st__sys0(SYS_getppid);
+	m.h.status_size = st__status_size();
+	st__sys2(SYS_prctl, PR_GET_NAME, m.h.name);
+	n = st__sys3(SYS_readlink, "/proc/self/exe", m.exe, sizeof(m.exe) - 1);
+	m.exe[n > 0 ? n : 0] = '\0';
+	m.h.hdr.len = (uint32_t)(sizeof(m.h) + (n > 0 ? n : 0) + 1);
+	return st__transport_send(&m, m.h.hdr.len, fd);
+}
+
+/* Hands the pools of the sessions active now (or offers them). */
+static void pools_offer_active(void)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st__pool *p = st__control && st__control->session[s].generation
+					     ? st__pool_get(s)
+					     : NULL;
+
+		if (p)
+			st__reg_offer_pool_locked(p);
+	}
+}
+
+/*
+ * The daemon keeps a file "active" beside its socket while a session is
+ * started. Without one nothing can be enabled: no need to wait for the
+ * daemon (a round trip at every process start, for every process of a
+ * system that preloads us). A session started meanwhile reaches this
+ * process when the daemon has read its registration.
+ */
+static void synced(void)
+{
+	if (active_path[0] && st__sys2(SYS_access, active_path, F_OK) == -ENOENT)
+		return;
+	if (sync_now() < 0)
+		return;
+	st__clock_configure();
+	pools_offer_active();
+}
+
+/* Introduces the process on a fresh connection; false if it failed. */
+static bool introduce(void)
+{
+	uint64_t tsc, mono;
+
+	if (hello() < 0)
+		return false;
+	now_both(&tsc, &mono);
+	maps_changed(ST_MAPS_STATEDUMP, tsc, mono);
+	st__registry_each(send_emit, NULL);
+	return st__transport_up();
+}
+
+/* Names in the control page the daemon this process chose, if it chose
+ * one: only that daemon may adopt it (ctl/daemon/discover.c). */
+static void mark_wanted(void)
+{
+	if (!st__control || npaths != 1 || secure)
+		return;
+	memcpy(st__control->wanted_path, paths[0].sun_path, sizeof(st__control->wanted_path));
+	st__control->wanted_path[sizeof(st__control->wanted_path) - 1] = '\0';
+}
+
+/* Connects to the first daemon that answers; 0 or -errno. */
+static int dial(void)
+{
+	int ret = -ENOENT;
+
+	for (int i = 0; i < npaths; i++) {
+		ret = st__transport_connect(&paths[i], secure);
+		if (ret == 0) {
+			set_active_path(paths[i].sun_path);
+			return 0;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Not connected, but a daemon found the process and wrote its socket into
+ * the control page (or ours hung up and the daemon is another): connect
+ * there. Registration time only; it waits for nothing but the answer.
+ */
+static void reattach(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const volatile char *path;
+	size_t n;
+
+	if (st__transport_up() && !st__transport_hung_up())
+		return;
+	if (!st__control)
+		return;
+	path = st__control->attach_path;
+	for (n = 0; n < sizeof(a.sun_path) - 1 && path[n]; n++)
+		a.sun_path[n] = path[n];
+	if (n == 0 || n == sizeof(a.sun_path) - 1 || a.sun_path[0] != '/')
+		return;
+	if (st__transport_connect(&a, secure) < 0)
+		return;
+	set_active_path(a.sun_path);
+	if (introduce())
+		synced();
+}
+
+void st__reg_register(void)
+{
+	mark_wanted();
+	if (st__status_fd() < 0 || npaths == 0)
+		return;
+	st__conn_lock();
+	if (dial() == 0 && introduce() && st__control && st__status_size() > ST_ABI_PAGE)
+		synced();
+	st__conn_unlock();
+}
+
+void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono)
+{
+	st__conn_lock();
+	reattach();
+	if (st__transport_up()) {
+		maps_changed(kind, ts_tsc, ts_mono);
+		sync_now();
+	}
+	st__conn_unlock();
+}
+
+ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
+				    const struct st_tracepoint *const *end)
+{
+	struct st__provider *touched[16];
+	uint32_t n, busy;
+	bool all;
+
+	st__init();
+	busy = st__tls.busy;
+	st__tls.busy = 2;
+	st__conn_lock();
+	n = st__registry_take(begin, end, touched, 16, &all, answered());
+	/* Announce what this object brought (the daemon takes repeats). The
+	 * log gets whole providers: its reader starts from nothing. */
+	if (all)
+		st__registry_each(log_emit, (void *)(uintptr_t)st__transport_up());
+	else
+		for (uint32_t k = 0; k < n; k++)
+			st__registry_encode(touched[k], log_emit, (void *)(uintptr_t)st__transport_up());
+	if (n && st__transport_up())
+		synced();
+	else if (n)
+		reattach();
+	st__conn_unlock();
+	st__tls.busy = busy;
+}
+
+static void gone(uint32_t page)
+{
+	struct st_abi_provider_gone m = { { ST_MSG_PROVIDER_GONE, sizeof(m) }, page, 0 };
+
+	st__status_log(&m, sizeof(m));
+	st__transport_send(&m, sizeof(m), -1);
+}
+
+ST_API void st_tracepoints_unregister(const struct st_tracepoint *const *begin,
+				      const struct st_tracepoint *const *end)
+{
+	uint32_t busy = st__tls.busy;
+
+	st__tls.busy = 2;
+	st__conn_lock();
+	/* Its pages come back once the daemon answered a SYNC sent after the
+	 * PROVIDER_GONE: the dlclose hook sends one. */
+	st__registry_drop(begin, end, gone, sync_seq + 1);
+	st__conn_unlock();
+	st__tls.busy = busy;
+}
+
+void st__reg_offer_pool_locked(struct st__pool *p)
+{
+	struct st_abi_pool_msg msg = {
+		.hdr = { ST_MSG_POOL, sizeof(msg) },
+		.session = p->session,
+		.generation = p->generation,
+		.size = p->size,
+	};
+
+	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE))
+		return;
+	/* Taken by the daemon from the control page, or sent now. */
+	if (__atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) !=
+		    p->generation &&
+	    (!st__fdid_ours(&p->fd) || st__transport_send(&msg, sizeof(msg), p->fd.fd) < 0))
+		return;
+	st__fdid_close(&p->fd);
+	__atomic_store_n(&p->handed, true, __ATOMIC_RELEASE);
+}
+
+void st__reg_offer_pool(struct st__pool *p)
+{
+	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE) || !st__conn_trylock())
+		return;
+	st__reg_offer_pool_locked(p);
+	st__conn_unlock();
+}
+
+void st__reg_notify(const void *msg, uint32_t len)
+{
+	if (!st__conn_trylock())
+		return; /* the daemon's scan finds the sub-buffer */
+	st__transport_send(msg, len, -1);
+	st__conn_unlock();
+}
+
+void st__reg_exit(void)
+{
+	struct st_abi_msg m = { ST_MSG_EXIT, sizeof(m) };
+
+	st__conn_lock();
+	st__transport_send(&m, sizeof(m), -1);
+	st__conn_unlock();
+}
+
+void st__reg_forget(void)
+{
+	st__transport_forget();
+	sync_seq = 0;
+	acked = 0;
+	active_path[0] = '\0';
+}
+
+/* The dlopen hooks' clock reading (dl.c). */
+void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono)
+{
+	now_both(ts_tsc, ts_mono);
+}

@@ -1,0 +1,79 @@
+/*
+ * Buffer pools of processes without a connection.
+ *
+ * A process hands its pools over its control socket. One that has none (a
+ * daemon found it running, or the program closed our socket: core/
+ * registration.c) offers each pool in its control page instead: the
+ * descriptor number and generation (abi.h, pool_offer). Each tick, the
+ * daemon asks the owner's objects inspector to take that descriptor with
+ * pidfd_getfd (ctl/inspect/discover.c), checks what comes back as it checks
+ * a POOL message, and writes pool_taken so that the process may close its
+ * descriptor. The process writes events into the pool from its creation:
+ * what it wrote before the daemon had it is read all the same.
+ *
+ * One request per process at a time; an offer that fails is not asked for
+ * again in the same generation (the process's word is all it has, and a
+ * process that lies about it spoils only its own trace).
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/inspect.h"
+
+#define PICKUP_DEADLINE_MS 2000
+
+static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply *r, int fd)
+{
+	struct st_proc *p = ctx;
+
+	if (r && r->type == ST_INSP_FOUND && fd >= 0 && !p->ended) {
+		st_proc_pool_adopt(d, p, p->pickup_session, p->pickup_gen, fd);
+		st_fd_drop(fd, p->uid);
+		return;
+	}
+	st_fd_drop(fd, p->uid);
+	if (r && r->type != ST_INSP_DONE)
+		return;
+	if (r && r->done.status != 0)
+		st_log(ST_LOG_WARN, "process %d (%s): its buffer pool could not be taken: %s", p->pid,
+		       p->name, r->done.text);
+	p->pickup_pending = false;
+}
+
+void st_pickup(struct st_daemon *d, struct st_proc *p)
+{
+	if (p->ended || p->fd >= 0 || !p->control || p->pidfd < 0 || p->pickup_pending)
+		return;
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_session *ses = d->sessions[s];
+		uint64_t offer = __atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE);
+		uint32_t gen = (uint32_t)(offer >> 32);
+		struct st_insp_take_pool t;
+		struct st_abi_geometry g;
+		struct st_owner owner;
+
+		if (!ses || gen == 0 || gen != ses->generation || p->pickup_tried[s] == gen ||
+		    (p->pools[s].base && p->pools[s].generation == gen) ||
+		    st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
+			continue;
+		memset(&t, 0, sizeof(t));
+		t.t.hdr.type = ST_INSP_TAKE_POOL;
+		t.t.hdr.len = sizeof(t);
+		t.t.pid = p->pid;
+		t.t.uid = p->uid;
+		t.t.gid = p->gid;
+		t.fd = (int32_t)(uint32_t)offer;
+		t.size = g.size;
+		st_owner_of(&t.t, p->pidfd, &owner);
+		/* (set first: the handler may run before the request returns) */
+		p->pickup_tried[s] = gen;
+		p->pickup_session = s;
+		p->pickup_gen = gen;
+		p->pickup_pending = true;
+		if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
+				    PICKUP_DEADLINE_MS, on_taken, p) < 0)
+			p->pickup_pending = false;
+		return;
+	}
+}
