@@ -11,8 +11,12 @@
  *
  *   provider NAME                 the tracepoint provider (first statement)
  *   include <HEADER>              a header the prototypes need
- *   fail EXPR                     what a wrapper returns when the real
- *                                 function cannot be found (never abort)
+ *   fail EXPR                     what a call wrapper returns when the real
+ *                                 function cannot be found
+ *     unresolved abort            (in a call entry) abort instead, as lock
+ *                                 wrappers always do: a lock or unlock that
+ *                                 returns without doing it lets callers
+ *                                 that ignore the result race
  *   call RET NAME(PARAMS)         wrap NAME: the clock is read before the real
  *                                 call, the event written after it
  *   lock RET NAME(PARAMS)         wrap a blocking lock function (see below)
@@ -74,6 +78,7 @@ struct wrap {
 	int ev, wait; /* event indices; -1 when absent */
 	struct field ev_f[MAXF], wait_f[MAXF];
 	int ev_nf, wait_nf;
+	int abort_unresolved;
 	int line;
 };
 
@@ -296,6 +301,7 @@ static void parse(struct spec *s, const char *path)
 				die(s, line, "too many wrappers");
 			w = &s->w[s->nw++];
 			w->kind = kw[0] == 'c' ? CALL : LOCK;
+			w->abort_unresolved = w->kind == LOCK;
 			w->ev = w->wait = -1;
 			w->line = line;
 			parse_proto(s, line, rest, w);
@@ -316,6 +322,10 @@ static void parse(struct spec *s, const char *path)
 				w->ev = event_use(s, line, name, fl, *nf);
 			else
 				w->wait = event_use(s, line, name, fl, *nf);
+		} else if (strcmp(kw, "unresolved") == 0) {
+			if (!w || strcmp(rest, "abort") != 0)
+				die(s, line, "'unresolved abort' belongs to a call or lock wrapper");
+			w->abort_unresolved = 1;
 		} else if (strcmp(kw, "try") == 0) {
 			char *unc = strstr(rest, " uncontended="), *when, *open, *close;
 
@@ -430,7 +440,11 @@ static void gen_resolver(const struct spec *s, const struct wrap *w, FILE *o)
 	params(o, w, 0);
 	fprintf(o, ")\n{\n\tst__fn_%s f = (st__fn_%s)st__wrap_resolve(\"%s\");\n\n", w->name, w->name,
 		w->name);
-	fprintf(o, "\tif (!f)\n\t\treturn%s%s;\n", is_void(w) ? "" : " ", is_void(w) ? "" : s->fail);
+	if (w->abort_unresolved)
+		fprintf(o, "\tif (!f)\n\t\tst__wrap_unresolved(\"%s\");\n", w->name);
+	else
+		fprintf(o, "\tif (!f)\n\t\treturn%s%s;\n", is_void(w) ? "" : " ",
+			is_void(w) ? "" : s->fail);
 	fprintf(o, "\t__atomic_store_n(&real_%s, f, __ATOMIC_RELAXED);\n", w->name);
 	fprintf(o, "\t%sf(", is_void(w) ? "" : "return ");
 	args(o, w, 0);

@@ -11,10 +11,16 @@
  * mutex_wait event.
  *
  * st__mutex_try_safe: false when trying first would change what the real
- * call does. glibc's trylock on a robust mutex that is not recoverable
- * returns ENOTRECOVERABLE but leaves the mutex locked by the caller (the
- * real lock does not), so the program's next call would differ; lock
- * returns at once for such a mutex, so it is called directly.
+ * call does; the lock is then taken directly, and its event carries the
+ * time the call took (no mutex_wait event):
+ * - robust mutexes: glibc's trylock on one that is not recoverable returns
+ *   ENOTRECOVERABLE but leaves it locked by the caller (the real lock does
+ *   not), and whether it is recoverable can change between a look and the
+ *   try (its owner unlocks it without pthread_mutex_consistent);
+ * - priority-protect mutexes: a trylock raises the thread to the ceiling,
+ *   a failed one drops it again, and the lock raises it once more: two
+ *   extra sched_setscheduler calls, and the waiter would write its
+ *   mutex_wait event below its ceiling.
  *
  * Both read glibc's public pthread_mutex_t layout (bits/struct_mutex.h).
  */
@@ -27,7 +33,7 @@
 
 #define ST__MUTEX_PSHARED_BIT 128 /* glibc's PTHREAD_MUTEX_PSHARED_BIT */
 #define ST__MUTEX_ROBUST_BIT 16	  /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP */
-#define ST__MUTEX_NOTRECOVERABLE 0x7ffffffe /* glibc: PTHREAD_MUTEX_NOTRECOVERABLE */
+#define ST__MUTEX_PP_BIT 64	  /* glibc's PTHREAD_MUTEX_PRIO_PROTECT_NP */
 
 static inline bool st__mutex_free_here(const pthread_mutex_t *m)
 {
@@ -38,8 +44,8 @@ static inline bool st__mutex_free_here(const pthread_mutex_t *m)
 
 static inline bool st__mutex_try_safe(const pthread_mutex_t *m)
 {
-	return !(m->__data.__kind & ST__MUTEX_ROBUST_BIT) ||
-	       __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != ST__MUTEX_NOTRECOVERABLE;
+	return !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
+		 (ST__MUTEX_ROBUST_BIT | ST__MUTEX_PP_BIT));
 }
 
 #endif

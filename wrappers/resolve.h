@@ -7,11 +7,19 @@
  * dlsym re-enters a wrapper of this library on the same thread (it does not
  * for the pthread family, it might for malloc), the inner call gets NULL and
  * its wrapper returns the spec's failure value instead of recursing.
+ *
+ * Lock and unlock wrappers do not return without doing their job: most
+ * callers ignore the result, and would run unprotected. They say why and
+ * abort (st__wrap_unresolved).
  */
 #ifndef ST_WRAPPERS_RESOLVE_H
 #define ST_WRAPPERS_RESOLVE_H
 
 #include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static __thread int st__resolving __attribute__((tls_model("initial-exec")));
 
@@ -25,6 +33,16 @@ static inline void *st__wrap_resolve(const char *name)
 	f = dlsym(RTLD_NEXT, name);
 	st__resolving = 0;
 	return f;
+}
+
+static inline __attribute__((noreturn, cold)) void st__wrap_unresolved(const char *name)
+{
+	static const char a[] = "shimtrace: cannot find the real ", b[] = "(): aborting\n";
+
+	syscall(SYS_write, 2, a, sizeof(a) - 1);
+	syscall(SYS_write, 2, name, strlen(name));
+	syscall(SYS_write, 2, b, sizeof(b) - 1);
+	abort();
 }
 
 #endif

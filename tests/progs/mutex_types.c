@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,53 @@ static void priority_inherit(void)
 	show("destroy", pthread_mutex_destroy(&m));
 }
 
+/* Priority-protect: whoever holds it runs at the ceiling, 10; the thread
+ * runs SCHED_FIFO 1 (root only) meanwhile. */
+static void priority_protect(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutex_t m;
+
+	puts("# priority-protect");
+	/* glibc raises a real-time thread to the ceiling; others get EINVAL */
+	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ 1 }) < 0) {
+		puts("(not permitted to run SCHED_FIFO)");
+		errno = SENTINEL;
+		return;
+	}
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_PROTECT);
+	pthread_mutexattr_setprioceiling(&a, 10);
+	show("init", pthread_mutex_init(&m, &a));
+	pthread_mutexattr_destroy(&a);
+	show("lock", pthread_mutex_lock(&m));
+	show("trylock from thread", in_thread(try_from_thread, &m));
+	show("timedlock from thread (times out)", in_thread(timed_from_thread, &m));
+	show("clocklock from thread (times out)", in_thread(clock_from_thread, &m));
+	show("unlock", pthread_mutex_unlock(&m));
+	show("timedlock", pthread_mutex_timedlock(&m, &(struct timespec){ 0, 0 }));
+	show("unlock", pthread_mutex_unlock(&m));
+	show("destroy", pthread_mutex_destroy(&m));
+	sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ 0 });
+	errno = SENTINEL;
+}
+
+static void adaptive(void)
+{
+	pthread_mutex_t m;
+
+	puts("# adaptive");
+	make(&m, PTHREAD_MUTEX_ADAPTIVE_NP, PTHREAD_MUTEX_STALLED, PTHREAD_PRIO_NONE,
+	     PTHREAD_PROCESS_PRIVATE);
+	show("lock", pthread_mutex_lock(&m));
+	show("trylock from thread", in_thread(try_from_thread, &m));
+	show("timedlock from thread (times out)", in_thread(timed_from_thread, &m));
+	show("unlock", pthread_mutex_unlock(&m));
+	show("timedlock", pthread_mutex_timedlock(&m, &(struct timespec){ 0, 0 }));
+	show("unlock", pthread_mutex_unlock(&m));
+	show("destroy", pthread_mutex_destroy(&m));
+}
+
 static void process_shared(void)
 {
 	pthread_mutex_t *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
@@ -235,6 +283,8 @@ int main(void)
 	errorcheck();
 	robust();
 	priority_inherit();
+	priority_protect();
+	adaptive();
 	process_shared();
 	return 0;
 }
