@@ -21,8 +21,6 @@
 #include "internal.h"
 #include "sys.h"
 
-static struct st__live live_unset; /* pid 0: nothing is written */
-struct st__live *st__live = &live_unset;
 
 static int initialised;
 
@@ -30,14 +28,6 @@ static void log_emit(const void *msg, uint32_t len, void *arg)
 {
 	(void)arg;
 	st__status_log(msg, len);
-}
-
-void st__warn_once(int *once, const char *msg)
-{
-	if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
-		return;
-	st__sys3(SYS_write, 2, msg, strlen(msg));
-	st__sys3(SYS_write, 2, "\n", 1);
 }
 
 /*
@@ -86,6 +76,21 @@ void st__init(void)
 	st__reg_register();
 out:
 	st__tls.busy = 0;
+}
+
+/* The public registration entry points: a provider's constructor may run
+ * before ours (preload order), so the process is set up first. */
+ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
+				    const struct st_tracepoint *const *end)
+{
+	st__init();
+	st__reg_tracepoints(begin, end);
+}
+
+ST_API void st_tracepoints_unregister(const struct st_tracepoint *const *begin,
+				      const struct st_tracepoint *const *end)
+{
+	st__reg_untracepoints(begin, end);
 }
 
 static void __attribute__((constructor(101))) init(void)

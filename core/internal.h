@@ -3,7 +3,8 @@
  *
  * Layers, each file using only those below it (tests/integration/
  * layers.test checks that no two files need each other):
- *   1. system calls, the ABI, descriptor identity: sys.h abi.h fdid.c
+ *   1. system calls, the ABI, descriptor identity, process-wide state:
+ *      sys.h abi.h fdid.c process.c
  *   2. shared memory: status.c (status pages, registration log), pool.c
  *      (buffer pools), clock.c (reads the control page)
  *   3. the transport, the one socket and its lock: transport.c
@@ -211,6 +212,11 @@ int st__transport_attach(int fd) ST_HIDDEN;
 void st__reg_setup(void) ST_HIDDEN;
 /* Connects and registers the process (start, fork child). */
 void st__reg_register(void) ST_HIDDEN;
+/* A provider object's tracepoints came or go (its constructor, destructor). */
+void st__reg_tracepoints(const struct st_tracepoint *const *begin,
+			 const struct st_tracepoint *const *end) ST_HIDDEN;
+void st__reg_untracepoints(const struct st_tracepoint *const *begin,
+			   const struct st_tracepoint *const *end) ST_HIDDEN;
 /* The loaded objects changed (dl.c); ts: when, in both clocks. */
 void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono) ST_HIDDEN;
 /* Event path: hand p to the daemon if that can be done without waiting. */

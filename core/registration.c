@@ -300,14 +300,13 @@ void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono)
 	st__conn_unlock();
 }
 
-ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
-				    const struct st_tracepoint *const *end)
+void st__reg_tracepoints(const struct st_tracepoint *const *begin,
+			 const struct st_tracepoint *const *end)
 {
 	struct st__provider *touched[16];
 	uint32_t n, busy;
 	bool all;
 
-	st__init();
 	busy = st__tls.busy;
 	st__tls.busy = 2;
 	st__conn_lock();
@@ -335,8 +334,8 @@ static void gone(uint32_t page)
 	st__transport_send(&m, sizeof(m), -1);
 }
 
-ST_API void st_tracepoints_unregister(const struct st_tracepoint *const *begin,
-				      const struct st_tracepoint *const *end)
+void st__reg_untracepoints(const struct st_tracepoint *const *begin,
+			   const struct st_tracepoint *const *end)
 {
 	uint32_t busy = st__tls.busy;
 

@@ -25,8 +25,6 @@
 #include "internal.h"
 #include "sys.h"
 
-__thread struct st__thread st__tls __attribute__((tls_model("initial-exec")));
-
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
