@@ -181,7 +181,13 @@ struct st_abi_slot {
 	uint64_t lost_full;   /* producer: dropped, buffer full */
 	uint64_t lost_nested; /* producer, in signal handlers: dropped, nested */
 	uint64_t overwritten; /* producer: events overwritten (overwrite mode) */
-	uint64_t reserved[3];
+	/* producer: 1 from before the writer looks at the session's enable
+	 * bit again until its record is committed, else 0: the daemon stopping
+	 * the session clears the bits, runs a global memory barrier, then waits
+	 * for this to be 0 (see core/writer.c) */
+	uint32_t writing;
+	uint32_t pad2;
+	uint64_t reserved[2];
 	struct st_abi_subbuf sb[]; /* sb_count */
 };
 

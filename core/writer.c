@@ -12,6 +12,14 @@
  * open the next. It may make system calls (pool creation, the sub-buffer
  * notification); it saves and restores errno.
  *
+ * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
+ * to the slot's own cache line), and between the two the writer reads the
+ * session's enable bit again. The daemon stopping a session clears the
+ * bits, then runs membarrier(MEMBARRIER_CMD_GLOBAL), which puts a full
+ * barrier in every running thread: afterwards a writer either sees the
+ * bit clear (and writes nothing) or had already set `writing`, which the
+ * daemon waits to see back at 0 before its final drain. No fence here.
+ *
  * Reentrancy: st__tls.busy is 1 while an event is written and 2 while tracer
  * code runs. A tracepoint hit meanwhile (a signal handler interrupting a
  * write, or a traced call the tracer makes itself) is not written: for
@@ -229,6 +237,16 @@ ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64
 			if (__builtin_expect(tsc != st__clock_tsc, 0))
 				ts = st_clock_read();
 		}
+		__atomic_store_n(&w->slot->writing, 1, __ATOMIC_RELAXED);
+		st__barrier();
+		/* (the bit again: a stop may have cleared it since the caller
+		 * looked; see the top of the file) */
+		if (__builtin_expect(!(__atomic_load_n(&tp->state->mask[tp->slot], __ATOMIC_RELAXED) &
+				       (1u << s)),
+				     0)) {
+			__atomic_store_n(&w->slot->writing, 0, __ATOMIC_RELEASE);
+			continue;
+		}
 		if (ts < w->last_ts)
 			ts = w->last_ts; /* never backwards within a stream */
 		w->last_ts = ts;
@@ -243,6 +261,7 @@ ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64
 		w->off += rec;
 		w->events++;
 		__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
+		__atomic_store_n(&w->slot->writing, 0, __ATOMIC_RELEASE);
 	} while (mask);
 out:
 	st__barrier();

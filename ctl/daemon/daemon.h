@@ -590,6 +590,10 @@ void st_creds_restore(struct st_creds *saved);
  * on a file system a user serves). */
 void st_fd_drop(int fd, uid_t sender);
 
+/* quiesce.c: waits (bounded) for the records under way in session s,
+ * whose enable bits were just cleared. */
+void st_writers_quiesce(struct st_daemon *d, uint32_t s);
+
 /* pickup.c: takes the pools a process without a connection offers. */
 void st_pickup(struct st_daemon *d, struct st_proc *p);
 /* proc.c: maps fd as p's pool of session s, generation gen (not taken). */

@@ -362,18 +362,15 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 
 	if (!ses || !ses->active)
 		return -ENOENT;
-	/* Switch the session off everywhere, give writers that already saw
-	 * the bit time to finish their record, then drain. */
+	/* Switch the session off everywhere, wait for the writers that
+	 * already saw the bit to finish their record, then drain. */
 	ses->active = false;
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		st_session_apply(d, p);
 		live |= !p->ended;
 	}
-	if (live) {
-		struct timespec grace = { 0, 10000000 };
-
-		nanosleep(&grace, NULL);
-	}
+	if (live)
+		st_writers_quiesce(d, s);
 	ses->active = true;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (!p->ended)
