@@ -49,12 +49,19 @@ static struct st__provider *find(const struct st_provider_state *state)
 
 static struct st__provider *provider_add(const struct st_tracepoint *tp, uint64_t acked)
 {
+	static int warned_pages, warned_gone;
 	struct st__provider *p;
 	int page;
 
 	if (nproviders >= MAX_PROVIDERS)
 		return NULL;
 	page = st__status_attach(tp->state, acked);
+	if (page == -ENOSPC)
+		st__warn_once(&warned_pages, "shimtrace: no status page left for a provider: "
+					     "its tracepoints stay off");
+	else if (page == -EBADF && st__control)
+		st__warn_once(&warned_gone, "shimtrace: the program closed the status memory's "
+					    "descriptor: providers loaded from now stay off");
 	if (page < 0)
 		return NULL;
 	p = st__mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -158,7 +165,7 @@ uint32_t st__registry_take(const struct st_tracepoint *const *begin,
 			   const struct st_tracepoint *const *end, struct st__provider **touched,
 			   uint32_t max, bool *all, uint64_t acked)
 {
-	static int warned, warned_pages;
+	static int warned;
 	uint32_t ntouched = 0;
 
 	*all = false;
@@ -172,12 +179,8 @@ uint32_t st__registry_take(const struct st_tracepoint *const *begin,
 			continue;
 		}
 		p = find(tp->state);
-		if (!p) {
+		if (!p)
 			p = provider_add(tp, acked);
-			if (!p)
-				st__warn_once(&warned_pages, "shimtrace: no status page left for a "
-							     "provider: its tracepoints stay off");
-		}
 		if (!p || strcmp(p->name, tp->provider) != 0)
 			continue;
 		for (uint32_t k = 0; k < p->ntps; k++)

@@ -106,7 +106,9 @@ int st__status_attach(struct st_provider_state *state, uint64_t acked)
 	int ret;
 
 	status_fd = st__status_fd();
-	if (status_fd < 0 || ((uintptr_t)state & (ST_ABI_PAGE - 1)))
+	if (status_fd < 0)
+		return -EBADF;
+	if ((uintptr_t)state & (ST_ABI_PAGE - 1))
 		return -EINVAL;
 	for (k = 0; k < nparked && parked[k].stamp > acked; k++)
 		;
