@@ -22,6 +22,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
+#include "ctl/daemon/ring.h"
 
 #define ST_PATH_MAX 4096
 
@@ -314,18 +315,14 @@ struct st_proc_provider {
 };
 
 struct st_slot_state {
-	uint64_t rseq; /* next sequence to emit */
-	uint32_t roff; /* bytes of that sub-buffer already emitted */
+	struct st_ring_cursor cur; /* what to emit next */
 	struct st_stream stream;
 	bool has_stream;
 };
 
 struct st_proc_pool {
-	uint8_t *base;
-	uint64_t size;
+	struct st_ring ring; /* base NULL: none mapped */
 	uint32_t generation;
-	uint32_t mode, sb_size, sb_count, nslots;
-	uint64_t slot_size, hdr_size;
 	struct st_slot_state *slots;
 	struct st_stream meta; /* the daemon's own events for this process */
 	bool has_meta;
@@ -498,15 +495,18 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
-uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
-int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
-		  uint64_t (**out)[2]);
 /* Events written, or ST_EMIT_LATER: with may_wait, records that need a
- * line table on its way were left for later. */
+ * line table on its way were left for later. buf: a copy of the records,
+ * in the packet buffer (st_packet_buf), validated and fixed in place. */
 #define ST_EMIT_LATER UINT64_MAX
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
-		      const uint64_t *seqp, uint64_t seq, bool may_wait);
+		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
+		      bool may_wait);
+/* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r into
+ * stream, if it still holds seq after the copy; the events written. */
+uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
+			uint64_t seq, uint64_t discarded);
 extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes records the daemon built for process p into its meta stream. */

@@ -308,17 +308,13 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
-	struct st_session_stats *st = st_session_stats_for(ses, p, pool->base != NULL);
+	struct st_session_stats *st = st_session_stats_for(ses, p, pool->ring.base != NULL);
 	uint64_t lost = 0;
 
 	if (!st)
 		return;
-	for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++) {
-		const struct st_abi_slot *slot =
-			(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE + i * pool->slot_size);
-
-		lost += slot->lost_full + slot->lost_nested + slot->overwritten;
-	}
+	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
+		lost += st_ring_lost(st_ring_slot(&pool->ring, i));
 	if (p->control)
 		lost += p->control->lost_no_buffer[s];
 	st->lost = lost;
@@ -333,7 +329,7 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	if (!ses || !ses->active)
 		return;
 	if (pool->generation == ses->generation)
-		for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++)
+		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
 			st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
 	flush_meta_loss(d, p, s);
 	account(ses, p, s);
@@ -344,7 +340,7 @@ static void close_streams(struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 
-	for (uint32_t i = 0; pool->slots && i < pool->nslots; i++)
+	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
 		if (pool->slots[i].has_stream) {
 			st_stream_close(&pool->slots[i].stream);
 			pool->slots[i].has_stream = false;

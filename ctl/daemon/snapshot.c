@@ -26,22 +26,12 @@
 static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
 			      uint32_t i, struct st_trace *t, struct st_stream *stream)
 {
-	struct st_abi_slot *slot =
-		(struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
-	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
 	uint64_t (*order)[2], events = 0;
-	int n = st_ring_order(pool, slot, &order);
+	int n = st_ring_order(&pool->ring, i, &order);
 
-	for (int k = 0; k < n; k++) {
-		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
-		uint64_t commit;
-
-		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-		if (commit > pool->sb_size || commit == 0)
-			continue;
-		events += st_emit_into(d, p, t, stream, data + order[k][1] * (uint64_t)pool->sb_size,
-				       commit, 0, &sb->seq, order[k][0], false);
-	}
+	for (int k = 0; k < n; k++)
+		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
+					 order[k][0], 0);
 	free(order);
 	return events;
 }
@@ -69,10 +59,10 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 	}
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		struct st_proc_pool *pool = &p->pools[ses->index];
-		uint32_t used = st_pool_slots_used(pool);
+		uint32_t used = st_ring_slots_used(&pool->ring);
 		struct st_stream meta;
 
-		if (!pool->base || pool->generation != ses->generation || !used)
+		if (!pool->ring.base || pool->generation != ses->generation || !used)
 			continue;
 		procs++;
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
