@@ -202,6 +202,37 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 	}
 }
 
+/*
+ * Overwrite mode, before the first packet of slot i's stream: the events
+ * overwritten so far were written between the session's switching on for
+ * p and the first event kept, the first of sub-buffer (seq, idx). A packet
+ * of no events spanning that time carries their count, so that readers
+ * date the loss right (they take a first packet's own time range for the
+ * losses it reports). False if that first event cannot be read.
+ */
+static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
+			      uint32_t idx, uint64_t seq)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	uint64_t lost = st_ring_lost(st_ring_slot(&pool->ring, i)), now = st_clock_now(&d->clock);
+	uint64_t since = p->traced_since[s] < now ? p->traced_since[s] : now, first;
+	struct st_abi_record h;
+	uint8_t *buf;
+
+	if (st_ring_commit(&pool->ring, i, idx, seq) < sizeof(h) ||
+	    !st_ring_copy(&pool->ring, i, idx, seq, 0, sizeof(h), (uint8_t *)&h))
+		return false;
+	if (lost == 0)
+		return true;
+	/* (the process's word: kept within what is possible) */
+	first = h.timestamp < since ? since : h.timestamp > now ? now : h.timestamp;
+	buf = st_packet_buf(0);
+	if (buf)
+		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, since, first,
+				 lost);
+	return true;
+}
+
 /* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
 static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
 {
@@ -217,6 +248,9 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 
 		/* Only what was not emitted by an earlier drain. */
 		if (seq <= st->cur.rseq)
+			continue;
+		if ((!st->has_stream || st->stream.seq_num == 0) &&
+		    !overwritten_range(d, p, s, i, (uint32_t)order[k][1], seq))
 			continue;
 		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
 					(uint32_t)order[k][1], seq,

@@ -373,6 +373,9 @@ struct st_proc {
 	struct st_user *user;	/* its owner's quota account */
 	bool counts_connection, counts_process;
 	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];
+	/* When each session was last switched on for it: none of its events
+	 * in that session is older */
+	uint64_t traced_since[ST_ABI_MAX_SESSIONS];
 	struct st_object *objs;
 	uint32_t nobjs;
 	uint64_t statedump_ts;

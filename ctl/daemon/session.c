@@ -213,6 +213,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->sb_size = ses->sb_size;
 				cs->sb_count = ses->sb_count;
 				cs->nslots = ses->nslots;
+				p->traced_since[s] = st_clock_now(&d->clock);
 				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
 			}
 		} else if (cs->generation) {
