@@ -102,7 +102,7 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	if (!st->has_stream) {
 		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
 			 slot);
-		st_stream_open(&ses->trace, &st->stream, name, p->pid);
+		st_stream_open(&ses->trace, &st->stream, name, p->pid, p->instance);
 		st->has_stream = true;
 	}
 	return &st->stream;
@@ -132,10 +132,10 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		st_emit_corrupt += len - sc.valid;
 		warn_once(p, 0, "invalid records in its buffers were dropped");
 	}
-	if (sc.events == 0 || st_trace_metadata(t, &d->clock, false) < 0)
-		return 0;
-	if (st_stream_packet(t, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) < 0)
-		return 0;
+	if (sc.events)
+		st_stream_packet(t, stream, buf, sc.valid, sc.events, sc.first_ts, sc.last_ts,
+				 discarded);
+	/* (taken from the buffers: those lost writing are counted as such) */
 	return sc.events;
 }
 
@@ -228,8 +228,8 @@ static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s
 	first = h.timestamp < since ? since : h.timestamp > now ? now : h.timestamp;
 	buf = st_packet_buf(0);
 	if (buf)
-		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, since, first,
-				 lost);
+		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, 0, since,
+				 first, lost);
 	return true;
 }
 
@@ -283,8 +283,7 @@ static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uin
 	buf = st_packet_buf(0);
 	now = st_clock_now(&d->clock);
 	if (buf)
-		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0,
-				 now > stream->last_ts ? now : stream->last_ts, now, lost);
+		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0, 0, now, now, lost);
 }
 
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
@@ -320,6 +319,7 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	uint8_t *buf = st_packet_buf(len);
 	uint64_t lost;
 	char name[64];
+	int ret;
 
 	if (!ses || !buf)
 		return -ENOENT;
@@ -327,20 +327,18 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 		memcpy(buf, records, len);
 	if (!pool->has_meta) {
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
-		st_stream_open(&ses->trace, &pool->meta, name, p->pid);
+		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->instance);
 		pool->has_meta = true;
 	}
 	/* Events lost for want of a buffer are counted on this stream. */
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
-	if (st_trace_metadata(&ses->trace, &d->clock, false) < 0)
-		return -EIO;
-	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost) < 0)
-		return -EIO;
+	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end, lost);
 	pool->lost_reported = lost;
+	/* (those lost writing are counted as such) */
 	stats = st_session_stats_for(ses, p, true);
 	if (stats)
 		stats->events += events;
-	return 0;
+	return ret;
 }
 
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how)

@@ -268,6 +268,7 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 {
 	struct st_session *ses = d->sessions[s];
+	int ret;
 
 	if (!ses) {
 		snprintf(err, errlen, "no such session");
@@ -277,10 +278,14 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		snprintf(err, errlen, "session '%s' is already started", ses->name);
 		return -EALREADY;
 	}
-	if (st_trace_metadata(&ses->trace, &d->clock, true) < 0) {
-		snprintf(err, errlen, "cannot write the trace metadata in %s", ses->trace.dir);
+	ses->trace.finished = false;
+	ret = st_trace_metadata(&ses->trace, &d->clock, true);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot write the trace metadata in %s: %s", ses->trace.dir,
+			 strerror(-ret));
 		return -EIO;
 	}
+	st_trace_reserve(&ses->trace);
 	ses->active = true;
 	ses->state = ST_SESSION_STARTED;
 	st_daemon_mark_active(d);
@@ -379,12 +384,44 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 	ses->state = ST_SESSION_STOPPED;
 	st_daemon_mark_active(d);
 	st_clock_refine(&d->clock);
-	st_trace_metadata(&ses->trace, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		close_streams(p, s);
-	/* The trace is complete on disk when stop returns. */
-	st_writer_sync();
+	/* The trace is complete on disk when stop returns, and its final
+	 * metadata says what could not be written. */
+	st_trace_finish(&ses->trace, &d->clock);
+	st_session_take_lost(ses);
 	return 0;
+}
+
+static void take_lost(void *arg, uint64_t owner, uint64_t events)
+{
+	struct st_session *ses = arg;
+
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		if (ses->stats[i].instance == owner) {
+			uint64_t n = events < ses->stats[i].events ? events : ses->stats[i].events;
+
+			ses->stats[i].events -= n;
+			ses->stats[i].write_lost += n;
+			return;
+		}
+}
+
+void st_session_take_lost(struct st_session *ses)
+{
+	st_writer_take_lost(&ses->trace.wloss, take_lost, ses);
+}
+
+void st_session_totals(struct st_session *ses, struct st_session_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	st_session_take_lost(ses);
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		t->events += ses->stats[i].events;
+		t->lost += ses->stats[i].lost + ses->stats[i].write_lost;
+	}
+	t->processes = ses->nstats;
+	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
 void st_session_destroy(struct st_daemon *d, uint32_t s)

@@ -39,9 +39,10 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
 	char dir[ST_PATH_MAX + 32], err[512], name[64];
-	uint64_t events = 0;
+	uint64_t events = 0, lost;
 	uint32_t procs = 0;
 	struct st_trace t;
+	int werr;
 
 	if (ses->mode != ST_MODE_OVERWRITE)
 		return st_reply_error(r, ST_EXIT_FAIL,
@@ -57,6 +58,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		st_trace_close(&t);
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: cannot write the metadata");
 	}
+	st_trace_reserve(&t);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		struct st_proc_pool *pool = &p->pools[ses->index];
 		uint32_t used = st_ring_slots_used(&pool->ring);
@@ -66,8 +68,8 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 			continue;
 		procs++;
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
-		if (st_stream_open(&t, &meta, name, p->pid) == 0) {
-			st_statedump_into(d, p, &t, &meta, p->statedump_ts);
+		if (st_stream_open(&t, &meta, name, p->pid, p->instance) == 0) {
+			st_statedump_into(p, &t, &meta, p->statedump_ts);
 			st_stream_close(&meta);
 		}
 		for (uint32_t i = 0; i < used; i++) {
@@ -75,15 +77,19 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 
 			snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid,
 				 (unsigned long long)p->instance, i);
-			if (st_stream_open(&t, &s, name, p->pid) < 0)
+			if (st_stream_open(&t, &s, name, p->pid, p->instance) < 0)
 				continue;
 			events += snapshot_slot(d, p, pool, i, &t, &s);
 			st_stream_close(&s);
 		}
 	}
-	st_writer_sync();
+	st_trace_finish(&t, &d->clock);
+	lost = st_writer_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);
 	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
-		 (unsigned long long)events, procs, dir);
+		 (unsigned long long)(events - (lost < events ? lost : events)), procs, dir);
+	if (lost)
+		st_reply(r, "snapshot of session %s: %llu events lost writing it (%s)\n", ses->name,
+			 (unsigned long long)lost, strerror(werr));
 	return ST_EXIT_OK;
 }
