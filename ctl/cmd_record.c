@@ -281,14 +281,27 @@ static void summary(struct st_session *ses)
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
+	/* each process, then the images it exec'd, as "exec NAME" */
 	for (uint32_t i = 0; i < ses->nstats; i++) {
 		const struct st_session_stats *st = &ses->stats[i];
 
-		fprintf(stderr, "shimtrace record: %-8d %-16s %12llu %10llu%s\n", st->pid, st->name,
-			(unsigned long long)st->events,
-			(unsigned long long)(st->lost + st->write_lost),
-			st->corrupt_bytes ? "  (corrupt data dropped)" : "");
-		corrupt += st->corrupt_bytes;
+		if (st_session_stats_exec(ses, i))
+			continue;
+		for (uint32_t k = i; k < ses->nstats; k++) {
+			const struct st_session_stats *im = &ses->stats[k];
+			char name[32], pid[16] = "";
+
+			if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
+				continue;
+			if (k == i)
+				snprintf(pid, sizeof(pid), "%d", im->pid);
+			snprintf(name, sizeof(name), "%s%s", k == i ? "" : "  exec ", im->name);
+			fprintf(stderr, "shimtrace record: %-8s %-16s %12llu %10llu%s\n", pid, name,
+				(unsigned long long)im->events,
+				(unsigned long long)(im->lost + im->write_lost),
+				im->corrupt_bytes ? "  (corrupt data dropped)" : "");
+			corrupt += im->corrupt_bytes;
+		}
 	}
 	st_session_totals(ses, &t);
 	human(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));

@@ -279,7 +279,7 @@ struct st_rule {
 
 struct st_session_stats {
 	uint64_t instance;
-	pid_t pid;
+	pid_t pid, ppid;
 	char name[17];
 	uint64_t events;	/* taken from its buffers, not lost writing */
 	uint64_t lost;		/* by its buffers */
@@ -495,9 +495,12 @@ struct st_session_totals {
 	uint64_t lost;	     /* all causes */
 	uint64_t write_lost; /* of which lost writing the trace */
 	int write_err;	     /* why (the first error) */
-	uint32_t processes;
+	uint32_t processes;  /* an exec'd image is not one more */
 };
 void st_session_totals(struct st_session *ses, struct st_session_totals *t);
+/* Whether stats entry i is an image that an earlier entry's process
+ * exec'd (same pid, same parent), not a process of its own. */
+bool st_session_stats_exec(const struct st_session *ses, uint32_t i);
 void st_session_destroy(struct st_daemon *d, uint32_t s);
 /* Recomputes the enable bits of every tracepoint of p. */
 void st_session_apply(struct st_daemon *d, struct st_proc *p);

@@ -261,6 +261,7 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 	memset(st, 0, sizeof(*st));
 	st->instance = p->instance;
 	st->pid = p->pid;
+	st->ppid = p->ppid;
 	memcpy(st->name, p->name, sizeof(st->name));
 	return st;
 }
@@ -412,6 +413,16 @@ void st_session_take_lost(struct st_session *ses)
 	st_writer_take_lost(&ses->trace.wloss, take_lost, ses);
 }
 
+bool st_session_stats_exec(const struct st_session *ses, uint32_t i)
+{
+	/* (a pid reused by a sibling after the first ended would be taken
+	 * for an exec: the parent would have to fork pid_max times) */
+	for (uint32_t j = 0; j < i; j++)
+		if (ses->stats[j].pid == ses->stats[i].pid && ses->stats[j].ppid == ses->stats[i].ppid)
+			return true;
+	return false;
+}
+
 void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -420,7 +431,8 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 		t->events += ses->stats[i].events;
 		t->lost += ses->stats[i].lost + ses->stats[i].write_lost;
 	}
-	t->processes = ses->nstats;
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		t->processes += !st_session_stats_exec(ses, i);
 	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
