@@ -273,28 +273,45 @@ static void human(uint64_t bytes, char *buf, size_t n)
 		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
 }
 
-static void summary(const struct st_session *ses)
+static void summary(struct st_session *ses)
 {
-	uint64_t events = 0, lost = 0, corrupt = 0;
+	uint64_t corrupt = 0;
+	struct st_session_totals t;
 	char size[32];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
+	/* each process, then the images it exec'd, as "exec NAME" */
 	for (uint32_t i = 0; i < ses->nstats; i++) {
 		const struct st_session_stats *st = &ses->stats[i];
 
-		fprintf(stderr, "shimtrace record: %-8d %-16s %12llu %10llu%s\n", st->pid, st->name,
-			(unsigned long long)st->events, (unsigned long long)st->lost,
-			st->corrupt_bytes ? "  (corrupt data dropped)" : "");
-		events += st->events;
-		lost += st->lost;
-		corrupt += st->corrupt_bytes;
+		if (st_session_stats_exec(ses, i))
+			continue;
+		for (uint32_t k = i; k < ses->nstats; k++) {
+			const struct st_session_stats *im = &ses->stats[k];
+			char name[32], pid[16] = "";
+
+			if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
+				continue;
+			if (k == i)
+				snprintf(pid, sizeof(pid), "%d", im->pid);
+			snprintf(name, sizeof(name), "%s%s", k == i ? "" : "  exec ", im->name);
+			fprintf(stderr, "shimtrace record: %-8s %-16s %12llu %10llu%s\n", pid, name,
+				(unsigned long long)im->events,
+				(unsigned long long)(im->lost + im->write_lost),
+				im->corrupt_bytes ? "  (corrupt data dropped)" : "");
+			corrupt += im->corrupt_bytes;
+		}
 	}
-	human(ses->trace.bytes, size, sizeof(size));
+	st_session_totals(ses, &t);
+	human(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));
 	fprintf(stderr, "shimtrace record: %llu events recorded, %llu lost, from %u process%s\n",
-		(unsigned long long)events, (unsigned long long)lost, ses->nstats,
-		ses->nstats == 1 ? "" : "es");
-	if (lost)
+		(unsigned long long)t.events, (unsigned long long)t.lost, t.processes,
+		t.processes == 1 ? "" : "es");
+	if (t.write_lost)
+		fprintf(stderr, "shimtrace record: %llu events were lost writing the trace: %s\n",
+			(unsigned long long)t.write_lost, strerror(t.write_err));
+	if (t.lost > t.write_lost)
 		fprintf(stderr, "shimtrace record: events were lost: a larger --buffer-size, or "
 				"--max-memory for many threads, keeps them\n");
 	if (corrupt)

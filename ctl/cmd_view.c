@@ -526,6 +526,8 @@ static int run(struct view *w, struct st_reader *r)
 	if (st_reader_lost(r))
 		st_err(V, "%llu event%s lost in total", (unsigned long long)st_reader_lost(r),
 		       st_reader_lost(r) == 1 ? "" : "s");
+	if (st_reader_incomplete(r))
+		st_err(V, "trace incomplete: %s", st_reader_incomplete(r));
 	return 0;
 }
 

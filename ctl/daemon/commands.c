@@ -134,16 +134,18 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	return ST_EXIT_OK;
 }
 
-static void summary_line(struct st_request *r, const struct st_session *ses)
+/* "N events[ recorded], M lost[ (K writing the trace: why)], from P processes" */
+static void totals_text(struct st_request *r, struct st_session *ses, const char *events)
 {
-	uint64_t events = 0, lost = 0;
+	struct st_session_totals t;
 
-	for (uint32_t i = 0; i < ses->nstats; i++) {
-		events += ses->stats[i].events;
-		lost += ses->stats[i].lost;
-	}
-	st_reply(r, "%llu events recorded, %llu lost, from %u processes", (unsigned long long)events,
-		 (unsigned long long)lost, ses->nstats);
+	st_session_totals(ses, &t);
+	st_reply(r, "%llu %s, %llu lost", (unsigned long long)t.events, events,
+		 (unsigned long long)t.lost);
+	if (t.write_lost)
+		st_reply(r, " (%llu writing the trace: %s)", (unsigned long long)t.write_lost,
+			 strerror(t.write_err));
+	st_reply(r, ", from %u processes", t.processes);
 }
 
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)
@@ -218,7 +220,7 @@ static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
 	st_reply(r, "session %s stopped: ", ses->name);
-	summary_line(r, ses);
+	totals_text(r, ses, "events recorded");
 	st_reply(r, "; trace in %s\n", ses->trace.dir);
 	return ST_EXIT_OK;
 }
@@ -401,14 +403,11 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 	st_reply(r, "\n");
 }
 
-static void session_text(struct st_request *r, const struct st_session *ses, bool json)
+static void session_text(struct st_request *r, struct st_session *ses, bool json)
 {
-	uint64_t events = 0, lost = 0;
+	struct st_session_totals t;
 
-	for (uint32_t i = 0; i < ses->nstats; i++) {
-		events += ses->stats[i].events;
-		lost += ses->stats[i].lost;
-	}
+	st_session_totals(ses, &t);
 	if (json) {
 		st_reply(r, "{\"name\": ");
 		json_str(r, ses->name);
@@ -418,10 +417,15 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 		st_reply(r,
 			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
 			 "\"max_memory\": %llu, \"processes\": %u, \"events\": %llu, \"lost\": %llu, "
-			 "\"rules\": [",
+			 "\"lost_writing\": %llu, \"write_error\": ",
 			 (unsigned)ses->owner, (unsigned long long)ses->buffer_size, ses->sb_size,
-			 (unsigned long long)ses->max_memory, ses->nstats, (unsigned long long)events,
-			 (unsigned long long)lost);
+			 (unsigned long long)ses->max_memory, t.processes, (unsigned long long)t.events,
+			 (unsigned long long)t.lost, (unsigned long long)t.write_lost);
+		if (t.write_lost)
+			json_str(r, strerror(t.write_err));
+		else
+			st_reply(r, "null");
+		st_reply(r, ", \"rules\": [");
 		for (uint32_t i = 0; i < ses->nrules; i++) {
 			st_reply(r, "%s", i ? ", " : "");
 			rule_text(r, &ses->rules[i], true);
@@ -434,8 +438,9 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 	st_reply(r, "  buffers: %llu bytes per thread in %u-byte sub-buffers, at most %llu per process\n",
 		 (unsigned long long)ses->buffer_size, ses->sb_size,
 		 (unsigned long long)ses->max_memory);
-	st_reply(r, "  recorded: %llu events, %llu lost, from %u processes\n",
-		 (unsigned long long)events, (unsigned long long)lost, ses->nstats);
+	st_reply(r, "  recorded: ");
+	totals_text(r, ses, "events");
+	st_reply(r, "\n");
 	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
 	for (uint32_t i = 0; i < ses->nrules; i++)
 		rule_text(r, &ses->rules[i], false);
@@ -512,7 +517,7 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 	if (name && !session_of(d, r))
 		return ST_EXIT_FAIL;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-		const struct st_session *ses = d->sessions[s];
+		struct st_session *ses = d->sessions[s];
 
 		if (!ses || !visible(r, ses) || (name && strcmp(ses->name, name) != 0))
 			continue;

@@ -3,17 +3,19 @@
  * the session's trace.
  *
  * Discard mode, for each slot, sub-buffers are emitted in sequence order:
- * a closed sub-buffer whole (then slot->rseq is advanced, which gives it
- * back to the producer), the open one up to its commit count when flushing
- * (periodically, at stop, and when the process is gone: a process killed
- * with SIGKILL loses nothing it committed). `roff` remembers how much of
- * the current sub-buffer was already emitted, so a flushed sub-buffer is
+ * a closed sub-buffer whole (then it is given back to the producer), the
+ * open one up to its commit count when flushing (periodically, at stop,
+ * and when the process is gone: a process killed with SIGKILL loses
+ * nothing it committed). The slot's cursor remembers how much of the
+ * current sub-buffer was already emitted, so a flushed sub-buffer is
  * continued, not repeated.
  *
  * Overwrite mode (flight recorder), at the end: the sub-buffers still held
- * are emitted in sequence order, oldest first.
+ * are emitted in sequence order, oldest first, each kept only if the
+ * producer did not reuse it during the copy.
  *
- * Every range is copied out of shared memory first and validated in the
+ * Shared memory is read through ring.c alone. Every range is copied out
+ * of shared memory first and validated in the
  * copy (the process could change the original under us): each record must
  * carry an event id of this process (an index in p->cls) and a payload that
  * fits; the id is replaced by the trace's id of the class (declared in the
@@ -100,43 +102,25 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	if (!st->has_stream) {
 		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
 			 slot);
-		st_stream_open(&ses->trace, &st->stream, name, p->pid);
+		st_stream_open(&ses->trace, &st->stream, name, p->pid, p->instance);
 		st->has_stream = true;
 	}
 	return &st->stream;
 }
 
-static uint64_t slot_lost(const struct st_abi_slot *slot)
-{
-	return __atomic_load_n(&slot->lost_full, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&slot->lost_nested, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&slot->overwritten, __ATOMIC_RELAXED);
-}
-
 /*
- * Copies [data, data + len) out of shared memory, validates the copy and
- * writes it as one packet of stream in trace t; returns the events written.
- * With seqp, the copy is kept only if *seqp still holds seq afterwards (an
- * overwrite-mode sub-buffer the producer may be reusing meanwhile). With
- * may_wait, a range whose callers need a line table on its way is left
- * where it is (ST_EMIT_LATER): the table was asked for, and the range is
- * read again once it is here, or the wait is over.
+ * Validates the records copied into buf (from st_packet_buf, len bytes) and
+ * writes them as one packet of stream in trace t; returns the events
+ * written. With may_wait, a range whose callers need a line table on its
+ * way is left where it is (ST_EMIT_LATER): the table was asked for, and the
+ * range is read again once it is here, or the wait is over.
  */
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
-		      const uint64_t *seqp, uint64_t seq, bool may_wait)
+		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
+		      bool may_wait)
 {
-	uint8_t *buf = st_packet_buf(len);
 	struct scan sc;
 
-	if (!buf)
-		return 0;
-	memcpy(buf, data, len);
-	if (seqp) {
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(seqp, __ATOMIC_RELAXED) != seq)
-			return 0;
-	}
 	scan_records(d, p, t, buf, len, stream->last_ts, &sc);
 	if (sc.unsettled && may_wait) {
 		if (!p->lines_waiting)
@@ -148,24 +132,40 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		st_emit_corrupt += len - sc.valid;
 		warn_once(p, 0, "invalid records in its buffers were dropped");
 	}
-	if (sc.events == 0 || st_trace_metadata(t, &d->clock, false) < 0)
-		return 0;
-	if (st_stream_packet(t, stream, buf, sc.valid, sc.first_ts, sc.last_ts, discarded) < 0)
-		return 0;
+	if (sc.events)
+		st_stream_packet(t, stream, buf, sc.valid, sc.events, sc.first_ts, sc.last_ts,
+				 discarded);
+	/* (taken from the buffers: those lost writing are counted as such) */
 	return sc.events;
 }
 
-/* Emits a range of slot `slot` into session s's trace; false: left for
- * later (may_wait: see st_emit_into). */
-static bool emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
-		 const uint8_t *data, uint64_t len, uint64_t discarded, bool may_wait)
+uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
+			uint64_t seq, uint64_t discarded)
+{
+	uint64_t commit = st_ring_commit(r, i, idx, seq);
+	uint8_t *buf = commit ? st_packet_buf(commit) : NULL;
+
+	if (!buf || !st_ring_copy(r, i, idx, seq, 0, commit, buf))
+		return 0; /* empty, or reused by the producer during the copy */
+	return st_emit_into(d, p, t, stream, buf, commit, discarded, false);
+}
+
+/* Emits a range of slot i into session s's trace; false: left for later
+ * (may_wait: see st_emit_into). */
+static bool emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
+		 const struct st_ring_range *g, uint64_t discarded, bool may_wait)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
-	uint64_t corrupt = st_emit_corrupt, n;
+	uint64_t corrupt = st_emit_corrupt, n = 0;
+	uint8_t *buf = st_packet_buf(g->len);
 
-	n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, slot), data, len, discarded, NULL, 0,
-			 may_wait);
+	/* (discard mode: the producer leaves the range alone until it is
+	 * given back, so only a misbehaving process fails the check) */
+	if (buf && st_ring_copy(&p->pools[s].ring, i, g->idx, g->seq, g->off, g->len, buf))
+		n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, i), buf, g->len, discarded,
+				 may_wait);
 	if (n == ST_EMIT_LATER)
 		return false;
 	if (stats) {
@@ -175,126 +175,92 @@ static bool emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t sl
 	return true;
 }
 
-static struct st_abi_slot *slot_at(const struct st_proc_pool *pool, uint32_t i)
-{
-	return (struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
-}
-
 static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
 			  bool partial, bool may_wait)
 {
 	struct st_proc_pool *pool = &p->pools[s];
-	struct st_abi_slot *slot = slot_at(pool, i);
 	struct st_slot_state *st = &pool->slots[i];
-	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
+	struct st_ring_range g;
 
-	for (uint32_t guard = 0; guard <= pool->sb_count; guard++) {
-		uint32_t idx = (uint32_t)(st->rseq % pool->sb_count);
-		struct st_abi_subbuf *sb = &slot->sb[idx];
-		uint64_t seq = __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE), commit;
-		uint32_t closed;
-
-		if (seq != st->rseq + 1)
+	for (uint32_t guard = 0; guard <= pool->ring.sb_count; guard++) {
+		if (!st_ring_next(&pool->ring, i, &st->cur, partial, &g))
 			break;
-		closed = __atomic_load_n(&sb->closed, __ATOMIC_ACQUIRE);
-		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-		if (commit > pool->sb_size || commit < st->roff) {
+		if (g.impossible)
 			warn_once(p, 1, "a buffer held an impossible commit count");
-			commit = st->roff;
-			closed = 1;
-		}
-		if (!closed && !partial)
-			break;
 		/* Losses as of the sub-buffer's close; an open one's are not
 		 * known yet (a later packet, or the final one, carries them). */
-		if (commit > st->roff) {
-			uint64_t lost = closed ? __atomic_load_n(&sb->lost, __ATOMIC_RELAXED)
-					       : st->stream.discarded;
-			uint64_t all = slot_lost(slot);
+		if (g.len) {
+			uint64_t all = st_ring_lost(st_ring_slot(&pool->ring, i));
+			uint64_t lost = g.closed ? g.lost : st->stream.discarded;
 
-			if (!emit(d, p, s, i, data + (uint64_t)idx * pool->sb_size + st->roff,
-				  commit - st->roff, lost < all ? lost : all, may_wait))
+			if (!emit(d, p, s, i, &g, lost < all ? lost : all, may_wait))
 				break; /* left in place, read again later */
 		}
-		st->roff = (uint32_t)commit;
-		if (!closed)
+		st_ring_taken(&pool->ring, i, &st->cur, &g);
+		if (!g.closed)
 			break;
-		st->rseq++;
-		st->roff = 0;
-		__atomic_store_n(&slot->rseq, st->rseq, __ATOMIC_RELEASE);
 	}
-}
-
-static int cmp_seq(const void *a, const void *b)
-{
-	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
-
-	return x < y ? -1 : x > y;
 }
 
 /*
- * The sub-buffers of an overwrite-mode ring that hold data, oldest first,
- * as (sequence number, index) pairs; those already overwritten by a newer
- * lap are left out. Returns how many (*out: the caller frees), -1 if out of
- * memory.
+ * Overwrite mode, before the first packet of slot i's stream: the events
+ * overwritten so far were written between the session's switching on for
+ * p and the first event kept, the first of sub-buffer (seq, idx). A packet
+ * of no events spanning that time carries their count, so that readers
+ * date the loss right (they take a first packet's own time range for the
+ * losses it reports). False if that first event cannot be read.
  */
-int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
-		  uint64_t (**out)[2])
+static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
+			      uint32_t idx, uint64_t seq)
 {
-	uint64_t (*order)[2] = calloc(pool->sb_count, sizeof(*order)), max = 0;
-	uint32_t n = 0, kept = 0;
+	struct st_proc_pool *pool = &p->pools[s];
+	uint64_t lost = st_ring_lost(st_ring_slot(&pool->ring, i)), now = st_clock_now(&d->clock);
+	uint64_t since = p->traced_since[s] < now ? p->traced_since[s] : now, first;
+	struct st_abi_record h;
+	uint8_t *buf;
 
-	*out = order;
-	if (!order)
-		return -1;
-	for (uint32_t k = 0; k < pool->sb_count; k++) {
-		uint64_t seq = __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE);
-
-		/* seq is s + 1 and s lives at s % sb_count */
-		if (seq == 0 || (seq - 1) % pool->sb_count != k)
-			continue;
-		order[n][0] = seq;
-		order[n][1] = k;
-		max = seq > max ? seq : max;
-		n++;
-	}
-	qsort(order, n, sizeof(*order), cmp_seq);
-	for (uint32_t k = 0; k < n; k++)
-		if (order[k][0] + pool->sb_count > max) {
-			order[kept][0] = order[k][0];
-			order[kept][1] = order[k][1];
-			kept++;
-		}
-	return (int)kept;
+	if (st_ring_commit(&pool->ring, i, idx, seq) < sizeof(h) ||
+	    !st_ring_copy(&pool->ring, i, idx, seq, 0, sizeof(h), (uint8_t *)&h))
+		return false;
+	if (lost == 0)
+		return true;
+	/* (the process's word: kept within what is possible) */
+	first = h.timestamp < since ? since : h.timestamp > now ? now : h.timestamp;
+	buf = st_packet_buf(0);
+	if (buf)
+		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, 0, since,
+				 first, lost);
+	return true;
 }
 
 /* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
 static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
 {
 	struct st_proc_pool *pool = &p->pools[s];
-	struct st_abi_slot *slot = slot_at(pool, i);
 	struct st_slot_state *st = &pool->slots[i];
-	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
-	uint64_t (*order)[2];
-	int n = st_ring_order(pool, slot, &order);
+	struct st_session *ses = d->sessions[s];
+	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
+	uint64_t (*order)[2], corrupt = st_emit_corrupt;
+	int n = st_ring_order(&pool->ring, i, &order);
 
 	for (int k = 0; k < n; k++) {
-		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
-		uint64_t seq = order[k][0], commit;
+		uint64_t seq = order[k][0], events;
 
 		/* Only what was not emitted by an earlier drain. */
-		if (seq <= st->rseq)
+		if (seq <= st->cur.rseq)
 			continue;
-		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-		if (commit > pool->sb_size) {
-			warn_once(p, 1, "a buffer held an impossible commit count");
+		if ((!st->has_stream || st->stream.seq_num == 0) &&
+		    !overwritten_range(d, p, s, i, (uint32_t)order[k][1], seq))
 			continue;
-		}
-		if (commit)
-			emit(d, p, s, i, data + order[k][1] * (uint64_t)pool->sb_size, commit,
-			     slot_lost(slot), false);
-		st->rseq = seq;
+		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
+					(uint32_t)order[k][1], seq,
+					st_ring_lost(st_ring_slot(&pool->ring, i)));
+		if (stats)
+			stats->events += events;
+		st->cur.rseq = seq;
 	}
+	if (stats)
+		stats->corrupt_bytes += st_emit_corrupt - corrupt;
 	free(order);
 }
 
@@ -307,7 +273,7 @@ static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uin
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_slot_state *st = &pool->slots[i];
-	uint64_t lost = slot_lost(slot_at(pool, i)), now;
+	uint64_t lost = st_ring_lost(st_ring_slot(&pool->ring, i)), now;
 	struct st_stream *stream;
 	uint8_t *buf;
 
@@ -317,8 +283,7 @@ static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uin
 	buf = st_packet_buf(0);
 	now = st_clock_now(&d->clock);
 	if (buf)
-		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0,
-				 now > stream->last_ts ? now : stream->last_ts, now, lost);
+		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0, 0, now, now, lost);
 }
 
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
@@ -331,9 +296,10 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 		return;
 	pool = &p->pools[s];
 	ses = d->sessions[s];
-	if (!pool->base || slot >= pool->nslots || !ses || ses->generation != pool->generation)
+	if (!pool->ring.base || slot >= pool->ring.nslots || !ses ||
+	    ses->generation != pool->generation)
 		return;
-	if (pool->mode == ST_MODE_OVERWRITE) {
+	if (pool->ring.mode == ST_MODE_OVERWRITE) {
 		if (how == ST_DRAIN_FINAL)
 			drain_overwrite(d, p, s, slot);
 	} else {
@@ -353,6 +319,7 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	uint8_t *buf = st_packet_buf(len);
 	uint64_t lost;
 	char name[64];
+	int ret;
 
 	if (!ses || !buf)
 		return -ENOENT;
@@ -360,37 +327,23 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 		memcpy(buf, records, len);
 	if (!pool->has_meta) {
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
-		st_stream_open(&ses->trace, &pool->meta, name, p->pid);
+		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->instance);
 		pool->has_meta = true;
 	}
 	/* Events lost for want of a buffer are counted on this stream. */
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
-	if (st_trace_metadata(&ses->trace, &d->clock, false) < 0)
-		return -EIO;
-	if (st_stream_packet(&ses->trace, &pool->meta, buf, len, ts_begin, ts_end, lost) < 0)
-		return -EIO;
+	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end, lost);
 	pool->lost_reported = lost;
+	/* (those lost writing are counted as such) */
 	stats = st_session_stats_for(ses, p, true);
 	if (stats)
 		stats->events += events;
-	return 0;
-}
-
-/* Slots the producer ever claimed (it says so in the pool header). */
-uint32_t st_pool_slots_used(const struct st_proc_pool *pool)
-{
-	uint32_t used;
-
-	if (!pool->base)
-		return 0;
-	used = __atomic_load_n(&((const struct st_abi_pool *)pool->base)->slots_used,
-			       __ATOMIC_ACQUIRE);
-	return used < pool->nslots ? used : pool->nslots;
+	return ret;
 }
 
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how)
 {
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		for (uint32_t i = 0, n = st_pool_slots_used(&p->pools[s]); i < n; i++)
+		for (uint32_t i = 0, n = st_ring_slots_used(&p->pools[s].ring); i < n; i++)
 			st_consume_slot(d, p, s, i, how);
 }

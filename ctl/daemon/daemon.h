@@ -22,6 +22,8 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
+#include "ctl/daemon/ring.h"
+#include "ctl/daemon/writer.h"
 
 #define ST_PATH_MAX 4096
 
@@ -164,14 +166,20 @@ bool st_clock_tsc_usable(void);
 
 /* ---- trace output (trace.c) ---- */
 
-struct st_file;
+struct st_trace;
 
 struct st_stream {
 	struct st_file *file;	/* NULL once closed (see writer.h) */
+	struct st_trace *trace;
 	uint64_t instance_id;
 	uint64_t seq_num;	/* packet_seq_num of the next packet */
 	uint64_t last_ts;	/* timestamps never go back in a stream */
-	uint64_t discarded;	/* events_discarded written last */
+	uint64_t discarded;	/* events_discarded (the buffer's losses) last */
+	/* events of packets that could not even be queued (their metadata
+	 * could not be written), and whether a packet queued since says so */
+	uint64_t wlost;
+	bool wlost_unsaid;
+	uint64_t owner;		/* the process instance whose events it holds */
 	int32_t pid;
 };
 
@@ -191,13 +199,21 @@ struct st_trace {
 	uint32_t ndeclared;
 	uint32_t classes_written; /* event classes in the metadata on disk */
 	uint64_t next_instance;
-	uint64_t bytes;		/* bytes of packets written */
 	char name[64];
 	int dirfd;
 	uid_t owner;		/* files are given to the session's owner */
 	gid_t owner_gid;
 	bool direct_ok;		/* the filesystem takes O_DIRECT writes */
 	uint32_t align;		/* their alignment */
+	/* Writing it: what was lost (writer.h); the metadata says so once
+	 * final (st_trace_finish), and until then that it is not. */
+	struct st_wloss wloss;
+	const struct st_clock *clk; /* of its last metadata */
+	bool finished;
+	uint64_t write_lost;	/* as of the final metadata */
+	int write_err;
+	uint64_t meta_retry_ms; /* a failed metadata write is tried again then */
+	bool meta_logged;
 };
 
 /* Creates the trace directory dir (with the owner's filesystem rights). */
@@ -207,11 +223,20 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
  * uid; -1 when the trace has no id left (65,535), no memory, or uid has
  * had as many classes declared in it as its classes quota. */
 int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid);
-/* Writes the metadata if classes were declared since (or force). */
+/* Writes the metadata if classes were declared since (or force): to a
+ * temporary file, renamed over the old one, so that it is always whole. */
 int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force);
+/* Sets space aside for writing what is lost when the disk is full. */
+void st_trace_reserve(struct st_trace *t);
+/* Once every packet is queued and its stream closed: waits for the
+ * writes, and writes the final metadata, which says what was lost
+ * writing (the space set aside is given for it). */
+int st_trace_finish(struct st_trace *t, const struct st_clock *clk);
 /* The metadata declaration of class c under event id; like snprintf. */
 size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t id);
-int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid);
+/* Opens a stream file for the events of process instance owner. */
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
+		   uint64_t owner);
 /*
  * A buffer for the records of one packet, len bytes: the packet header goes
  * in front of it and padding after it, so a packet is written with a single
@@ -220,11 +245,15 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 uint8_t *st_packet_buf(uint64_t len);
 /*
  * Appends one packet holding `len` bytes of validated records at `records`
- * (from st_packet_buf), ts_begin..ts_end; events_discarded is the stream's
- * cumulative loss count.
+ * (from st_packet_buf), `events` of them, ts_begin..ts_end, once the
+ * metadata describes them; `discarded` is the stream's cumulative count of
+ * events its buffer lost (events lost writing are added to it). A packet
+ * that cannot be queued is counted as lost writing (-EIO).
  */
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
-		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded);
+		     uint64_t events, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded);
+/* Closes the stream, after a last packet of no events if the ones written
+ * do not say all it lost writing. */
 void st_stream_close(struct st_stream *s);
 void st_trace_close(struct st_trace *t);
 
@@ -250,10 +279,11 @@ struct st_rule {
 
 struct st_session_stats {
 	uint64_t instance;
-	pid_t pid;
+	pid_t pid, ppid;
 	char name[17];
-	uint64_t events;
-	uint64_t lost;
+	uint64_t events;	/* taken from its buffers, not lost writing */
+	uint64_t lost;		/* by its buffers */
+	uint64_t write_lost;	/* taken, then not written */
 	uint64_t corrupt_bytes;
 	bool ended;
 };
@@ -314,18 +344,14 @@ struct st_proc_provider {
 };
 
 struct st_slot_state {
-	uint64_t rseq; /* next sequence to emit */
-	uint32_t roff; /* bytes of that sub-buffer already emitted */
+	struct st_ring_cursor cur; /* what to emit next */
 	struct st_stream stream;
 	bool has_stream;
 };
 
 struct st_proc_pool {
-	uint8_t *base;
-	uint64_t size;
+	struct st_ring ring; /* base NULL: none mapped */
 	uint32_t generation;
-	uint32_t mode, sb_size, sb_count, nslots;
-	uint64_t slot_size, hdr_size;
 	struct st_slot_state *slots;
 	struct st_stream meta; /* the daemon's own events for this process */
 	bool has_meta;
@@ -381,6 +407,9 @@ struct st_proc {
 	struct st_user *user;	/* its owner's quota account */
 	bool counts_connection, counts_process;
 	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];
+	/* When each session was last switched on for it: none of its events
+	 * in that session is older */
+	uint64_t traced_since[ST_ABI_MAX_SESSIONS];
 	struct st_object *objs;
 	uint32_t nobjs;
 	uint64_t statedump_ts;
@@ -462,6 +491,21 @@ struct st_session *st_session_find(struct st_daemon *d, const char *name);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
 int st_session_stop(struct st_daemon *d, uint32_t s);
+/* Moves the events lost writing so far, per process, from the recorded to
+ * the lost in the session's statistics. */
+void st_session_take_lost(struct st_session *ses);
+/* What a session recorded and lost so far, all its processes. */
+struct st_session_totals {
+	uint64_t events;
+	uint64_t lost;	     /* all causes */
+	uint64_t write_lost; /* of which lost writing the trace */
+	int write_err;	     /* why (the first error) */
+	uint32_t processes;  /* an exec'd image is not one more */
+};
+void st_session_totals(struct st_session *ses, struct st_session_totals *t);
+/* Whether stats entry i is an image that an earlier entry's process
+ * exec'd (same pid, same parent), not a process of its own. */
+bool st_session_stats_exec(const struct st_session *ses, uint32_t i);
 void st_session_destroy(struct st_daemon *d, uint32_t s);
 /* Recomputes the enable bits of every tracepoint of p. */
 void st_session_apply(struct st_daemon *d, struct st_proc *p);
@@ -503,15 +547,18 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
-uint32_t st_pool_slots_used(const struct st_proc_pool *pool);
-int st_ring_order(const struct st_proc_pool *pool, const struct st_abi_slot *slot,
-		  uint64_t (**out)[2]);
 /* Events written, or ST_EMIT_LATER: with may_wait, records that need a
- * line table on its way were left for later. */
+ * line table on its way were left for later. buf: a copy of the records,
+ * in the packet buffer (st_packet_buf), validated and fixed in place. */
 #define ST_EMIT_LATER UINT64_MAX
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      struct st_stream *stream, const uint8_t *data, uint64_t len, uint64_t discarded,
-		      const uint64_t *seqp, uint64_t seq, bool may_wait);
+		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
+		      bool may_wait);
+/* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r into
+ * stream, if it still holds seq after the copy; the events written. */
+uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
+			uint64_t seq, uint64_t discarded);
 extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes records the daemon built for process p into its meta stream. */
@@ -526,7 +573,7 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
 /* Session s just got p's pool: the objects loaded now, as its statedump. */
 void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Writes p's full statedump (the objects known now), at ts, into stream. */
-int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+int st_statedump_into(struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts);
 /* Reads p's objects again if p->refresh_objects (their files are handed
  * to the lines inspector again); between two drains. */

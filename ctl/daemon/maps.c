@@ -172,7 +172,7 @@ static void build(struct rec_buf *b, struct st_proc *p, const struct st_object *
 			object_events(b, &objs[i], true, ts);
 }
 
-int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+int st_statedump_into(struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts)
 {
 	struct rec_buf b = { .pid = p->pid };
@@ -183,9 +183,7 @@ int st_statedump_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	buf = b.failed ? NULL : st_packet_buf(b.len);
 	if (buf) {
 		memcpy(buf, b.p, b.len);
-		ret = st_trace_metadata(t, &d->clock, false);
-		if (ret == 0)
-			ret = st_stream_packet(t, stream, buf, b.len, ts, ts, 0);
+		ret = st_stream_packet(t, stream, buf, b.len, b.events, ts, ts, 0);
 	}
 	free(b.p);
 	return ret;

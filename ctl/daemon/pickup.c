@@ -54,7 +54,7 @@ void st_pickup(struct st_daemon *d, struct st_proc *p)
 		struct st_owner owner;
 
 		if (!ses || gen == 0 || gen != ses->generation || p->pickup_tried[s] == gen ||
-		    (p->pools[s].base && p->pools[s].generation == gen) ||
+		    (p->pools[s].ring.base && p->pools[s].generation == gen) ||
 		    st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
 			continue;
 		memset(&t, 0, sizeof(t));

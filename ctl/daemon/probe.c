@@ -9,6 +9,12 @@
  * and the inspector, with the owner's credentials and no capability, is
  * refused by the kernel if the target changed credentials since it
  * registered (a setuid program it ran) or is not dumpable.
+ *
+ * The library is opened by the inspector's call into the loader, not
+ * through the process's dlopen (whose wrapper would say its mappings
+ * changed): once the load succeeded, the daemon reads the process's
+ * objects as for a dlopen, and the library's load event is dated when the
+ * request was made, before its constructors ran and wrote their events.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,15 +28,34 @@
 /* More than the inspector's own three seconds to find a safe point. */
 #define PROBE_DEADLINE_MS 10000
 
+/* A load under way: the command's request, and for whom. */
+struct probe_load {
+	struct st_request req;
+	uint64_t instance; /* the process's */
+	uint64_t ts;	   /* when it was asked, in the trace's clock */
+};
+
+/* The process the load was for, if it is still there. */
+static struct st_proc *target(struct st_daemon *d, const struct probe_load *pl)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (p->instance == pl->instance && !p->ended)
+			return p;
+	return NULL;
+}
+
 static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply *r, int fd)
 {
-	struct st_request *req = ctx;
+	struct probe_load *pl = ctx;
+	struct st_request *req = &pl->req;
+	struct st_proc *p;
 	int status;
 
-	(void)d;
 	st_fd_drop(fd, req->uid);
 	if (r && r->type != ST_INSP_DONE)
 		return;
+	if (r && r->done.status == ST_EXIT_OK && (p = target(d, pl)))
+		st_statedump(d, p, ST_MAPS_DLOPEN, pl->ts);
 	if (!r)
 		status = st_reply_error(req, ST_EXIT_FAIL, "shimtrace load-probe: no answer from the "
 							   "inspector (it failed, or the load goes on)");
@@ -40,7 +65,7 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		status = st_reply_error(req, ST_EXIT_FAIL, "shimtrace load-probe: %.900s",
 					r->done.text);
 	st_request_finish(req, status);
-	free(req);
+	free(pl);
 }
 
 int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc *p,
@@ -52,6 +77,7 @@ int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc 
 		struct st_insp_target t;
 		char lib[ST_INSP_PATH_MAX];
 	} m;
+	struct probe_load *pl;
 	struct st_request *req;
 	struct st_owner owner;
 	int ret;
@@ -60,9 +86,12 @@ int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc 
 		return st_reply_error(r, ST_EXIT_USAGE, "%s: library path too long", V);
 	if (p->pidfd < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "%s: process %d is gone", V, p->pid);
-	req = malloc(sizeof(*req));
-	if (!req)
+	pl = malloc(sizeof(*pl));
+	if (!pl)
 		return st_reply_error(r, ST_EXIT_FAIL, "%s: out of memory", V);
+	pl->instance = p->instance;
+	pl->ts = st_clock_now(&d->clock);
+	req = &pl->req;
 	/* the request outlives this call: keep its descriptor and peer only */
 	*req = *r;
 	req->nitems = 0;
@@ -78,9 +107,9 @@ int st_cmd_load_probe(struct st_daemon *d, struct st_request *r, struct st_proc 
 	memcpy(m.lib, library, n);
 	st_owner_of(&m.t, p->pidfd, &owner);
 	ret = st_insp_request(d, &owner, ST_INSP_ROLE_PROBE, &m, m.t.hdr.len, p->pidfd,
-			      PROBE_DEADLINE_MS, on_reply, req);
+			      PROBE_DEADLINE_MS, on_reply, pl);
 	if (ret < 0) {
-		free(req);
+		free(pl);
 		return st_reply_error(r, ST_EXIT_FAIL, "%s: cannot start an inspector: %s", V,
 				      strerror(-ret));
 	}

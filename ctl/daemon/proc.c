@@ -491,13 +491,13 @@ static void on_provider_gone(struct st_proc *p, const struct st_abi_provider_gon
 
 static void pool_unmap(struct st_proc_pool *pool)
 {
-	for (uint32_t i = 0; pool->slots && i < pool->nslots; i++)
+	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
 		if (pool->slots[i].has_stream)
 			st_stream_close(&pool->slots[i].stream);
 	if (pool->has_meta)
 		st_stream_close(&pool->meta);
-	if (pool->base)
-		munmap(pool->base, pool->size);
+	if (pool->ring.base)
+		munmap(pool->ring.base, pool->ring.size);
 	free(pool->slots);
 	memset(pool, 0, sizeof(*pool));
 }
@@ -515,7 +515,7 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	struct st_proc_pool *pool;
 	const struct st_abi_pool *hdr;
 	struct st_abi_geometry g;
-	uint64_t hdr_size, slot_size, size;
+	uint8_t *base;
 
 	if (fd < 0 || !ses || ses->generation != m->generation) {
 		/* A pool for a session that is gone: not an error. */
@@ -523,49 +523,40 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	}
 	if (st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
 		return -1;
-	hdr_size = g.hdr_size;
-	slot_size = g.slot_size;
-	size = g.size;
-	if (m->size != size || st_check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size) < 0) {
+	if (m->size != g.size || st_check_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, g.size) < 0) {
 		proc_warn(p, "buffer pool is not a sealed memfd of the configured size");
 		return -1;
 	}
 	pool = &p->pools[m->session];
-	if (pool->base) {
+	if (pool->ring.base) {
 		/* (offered in the control page and sent as well: the first wins) */
 		if (pool->generation == m->generation)
 			return 0;
 		pool_unmap(pool);
 	}
-	pool->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pool->base == MAP_FAILED) {
-		pool->base = NULL;
+	base = mmap(NULL, g.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
 		return -1;
-	}
-	hdr = (const struct st_abi_pool *)pool->base;
+	hdr = (const struct st_abi_pool *)base;
 	if (hdr->magic != ST_ABI_POOL_MAGIC || hdr->version != ST_ABI_VERSION ||
 	    hdr->session != m->session || hdr->generation != m->generation ||
 	    hdr->sb_size != ses->sb_size || hdr->sb_count != ses->sb_count ||
-	    hdr->nslots != ses->nslots || hdr->slot_size != slot_size || hdr->hdr_size != hdr_size) {
-		munmap(pool->base, size);
-		pool->base = NULL;
+	    hdr->nslots != ses->nslots || hdr->slot_size != g.slot_size ||
+	    hdr->hdr_size != g.hdr_size) {
+		munmap(base, g.size);
 		proc_warn(p, "buffer pool header does not match the session");
 		return -1;
 	}
-	pool->size = size;
-	pool->generation = ses->generation;
-	pool->mode = ses->mode;
-	pool->sb_size = ses->sb_size;
-	pool->sb_count = ses->sb_count;
-	pool->nslots = ses->nslots;
-	pool->slot_size = slot_size;
-	pool->hdr_size = hdr_size;
 	pool->slots = calloc(ses->nslots, sizeof(*pool->slots));
-	if (!pool->slots) {
-		munmap(pool->base, size);
+	if (!pool->slots ||
+	    st_ring_init(&pool->ring, base, g.size, ses->mode, ses->sb_size, ses->sb_count,
+			 ses->nslots) < 0) {
+		munmap(base, g.size);
+		free(pool->slots);
 		memset(pool, 0, sizeof(*pool));
 		return -1;
 	}
+	pool->generation = ses->generation;
 	/* the process may close its descriptor of the pool now */
 	__atomic_store_n(&p->control->pool_taken[m->session], m->generation, __ATOMIC_RELEASE);
 	st_statedump_session(d, p, m->session);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/ring.h"
 
 #define QUIESCE_DEADLINE_MS 200
 
@@ -27,12 +28,10 @@ static bool any_writing(struct st_daemon *d, uint32_t s)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		const struct st_proc_pool *pool = &p->pools[s];
 
-		if (p->ended || !pool->base)
+		if (p->ended || !pool->ring.base)
 			continue;
-		for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++) {
-			const struct st_abi_slot *slot =
-				(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE +
-							     (uint64_t)i * pool->slot_size);
+		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
+			const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
 
 			if (__atomic_load_n(&slot->writing, __ATOMIC_ACQUIRE))
 				return true;

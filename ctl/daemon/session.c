@@ -213,6 +213,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->sb_size = ses->sb_size;
 				cs->sb_count = ses->sb_count;
 				cs->nslots = ses->nslots;
+				p->traced_since[s] = st_clock_now(&d->clock);
 				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
 			}
 		} else if (cs->generation) {
@@ -260,6 +261,7 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 	memset(st, 0, sizeof(*st));
 	st->instance = p->instance;
 	st->pid = p->pid;
+	st->ppid = p->ppid;
 	memcpy(st->name, p->name, sizeof(st->name));
 	return st;
 }
@@ -267,6 +269,7 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 {
 	struct st_session *ses = d->sessions[s];
+	int ret;
 
 	if (!ses) {
 		snprintf(err, errlen, "no such session");
@@ -276,10 +279,14 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		snprintf(err, errlen, "session '%s' is already started", ses->name);
 		return -EALREADY;
 	}
-	if (st_trace_metadata(&ses->trace, &d->clock, true) < 0) {
-		snprintf(err, errlen, "cannot write the trace metadata in %s", ses->trace.dir);
+	ses->trace.finished = false;
+	ret = st_trace_metadata(&ses->trace, &d->clock, true);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot write the trace metadata in %s: %s", ses->trace.dir,
+			 strerror(-ret));
 		return -EIO;
 	}
+	st_trace_reserve(&ses->trace);
 	ses->active = true;
 	ses->state = ST_SESSION_STARTED;
 	st_daemon_mark_active(d);
@@ -308,17 +315,13 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
-	struct st_session_stats *st = st_session_stats_for(ses, p, pool->base != NULL);
+	struct st_session_stats *st = st_session_stats_for(ses, p, pool->ring.base != NULL);
 	uint64_t lost = 0;
 
 	if (!st)
 		return;
-	for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++) {
-		const struct st_abi_slot *slot =
-			(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE + i * pool->slot_size);
-
-		lost += slot->lost_full + slot->lost_nested + slot->overwritten;
-	}
+	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
+		lost += st_ring_lost(st_ring_slot(&pool->ring, i));
 	if (p->control)
 		lost += p->control->lost_no_buffer[s];
 	st->lost = lost;
@@ -333,7 +336,7 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	if (!ses || !ses->active)
 		return;
 	if (pool->generation == ses->generation)
-		for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++)
+		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
 			st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
 	flush_meta_loss(d, p, s);
 	account(ses, p, s);
@@ -344,7 +347,7 @@ static void close_streams(struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 
-	for (uint32_t i = 0; pool->slots && i < pool->nslots; i++)
+	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
 		if (pool->slots[i].has_stream) {
 			st_stream_close(&pool->slots[i].stream);
 			pool->slots[i].has_stream = false;
@@ -379,12 +382,55 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 	ses->state = ST_SESSION_STOPPED;
 	st_daemon_mark_active(d);
 	st_clock_refine(&d->clock);
-	st_trace_metadata(&ses->trace, &d->clock, true);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		close_streams(p, s);
-	/* The trace is complete on disk when stop returns. */
-	st_writer_sync();
+	/* The trace is complete on disk when stop returns, and its final
+	 * metadata says what could not be written. */
+	st_trace_finish(&ses->trace, &d->clock);
+	st_session_take_lost(ses);
 	return 0;
+}
+
+static void take_lost(void *arg, uint64_t owner, uint64_t events)
+{
+	struct st_session *ses = arg;
+
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		if (ses->stats[i].instance == owner) {
+			uint64_t n = events < ses->stats[i].events ? events : ses->stats[i].events;
+
+			ses->stats[i].events -= n;
+			ses->stats[i].write_lost += n;
+			return;
+		}
+}
+
+void st_session_take_lost(struct st_session *ses)
+{
+	st_writer_take_lost(&ses->trace.wloss, take_lost, ses);
+}
+
+bool st_session_stats_exec(const struct st_session *ses, uint32_t i)
+{
+	/* (a pid reused by a sibling after the first ended would be taken
+	 * for an exec: the parent would have to fork pid_max times) */
+	for (uint32_t j = 0; j < i; j++)
+		if (ses->stats[j].pid == ses->stats[i].pid && ses->stats[j].ppid == ses->stats[i].ppid)
+			return true;
+	return false;
+}
+
+void st_session_totals(struct st_session *ses, struct st_session_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	st_session_take_lost(ses);
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		t->events += ses->stats[i].events;
+		t->lost += ses->stats[i].lost + ses->stats[i].write_lost;
+	}
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		t->processes += !st_session_stats_exec(ses, i);
+	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
 void st_session_destroy(struct st_daemon *d, uint32_t s)

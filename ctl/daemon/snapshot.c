@@ -26,22 +26,12 @@
 static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
 			      uint32_t i, struct st_trace *t, struct st_stream *stream)
 {
-	struct st_abi_slot *slot =
-		(struct st_abi_slot *)(pool->base + ST_ABI_PAGE + (uint64_t)i * pool->slot_size);
-	uint8_t *data = (uint8_t *)slot + pool->hdr_size;
 	uint64_t (*order)[2], events = 0;
-	int n = st_ring_order(pool, slot, &order);
+	int n = st_ring_order(&pool->ring, i, &order);
 
-	for (int k = 0; k < n; k++) {
-		struct st_abi_subbuf *sb = &slot->sb[order[k][1]];
-		uint64_t commit;
-
-		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-		if (commit > pool->sb_size || commit == 0)
-			continue;
-		events += st_emit_into(d, p, t, stream, data + order[k][1] * (uint64_t)pool->sb_size,
-				       commit, 0, &sb->seq, order[k][0], false);
-	}
+	for (int k = 0; k < n; k++)
+		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
+					 order[k][0], 0);
 	free(order);
 	return events;
 }
@@ -49,9 +39,10 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
 	char dir[ST_PATH_MAX + 32], err[512], name[64];
-	uint64_t events = 0;
+	uint64_t events = 0, lost;
 	uint32_t procs = 0;
 	struct st_trace t;
+	int werr;
 
 	if (ses->mode != ST_MODE_OVERWRITE)
 		return st_reply_error(r, ST_EXIT_FAIL,
@@ -67,17 +58,18 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		st_trace_close(&t);
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: cannot write the metadata");
 	}
+	st_trace_reserve(&t);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		struct st_proc_pool *pool = &p->pools[ses->index];
-		uint32_t used = st_pool_slots_used(pool);
+		uint32_t used = st_ring_slots_used(&pool->ring);
 		struct st_stream meta;
 
-		if (!pool->base || pool->generation != ses->generation || !used)
+		if (!pool->ring.base || pool->generation != ses->generation || !used)
 			continue;
 		procs++;
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
-		if (st_stream_open(&t, &meta, name, p->pid) == 0) {
-			st_statedump_into(d, p, &t, &meta, p->statedump_ts);
+		if (st_stream_open(&t, &meta, name, p->pid, p->instance) == 0) {
+			st_statedump_into(p, &t, &meta, p->statedump_ts);
 			st_stream_close(&meta);
 		}
 		for (uint32_t i = 0; i < used; i++) {
@@ -85,15 +77,19 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 
 			snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid,
 				 (unsigned long long)p->instance, i);
-			if (st_stream_open(&t, &s, name, p->pid) < 0)
+			if (st_stream_open(&t, &s, name, p->pid, p->instance) < 0)
 				continue;
 			events += snapshot_slot(d, p, pool, i, &t, &s);
 			st_stream_close(&s);
 		}
 	}
-	st_writer_sync();
+	st_trace_finish(&t, &d->clock);
+	lost = st_writer_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);
 	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
-		 (unsigned long long)events, procs, dir);
+		 (unsigned long long)(events - (lost < events ? lost : events)), procs, dir);
+	if (lost)
+		st_reply(r, "snapshot of session %s: %llu events lost writing it (%s)\n", ses->name,
+			 (unsigned long long)lost, strerror(werr));
 	return ST_EXIT_OK;
 }

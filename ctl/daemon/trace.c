@@ -22,11 +22,23 @@
  * The metadata is rewritten (to a temporary file, then renamed) whenever
  * event classes were added, before any packet using them is written, and
  * at the end with the refined clock: a reader never sees a packet its
- * metadata cannot describe, even if the daemon is killed.
+ * metadata cannot describe, even if the daemon is killed, nor a metadata
+ * file cut short by a full disk (the rename happens only once the new one
+ * is whole; appending declarations in place could not replace the clock
+ * at the end, and a write cut short would leave half a declaration). A
+ * packet whose metadata cannot be written is not written, and its events
+ * are counted as lost writing.
+ *
+ * Until the end, the metadata's env says shimtrace_state = "recording";
+ * the final one says "complete", and how many events were lost writing
+ * and why, so that readers can tell a trace that is not whole. Space is
+ * set aside at the start (writer.h) so that the final metadata and the
+ * packets that count the losses can be written on a full disk.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +209,7 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
 		st_trace_close(t);
 		return ret;
 	}
+	t->wloss.reserved = false;
 	t->uuid[6] = (t->uuid[6] & 0x0f) | 0x40;
 	t->uuid[8] = (t->uuid[8] & 0x3f) | 0x80;
 	snprintf(t->uuid_str, sizeof(t->uuid_str),
@@ -354,8 +367,13 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 	fprintf(f,
 		"env {\n\thostname = \"%s\";\n\tdomain = \"ust\";\n\ttracer_name = \"shimtrace\";\n"
 		"\ttracer_major = %d;\n\ttracer_minor = %d;\n\ttrace_name = \"%s\";\n"
-		"\ttrace_creation_datetime = \"%s\";\n\tclock_source = \"%s\";\n};\n\n",
+		"\ttrace_creation_datetime = \"%s\";\n\tclock_source = \"%s\";\n",
 		host, 0, 1, t->name, date, clk->kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+	fprintf(f, "\tshimtrace_state = \"%s\";\n", t->finished ? "complete" : "recording");
+	if (t->finished && t->write_lost)
+		fprintf(f, "\tshimtrace_events_lost_writing = %llu;\n\tshimtrace_write_error = \"%s\";\n",
+			(unsigned long long)t->write_lost, strerror(t->write_err));
+	fprintf(f, "};\n\n");
 	fprintf(f,
 		"clock {\n\tname = \"shimtrace\";\n\tdescription = \"%s\";\n\tfreq = %llu;\n"
 		"\toffset_s = %lld;\n\toffset = %llu;\n\tprecision = 0;\n\tabsolute = true;\n};\n\n",
@@ -382,43 +400,88 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 	}
 }
 
+/* Logs a failed metadata write, once per trace (one the caller asked for
+ * with force, the caller reports). */
+static int meta_failed(struct st_trace *t, bool force, const char *path, int e)
+{
+	if (!t->meta_logged && !force)
+		st_log(ST_LOG_ERR, "cannot write %s: %s (events it would describe are counted as "
+				   "lost)", path, strerror(e));
+	t->meta_logged |= !force;
+	/* (not tried again for every packet of a full disk) */
+	t->meta_retry_ms = st_now_ms() + 100;
+	return -e;
+}
+
 int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force)
 {
 	char tmp[ST_PATH_MAX + 32], dst[ST_PATH_MAX + 16];
+	struct st_creds creds;
 	FILE *f;
-	int ok;
+	int e = 0;
 
+	t->clk = clk;
 	if (t->dirfd < 0 || (!force && t->classes_written == t->nclasses))
 		return 0;
-	struct st_creds creds;
-
+	if (!force && st_now_ms() < t->meta_retry_ms)
+		return -EAGAIN;
 	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", t->dir);
 	snprintf(dst, sizeof(dst), "%s/metadata", t->dir);
 	if (st_creds_become(t->owner, t->owner_gid, &creds) < 0)
 		return -EPERM;
 	f = fopen(tmp, "we");
 	if (!f) {
-		int e = errno;
-
+		e = errno;
 		st_creds_restore(&creds);
-		st_log(ST_LOG_ERR, "cannot write %s: %s", tmp, strerror(e));
-		return -e;
+		return meta_failed(t, force, tmp, e);
 	}
 	write_metadata(f, t, clk);
-	ok = !ferror(f);
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, dst) < 0) {
-		st_log(ST_LOG_ERR, "cannot write %s: %s", dst, strerror(errno));
+	if (fflush(f) != 0 || ferror(f))
+		e = errno ? errno : EIO;
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, dst) < 0)
+		e = errno;
+	if (e)
 		unlink(tmp);
-		st_creds_restore(&creds);
-		return -EIO;
-	}
 	st_creds_restore(&creds);
+	if (e)
+		return meta_failed(t, force, dst, e);
 	t->classes_written = t->nclasses;
+	t->meta_retry_ms = 0;
 	return 0;
 }
 
-int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid)
+void st_trace_reserve(struct st_trace *t)
+{
+	struct st_creds creds;
+
+	/* room for the final metadata (about as large as the one written
+	 * first, plus the classes still to come) and for stream trailers */
+	if (t->dirfd < 0 || t->wloss.reserved || st_creds_become(t->owner, t->owner_gid, &creds) < 0)
+		return;
+	st_writer_reserve(&t->wloss, t->dirfd, 256u << 10);
+	st_creds_restore(&creds);
+}
+
+int st_trace_finish(struct st_trace *t, const struct st_clock *clk)
+{
+	int ret;
+
+	st_writer_sync();
+	t->write_lost = st_writer_lost_total(&t->wloss, &t->write_err);
+	if (t->write_lost)
+		st_writer_release(&t->wloss);
+	t->finished = true;
+	ret = st_trace_metadata(t, clk, true);
+	if (ret < 0)
+		st_log(ST_LOG_ERR, "cannot write the final metadata of %s: %s (it says the trace is "
+				   "not complete)", t->dir, strerror(-ret));
+	return ret;
+}
+
+int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, int32_t pid,
+		   uint64_t owner)
 {
 	struct st_file *f = calloc(1, sizeof(*f));
 	struct st_creds creds;
@@ -427,6 +490,8 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	if (!f)
 		return -ENOMEM;
 	f->direct = t->direct_ok;
+	f->loss = &t->wloss;
+	f->owner = owner;
 	st_creds_become(t->owner, t->owner_gid, &creds);
 	f->fd = openat(t->dirfd, fname,
 		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (f->direct ? O_DIRECT : 0),
@@ -440,8 +505,10 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 		return -e;
 	}
 	s->file = f;
+	s->trace = t;
 	s->instance_id = t->next_instance++;
 	s->pid = pid;
+	s->owner = owner;
 	return 0;
 }
 
@@ -452,21 +519,14 @@ uint8_t *st_packet_buf(uint64_t len)
 	return p ? p + sizeof(struct packet_prefix) : NULL;
 }
 
-int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
-		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
+/* Puts the header in front of the records of a packet, and padding after
+ * them; returns the packet's bytes. */
+static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
+			    uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
 	struct packet_prefix h;
-	uint8_t *start = records - sizeof(h);
 	uint64_t content = sizeof(h) + len, total = content;
 
-	if (!s->file || __atomic_load_n(&s->file->failed, __ATOMIC_RELAXED))
-		return -EIO;
-	if (ts_begin < s->last_ts)
-		ts_begin = s->last_ts;
-	if (ts_end < ts_begin)
-		ts_end = ts_begin;
-	if (discarded < s->discarded)
-		discarded = s->discarded;
 	if (__atomic_load_n(&s->file->direct, __ATOMIC_RELAXED)) {
 		total = (content + t->align - 1) / t->align * t->align;
 		memset(records + len, 0, total - content);
@@ -480,26 +540,67 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 	h.timestamp_end = ts_end;
 	h.content_size = content * 8;
 	h.packet_size = total * 8;
-	h.packet_seq_num = s->seq_num;
-	h.events_discarded = discarded;
+	h.packet_seq_num = s->seq_num++;
+	h.events_discarded = discarded + s->wlost;
 	h.pid = s->pid;
-	memcpy(start, &h, sizeof(h));
-	st_writer_queue(s->file, total);
-	s->seq_num++;
+	memcpy(records - sizeof(h), &h, sizeof(h));
+	s->wlost_unsaid = false;
+	return total;
+}
+
+int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
+		     uint64_t events, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
+{
+	int ret = -EIO;
+
+	if (ts_begin < s->last_ts)
+		ts_begin = s->last_ts;
+	if (ts_end < ts_begin)
+		ts_end = ts_begin;
+	if (discarded < s->discarded)
+		discarded = s->discarded;
+	if (s->file && !__atomic_load_n(&s->file->failed, __ATOMIC_RELAXED) && t->clk)
+		ret = st_trace_metadata(t, t->clk, false);
+	if (ret < 0) {
+		/* not queued: said by the stream's next packet, or its trailer */
+		s->wlost += events;
+		s->wlost_unsaid = true;
+		st_writer_lost(&t->wloss, s->owner, events, ret == -EAGAIN ? ENOSPC : -ret);
+		return -EIO;
+	}
+	st_writer_queue(s->file, seal_packet(t, s, records, len, ts_begin, ts_end, discarded), events,
+			offsetof(struct packet_prefix, events_discarded));
 	s->last_ts = ts_end;
 	s->discarded = discarded;
-	t->bytes += total;
 	return 0;
 }
 
 void st_stream_close(struct st_stream *s)
 {
+	uint8_t *buf;
+
+	if (!s->file)
+		return;
+	/* the trailer: written if what was lost writing is not said yet */
+	buf = st_packet_buf(0);
+	if (buf)
+		st_writer_queue_trailer(s->file,
+					seal_packet(s->trace, s, buf, 0, s->last_ts, s->last_ts,
+						    s->discarded),
+					offsetof(struct packet_prefix, events_discarded),
+					s->wlost_unsaid);
 	st_writer_close(s->file);
 	s->file = NULL;
 }
 
 void st_trace_close(struct st_trace *t)
 {
+	/* (queued writes may count their losses in t->wloss) */
+	st_writer_sync();
+	st_writer_release(&t->wloss);
+	free(t->wloss.owners);
+	t->wloss.owners = NULL;
+	t->wloss.nowners = t->wloss.cap = 0;
 	if (t->dirfd >= 0)
 		close(t->dirfd);
 	t->dirfd = -1;

@@ -11,9 +11,20 @@
  * is closed after the last. A file (struct st_file) belongs to its stream
  * until its close is queued, then to the writer thread, which frees it.
  *
- * `lock` protects the queue, the free lists and the in-flight count. A
- * file's fd, `direct` and `size` are used by the writer thread only;
- * `failed` is set by it and read by the loop thread (atomically). At most
+ * A write that fails (ENOSPC, EDQUOT, EIO, EFBIG...) is cut back, so the
+ * file ends with its last whole packet, and its events are counted as lost
+ * writing: per file, so that the next packet written carries them in its
+ * events_discarded (the writer adds them in the buffer before writing),
+ * and per trace and process (struct st_wloss), for the summary and the
+ * final metadata. Later packets are still tried: a disk that has room
+ * again gets the rest. A stream's trailer (its last packet, of no events)
+ * is written only when the last packet written does not carry all the
+ * losses; on a full disk it takes its room from the trace's reserve.
+ *
+ * `lock` protects the queue, the free lists, the in-flight count and every
+ * struct st_wloss. A file's fd, `direct`, `size`, `lost` and `carried` are
+ * used by the writer thread only; `failed` is set by it and read by the
+ * loop thread (atomically). At most
  * NBUF data buffers exist: when all are in flight the loop thread waits,
  * the rings fill, and producers count their drops: memory stays bounded.
  */
@@ -35,6 +46,9 @@ struct job {
 	uint8_t *p;	   /* write: buffer, NULL for a close */
 	uint64_t cap;
 	uint64_t len;
+	uint64_t events;   /* in the packet */
+	uint64_t disc_off; /* of its events_discarded */
+	bool trailer, force;
 	struct job *next;
 };
 
@@ -76,22 +90,151 @@ static int append(struct st_file *f, const uint8_t *p, uint64_t n)
 	return 0;
 }
 
+/* Counts events of owner lost writing; caller holds lock. */
+static void __lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err)
+{
+	uint32_t i;
+
+	if (!l->err)
+		l->err = err;
+	l->events += events;
+	for (i = 0; i < l->nowners && l->owners[i].owner != owner; i++)
+		;
+	if (i == l->nowners) {
+		if (l->nowners == l->cap) {
+			uint32_t cap = l->cap ? 2 * l->cap : 16;
+			struct st_wloss_owner *v = realloc(l->owners, cap * sizeof(*v));
+
+			if (!v)
+				return; /* (the total still counts them) */
+			l->owners = v;
+			l->cap = cap;
+		}
+		l->owners[l->nowners++] = (struct st_wloss_owner){ owner, 0 };
+	}
+	l->owners[i].events += events;
+}
+
+void st_writer_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err)
+{
+	pthread_mutex_lock(&lock);
+	__lost(l, owner, events, err);
+	pthread_mutex_unlock(&lock);
+}
+
+void st_writer_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
+			 void *arg)
+{
+	struct st_wloss_owner *v;
+	uint32_t n;
+
+	pthread_mutex_lock(&lock);
+	v = l->owners;
+	n = l->nowners;
+	l->owners = NULL;
+	l->nowners = l->cap = 0;
+	pthread_mutex_unlock(&lock);
+	for (uint32_t i = 0; i < n; i++)
+		fn(arg, v[i].owner, v[i].events);
+	free(v);
+}
+
+uint64_t st_writer_lost_total(struct st_wloss *l, int *err)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&lock);
+	n = l->events;
+	*err = l->err;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+	/* what the file system can give, down to a page */
+	while (bytes >= BUF_ALIGN && posix_fallocate(fd, 0, (off_t)bytes) != 0)
+		bytes /= 2;
+	if (bytes < BUF_ALIGN) {
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	if (l->reserved)
+		close(l->reserve_fd);
+	l->reserved = true;
+	l->reserve_fd = fd;
+	l->reserve = bytes;
+	l->floor = bytes / 2 / BUF_ALIGN * BUF_ALIGN;
+	pthread_mutex_unlock(&lock);
+}
+
+void st_writer_release(struct st_wloss *l)
+{
+	pthread_mutex_lock(&lock);
+	if (l->reserved)
+		close(l->reserve_fd);
+	l->reserved = false;
+	l->reserve = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Room for a trailer of len bytes, from the reserve above its floor. */
+static void take_reserve(struct st_wloss *l, uint64_t len)
+{
+	uint64_t need = (len + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+
+	pthread_mutex_lock(&lock);
+	if (l->reserved && l->reserve >= l->floor + need &&
+	    ftruncate(l->reserve_fd, (off_t)(l->reserve - need)) == 0)
+		l->reserve -= need;
+	pthread_mutex_unlock(&lock);
+}
+
 static void run_job(struct job *j)
 {
+	struct st_file *f = j->file;
+	uint64_t disc;
 	int ret;
 
 	if (!j->p) {
-		close(j->file->fd);
-		free(j->file);
+		close(f->fd);
+		free(f);
 		return;
 	}
-	if (__atomic_load_n(&j->file->failed, __ATOMIC_RELAXED))
-		return;
-	ret = append(j->file, j->p, j->len);
-	if (ret < 0) {
-		__atomic_store_n(&j->file->failed, true, __ATOMIC_RELAXED);
-		st_log(ST_LOG_ERR, "writing a packet: %s", strerror(-ret));
+	if (j->trailer) {
+		if (!j->force && f->lost == f->carried)
+			return; /* the last packet written said it all */
+		if (f->lost > f->carried)
+			take_reserve(f->loss, j->len);
 	}
+	if (__atomic_load_n(&f->failed, __ATOMIC_RELAXED)) {
+		ret = -EIO;
+	} else {
+		memcpy(&disc, j->p + j->disc_off, sizeof(disc));
+		disc += f->lost;
+		memcpy(j->p + j->disc_off, &disc, sizeof(disc));
+		ret = append(f, j->p, j->len);
+	}
+	if (ret == 0) {
+		f->carried = f->lost;
+		__atomic_add_fetch(&f->loss->bytes, j->len, __ATOMIC_RELAXED);
+		return;
+	}
+	if (f->size == UINT64_MAX)
+		__atomic_store_n(&f->failed, true, __ATOMIC_RELAXED);
+	f->lost += j->events;
+	pthread_mutex_lock(&lock);
+	__lost(f->loss, f->owner, j->events, -ret);
+	if (!f->loss->logged)
+		st_log(ST_LOG_ERR, "writing a packet: %s (its events are counted as lost)",
+		       strerror(-ret));
+	f->loss->logged = true;
+	pthread_mutex_unlock(&lock);
 }
 
 static void *run(void *arg)
@@ -179,14 +322,29 @@ uint8_t *st_writer_buf(uint64_t len)
 	return current->p;
 }
 
-void st_writer_queue(struct st_file *f, uint64_t len)
+static void queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off,
+		  bool trailer, bool force)
 {
 	struct job *j = current;
 
 	current = NULL;
 	j->file = f;
 	j->len = len;
+	j->events = events;
+	j->disc_off = disc_off;
+	j->trailer = trailer;
+	j->force = force;
 	enqueue(j);
+}
+
+void st_writer_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off)
+{
+	queue(f, len, events, disc_off, false, false);
+}
+
+void st_writer_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force)
+{
+	queue(f, len, 0, disc_off, true, force);
 }
 
 void st_writer_close(struct st_file *f)

@@ -7,18 +7,71 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * What a trace lost writing: the events of packets that could not be
+ * written (a full disk, an I/O error, a file too large), counted by the
+ * writer thread as it fails and by the loop thread when a packet cannot
+ * even be queued (its metadata could not be written). Shared by the two
+ * threads: every field under the writer's lock (st_writer_lost and
+ * st_writer_take_lost take it).
+ */
+struct st_wloss {
+	uint64_t bytes;		/* of packets written (atomic) */
+	uint64_t events;	/* all events lost writing, so far */
+	int err;		/* the first error (errno) */
+	bool logged;		/* it was logged */
+	struct st_wloss_owner {
+		uint64_t owner;	/* a process instance */
+		uint64_t events;
+	} *owners;		/* losses the loop thread has not taken yet */
+	uint32_t nowners, cap;
+	/* Space set aside in the trace's file system (an unlinked file) so
+	 * that the packets saying what was lost, and the final metadata, can
+	 * still be written when the disk is full. */
+	bool reserved;		/* reserve_fd is open */
+	int reserve_fd;
+	uint64_t reserve;	/* its bytes */
+	uint64_t floor;		/* what stream trailers leave for the metadata */
+};
+
 /* A stream file, written by the writer thread. */
 struct st_file {
 	int fd;
 	bool direct;	/* opened with O_DIRECT */
-	bool failed;	/* a write failed: the file is given up (atomic) */
+	bool failed;	/* it could not be cut back after a failed write: given
+			 * up (atomic) */
 	uint64_t size;	/* bytes in the file */
+	struct st_wloss *loss; /* the trace's */
+	uint64_t owner;	/* the process whose events it holds */
+	/* writer thread: events of its packets not written, and how many of
+	 * them the last packet written carried in its events_discarded */
+	uint64_t lost, carried;
 };
 
 /* The buffer being filled: at least len bytes, 4 KiB aligned. */
 uint8_t *st_writer_buf(uint64_t len);
-/* Queues the first len bytes of that buffer to be appended to f. */
-void st_writer_queue(struct st_file *f, uint64_t len);
+/*
+ * Queues the first len bytes of that buffer, a packet of `events` events,
+ * to be appended to f. The u64 at disc_off is its events_discarded: the
+ * writer adds to it the events of f's packets it could not write before.
+ * A trailer (a packet of no events, the stream's last) is written only if
+ * it says more than the last packet written (force: the loop thread knows
+ * it does).
+ */
+void st_writer_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off);
+void st_writer_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force);
+/* Counts events of owner lost writing for a reason err (loop thread). */
+void st_writer_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err);
+/* Hands the losses not taken yet to fn, one call per owner. */
+void st_writer_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
+			 void *arg);
+/* Totals so far: events lost writing, and the first error. */
+uint64_t st_writer_lost_total(struct st_wloss *l, int *err);
+/* Sets bytes aside in the directory dirfd (see struct st_wloss). */
+void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes);
+/* Gives the space set aside back (after st_writer_sync: nothing written
+ * meanwhile), for the final metadata. */
+void st_writer_release(struct st_wloss *l);
 /* Queues the closing of f, after its writes; f is the writer's then. */
 void st_writer_close(struct st_file *f);
 /* Waits until every queued packet is written. */

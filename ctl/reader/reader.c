@@ -219,6 +219,36 @@ out:
 	return ret;
 }
 
+static const char *env_get(const struct st_tsdl *t, const char *key)
+{
+	for (uint32_t i = 0; i < t->nenv; i++)
+		if (strcmp(t->env[i].key, key) == 0)
+			return t->env[i].value;
+	return NULL;
+}
+
+/* What the writer says of the trace's completeness (see reader.h). */
+static void check_complete(struct st_reader *r)
+{
+	const char *state = env_get(&r->meta, "shimtrace_state");
+	const char *lost = env_get(&r->meta, "shimtrace_events_lost_writing");
+	const char *why = env_get(&r->meta, "shimtrace_write_error");
+
+	if (lost && strcmp(lost, "0") != 0)
+		snprintf(r->incomplete, sizeof(r->incomplete), "%s events lost writing to disk (%s)",
+			 lost, why ? why : "no reason given");
+	else if (state && strcmp(state, "complete") != 0)
+		snprintf(r->incomplete, sizeof(r->incomplete),
+			 "its recording did not finish, or its final metadata could not be written "
+			 "(a full disk?): what its streams hold is shown");
+	st__one_line(r->incomplete);
+}
+
+const char *st_reader_incomplete(const struct st_reader *r)
+{
+	return r->incomplete[0] ? r->incomplete : NULL;
+}
+
 int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t errlen)
 {
 	struct st_reader *r = calloc(1, sizeof(*r));
@@ -248,6 +278,7 @@ int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t er
 	ret = read_metadata(r, dirfd);
 	if (ret < 0)
 		goto fail;
+	check_complete(r);
 	ret = open_streams(r, dirfd);
 	if (ret < 0)
 		goto fail;

@@ -116,6 +116,15 @@ const struct st_stream_info *st_reader_stream(const struct st_reader *r, uint32_
 /* Lost events reported so far by st_reader_next. */
 uint64_t st_reader_lost(const struct st_reader *r);
 
+/*
+ * Why the trace is not whole, as its writer says in the metadata's env
+ * (shimtrace_state, shimtrace_events_lost_writing, shimtrace_write_error:
+ * ctl/daemon/trace.c), in one line: "N events lost writing to disk (why)",
+ * or that the recording did not finish. NULL when nothing says so (a trace
+ * of another writer says nothing).
+ */
+const char *st_reader_incomplete(const struct st_reader *r);
+
 void st_reader_close(struct st_reader *r);
 
 /* Index of the payload field shown as `name` (no leading '_'), or -1:

@@ -68,6 +68,7 @@ struct st_reader {
 	uint64_t lost;
 	int error; /* sticky: once corrupt, always corrupt */
 	char err[768];
+	char incomplete[256]; /* st_reader_incomplete, "" for none */
 };
 
 /* Maps the file and checks every packet header; fills s->info. */

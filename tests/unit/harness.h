@@ -91,18 +91,4 @@ static inline uint8_t *harness_pool(int sock, uint64_t *size)
 	return NULL;
 }
 
-static inline struct st_abi_slot *harness_slot(uint8_t *pool, uint32_t i)
-{
-	const struct st_abi_pool *h = (const struct st_abi_pool *)pool;
-
-	return (struct st_abi_slot *)(pool + ST_ABI_PAGE + i * h->slot_size);
-}
-
-static inline uint8_t *harness_subbuf(uint8_t *pool, uint32_t slot, uint32_t k)
-{
-	const struct st_abi_pool *h = (const struct st_abi_pool *)pool;
-
-	return (uint8_t *)harness_slot(pool, slot) + h->hdr_size + (uint64_t)k * h->sb_size;
-}
-
 #endif

@@ -122,7 +122,7 @@ static void write_packet(struct fixture *f, struct st_stream *s, const uint8_t *
 
 	ck_assert_ptr_nonnull(buf);
 	memcpy(buf, recs, len);
-	ck_assert_int_eq(st_stream_packet(&f->t, s, buf, len, b, e, lost), 0);
+	ck_assert_int_eq(st_stream_packet(&f->t, s, buf, len, 0, b, e, lost), 0);
 }
 
 START_TEST(round_trip)
@@ -137,7 +137,7 @@ START_TEST(round_trip)
 	int events = 0, losts = 0, ret;
 
 	setup(&f);
-	ck_assert_int_eq(st_stream_open(&f.t, &s, "s0", 4242), 0);
+	ck_assert_int_eq(st_stream_open(&f.t, &s, "s0", 4242, 1), 0);
 	n += record_all(recs + n, (uint16_t)f.all, 1000, 0);
 	n += record_bytes(recs + n, (uint16_t)f.bytes, 1500);
 	write_packet(&f, &s, recs, n, 1000, 1500, 5);
