@@ -106,7 +106,9 @@ const struct st_verb st_verbs[] = {
 	  "and writes a CTF 1.8 trace that babeltrace2 and Trace Compass read. The loaded objects "
 	  "of every process are recorded as statedump events, so `babeltrace2 --debug-info DIR` "
 	  "shows each event's caller as function and source line. At the end it prints, on "
-	  "standard error, the events recorded and lost per process and the trace directory, "
+	  "standard error, the events recorded and lost per process (an image a process exec'd "
+	  "listed under it), the events lost writing the trace and why (a full disk), and the "
+	  "trace directory, "
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
 	  "by a signal, 127 when COMMAND cannot be run).",
 	  record_opts, st_cmd_record },
@@ -168,7 +170,11 @@ const struct st_verb st_verbs[] = {
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "
-	  "and its fields. A trace it cannot read is an error naming the problem.",
+	  "and its fields. Lost events are noted on standard error where they happened, with a "
+	  "total at the end. A trace that is not whole (events lost writing it to a full disk, "
+	  "or a recording that did not finish) is shown as far as it goes, with a line \"trace "
+	  "incomplete: ...\" saying why on standard error, and exit status 0; a trace it cannot "
+	  "read (no metadata, or a damaged file) is an error naming the problem.",
 	  view_opts, st_cmd_view },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };

@@ -310,6 +310,34 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 		final_losses(d, p, s, slot);
 }
 
+/*
+ * The daemon's events for p are dated when what they describe happened:
+ * a library's load before its constructors ran. Within the process's meta
+ * stream time never goes back, so a batch dated before what the stream
+ * already holds (dlopens in two threads, a load-probe during a dlopen)
+ * goes into a stream of its own, where it keeps its date; at most
+ * LATE_STREAMS of those per process and session, then the date is moved
+ * up to the stream's (a process could otherwise make files without end).
+ */
+#define LATE_STREAMS 64
+
+static int late_write(struct st_session *ses, struct st_proc *p, struct st_proc_pool *pool,
+		      uint8_t *buf, uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end)
+{
+	struct st_stream late;
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "pid%d-%llu-meta%u", p->pid, (unsigned long long)p->instance,
+		 ++pool->late_streams);
+	ret = st_stream_open(&ses->trace, &late, name, p->pid, p->instance);
+	if (ret < 0)
+		return ret;
+	ret = st_stream_packet(&ses->trace, &late, buf, len, events, ts_begin, ts_end, 0);
+	st_stream_close(&late);
+	return ret;
+}
+
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
 		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end)
 {
@@ -325,6 +353,12 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 		return -ENOENT;
 	if (len)
 		memcpy(buf, records, len);
+	stats = st_session_stats_for(ses, p, true);
+	/* (those lost writing are counted as such) */
+	if (stats)
+		stats->events += events;
+	if (pool->has_meta && ts_begin < pool->meta.last_ts && pool->late_streams < LATE_STREAMS)
+		return late_write(ses, p, pool, buf, len, events, ts_begin, ts_end);
 	if (!pool->has_meta) {
 		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
 		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->instance);
@@ -334,10 +368,6 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
 	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end, lost);
 	pool->lost_reported = lost;
-	/* (those lost writing are counted as such) */
-	stats = st_session_stats_for(ses, p, true);
-	if (stats)
-		stats->events += events;
 	return ret;
 }
 

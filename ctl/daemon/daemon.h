@@ -355,6 +355,7 @@ struct st_proc_pool {
 	struct st_slot_state *slots;
 	struct st_stream meta; /* the daemon's own events for this process */
 	bool has_meta;
+	uint32_t late_streams;	/* more, for events dated before meta's (consumer.c) */
 	uint64_t lost_reported;
 };
 
@@ -419,6 +420,7 @@ struct st_proc {
 	/* Reading its objects (maps.c): through the owner's inspector. */
 	bool objs_pending;	/* a request is out */
 	bool objs_again;	/* the mappings changed again meanwhile */
+	uint64_t objs_again_ts;	/* first of those changes */
 	bool apply_pending;	/* new_objs waits for line tables (maps.c) */
 	bool refresh_objects;	/* to be read again (a line table's file was lost) */
 	uint32_t objs_kind;	/* what the request is for (enum st_abi_maps_kind) */

@@ -268,15 +268,16 @@ static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 		p->statedump_ts = ts;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct rec_buf b = { .pid = p->pid };
-		uint64_t t;
 
 		if (!traced_by(d, p, s))
 			continue;
-		t = ts < p->pools[s].meta.last_ts ? p->pools[s].meta.last_ts : ts;
-		/* A session that saw no statedump yet gets a full one. */
-		build(&b, p, objs, n, p->pools[s].has_meta ? kind : ST_MAPS_STATEDUMP, t);
+		/* A session that saw no statedump yet gets a full one. Dated
+		 * exactly as the process said (st_meta_write keeps the date
+		 * even if the stream is past it): a library's load comes
+		 * before its constructors' events. */
+		build(&b, p, objs, n, p->pools[s].has_meta ? kind : ST_MAPS_STATEDUMP, ts);
 		if (!b.failed && b.len)
-			st_meta_write(d, p, s, b.p, b.len, b.events, t, t);
+			st_meta_write(d, p, s, b.p, b.len, b.events, ts, ts);
 		free(b.p);
 	}
 	st_objects_free(p->objs, p->nobjs);
@@ -371,7 +372,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 	}
 	if (p->objs_again) {
 		p->objs_again = false;
-		request(d, p, ST_MAPS_DLOPEN, p->maps_changed_ts);
+		request(d, p, ST_MAPS_DLOPEN, p->objs_again_ts);
 	}
 	st_proc_recheck(d);
 }
@@ -383,7 +384,12 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	int ret;
 
 	if (p->objs_pending) {
-		p->objs_again = true; /* its objects changed since the request */
+		/* its objects changed since the request: read again once it is
+		 * answered, dated at the first change (the earliest object it
+		 * may bring must not come after its constructors' events) */
+		if (!p->objs_again || ts < p->objs_again_ts)
+			p->objs_again_ts = ts;
+		p->objs_again = true;
 		return;
 	}
 	apply_waiting(d, p, false); /* what changed before comes first */
