@@ -108,7 +108,15 @@ const struct st_verb st_verbs[] = {
 	  "shows each event's caller as function and source line. At the end it prints, on "
 	  "standard error, the events recorded and lost per process and the trace directory, "
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
-	  "by a signal, 127 when COMMAND cannot be run).",
+	  "by a signal, 127 when COMMAND cannot be run).\n"
+	  "record and COMMAND are one job: a signal sent to record is passed on to COMMAND, and "
+	  "if record is killed with SIGKILL (which it cannot pass on), the kernel kills COMMAND "
+	  "with SIGKILL too, so that it never runs on untraced (a setuid COMMAND loses this at "
+	  "exec; processes COMMAND started are its own to end). record's private directory, "
+	  "$TMPDIR/shimtrace-record-XXXXXX (/tmp without TMPDIR), holds the session's socket and "
+	  "a lock record holds while it runs; it is removed when record ends, and the directory "
+	  "of a record killed with SIGKILL by the next record: only your own directories whose "
+	  "lock nobody holds, and only the files a record makes there.",
 	  record_opts, st_cmd_record },
 	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
 	  "Creates a session named NAME (letters, digits and _; default auto_DATE_TIME) in the "
