@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/checks.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/control.h"
@@ -62,7 +63,8 @@ static int absolute(const char *path, char *out, size_t n)
 	return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
 }
 
-static int size_item(struct items *it, const char *verb, const char *name, const char *arg)
+static int size_item(struct items *it, const char *verb, const char *name, const char *arg,
+		     uint64_t *out)
 {
 	int64_t v = st_parse_size(arg);
 	char num[32];
@@ -71,6 +73,8 @@ static int size_item(struct items *it, const char *verb, const char *name, const
 		st_err(verb, "--%s: '%s' is not a size (examples: 4096, 64k, 16M, 1G)", name, arg);
 		return -1;
 	}
+	if (out)
+		*out = (uint64_t)v;
 	snprintf(num, sizeof(num), "%lld", (long long)v);
 	return add(it, name, num);
 }
@@ -126,7 +130,9 @@ int st_cmd_control(int argc, char **argv)
 	const char *verb = v->name, *arg, *output = NULL;
 	const struct st_opt *o;
 	struct items it = { .n = 0 };
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256];
+	uint64_t buffer_size = 0, subbuf_size = 0;
+	struct st_geometry geo;
 	int nops, ret = ST_EXIT_USAGE;
 	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
 
@@ -147,9 +153,12 @@ int st_cmd_control(int argc, char **argv)
 			goto out;
 		} else if (st_opt_is(o, "output")) {
 			output = arg;
-		} else if (st_opt_is(o, "buffer-size") || st_opt_is(o, "subbuf-size") ||
-			   st_opt_is(o, "max-memory")) {
-			bad = size_item(&it, verb, o->name, arg);
+		} else if (st_opt_is(o, "buffer-size")) {
+			bad = size_item(&it, verb, o->name, arg, &buffer_size);
+		} else if (st_opt_is(o, "subbuf-size")) {
+			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
+		} else if (st_opt_is(o, "max-memory")) {
+			bad = size_item(&it, verb, o->name, arg, NULL);
 		} else if (st_opt_is(o, "pid")) {
 			bad = rules ? pids_item(&it, verb, arg) : number_item(&it, verb, "pid", arg);
 		} else if (st_opt_is(o, "uid")) {
@@ -200,6 +209,12 @@ int st_cmd_control(int argc, char **argv)
 		}
 	}
 	if (create) {
+		/* before a daemon is started for it (the daemon checks again, and
+		 * --max-memory against the buffer) */
+		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0) {
+			st_err(verb, "%s", why);
+			goto out;
+		}
 		if (output) {
 			if (absolute(output, path, sizeof(path)) < 0 || add(&it, "output", path) < 0) {
 				st_err(verb, "bad output directory %s", output);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "ctl/catalog.h"
+#include "ctl/checks.h"
 #include "ctl/cli.h"
 #include "ctl/control.h"
 #include "ctl/daemon/daemon.h"
@@ -395,7 +396,8 @@ static void human(uint64_t bytes, char *buf, size_t n)
 static void summary(const struct st_session *ses)
 {
 	uint64_t events = 0, lost = 0, corrupt = 0;
-	char size[32];
+	struct st_geometry geo;
+	char size[32], buffers[128];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -420,6 +422,11 @@ static void summary(const struct st_session *ses)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);
 	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n", ses->trace.dir, size);
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, buffers, sizeof(buffers));
+	st_size_text(ses->max_memory, size, sizeof(size));
+	fprintf(stderr, "shimtrace record: buffers of %s; at most %s per process (%u thread buffers)\n",
+		buffers, size, ses->nslots);
 }
 
 int st_cmd_record(int argc, char **argv)
@@ -427,8 +434,8 @@ int st_cmd_record(int argc, char **argv)
 	static const char *famname[] = { "pthread" };
 	bool families[1] = { false };
 	struct record r = {
-		.buffer_size = ST_DEFAULT_BUFFER_SIZE,
-		.subbuf_size = 0, /* automatic */
+		.buffer_size = 0, /* chosen with the sub-buffer size (ctl/checks.h) */
+		.subbuf_size = 0,
 		.max_memory = ST_DEFAULT_MAX_MEMORY,
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];

@@ -7,6 +7,21 @@
 
 #include "ctl/cli.h"
 
+/* The buffer geometry of record and create (st_geometry, ctl/checks.h). */
+#define BUFFER_OPT                                                                          \
+	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",                 \
+	  "SIZE takes a k, M or G suffix. A buffer is 2 to 1024 whole sub-buffers (8k to "     \
+	  "64G). Without --subbuf-size, its sub-buffers are 1M, halved while fewer than 4 "   \
+	  "would fit and doubled while more than 1024 would (--buffer-size 1M: 4 of 256k); "   \
+	  "a size that is not a whole number of them is refused. The geometry chosen is "      \
+	  "shown by record's summary, create and status." }
+#define SUBBUF_OPT                                                                          \
+	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k from 4k to 64M (default: 1M)", \
+	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free "         \
+	  "sub-buffer loses events (discard mode) or overwrites the oldest sub-buffer "         \
+	  "(--overwrite). Without --buffer-size the buffer stays 32M if that is 2 to 1024 "    \
+	  "sub-buffers, else it is 2 (or 1024) of them; with it, the two must agree." }
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
@@ -19,11 +34,8 @@ static const struct st_opt record_opts[] = {
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
 	  "is recorded in the trace and shown in the summary." },
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",
-	  "SIZE takes a k, M or G suffix. It is a whole number of sub-buffers." },
-	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)",
-	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free sub-buffer "
-	  "loses events (discard mode) or overwrites the oldest sub-buffer (--overwrite)." },
+	BUFFER_OPT,
+	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE",
 	  "bound on the buffer memory of one process (default: 2G); threads beyond it lose their events (counted)",
 	  "Memory is only used as threads write: the bound is what a process may reach, "
@@ -47,8 +59,8 @@ static const struct st_opt create_opts[] = {
 	  "write the trace into DIR (default: ~/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
 	  "The daemon creates DIR with your rights: only where you could yourself." },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)", NULL },
-	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)", NULL },
+	BUFFER_OPT,
+	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },
 	HELP_OPT,
 	END_OPT,

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "ctl/catalog.h"
+#include "ctl/checks.h"
 #include "ctl/control.h"
+#include "ctl/defaults.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/quota.h"
@@ -91,14 +93,16 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	struct st_session_config cfg = { 0 };
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
-	int64_t bs = num(r, "buffer-size", 32ll << 20), sb = num(r, "subbuf-size", 0),
-		mm = num(r, "max-memory", 2ll << 30);
+	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
+		mm = num(r, "max-memory", ST_DEFAULT_MAX_MEMORY);
+	struct st_geometry geo;
+	char geotext[128];
 	int s;
 
 	if (!outdir || outdir[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
 							"be an absolute path");
-	if (bs <= 0 || sb < 0 || mm <= 0)
+	if (bs < 0 || sb < 0 || mm <= 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
 	if (name && !st_name_valid(name))
 		return st_reply_error(r, ST_EXIT_USAGE,
@@ -129,8 +133,11 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 		return st_reply_error(r, s == -EEXIST || s == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
 				      "shimtrace create: %s", err);
 	d->sessions[s]->created = ++created_seq;
-	st_reply(r, "session %s created (%s mode), trace in %s\n", name,
-		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", d->sessions[s]->trace.dir);
+	st_session_geometry(d->sessions[s], &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_reply(r, "session %s created (%s mode; buffers of %s), trace in %s\n", name,
+		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", geotext,
+		 d->sessions[s]->trace.dir);
 	return ST_EXIT_OK;
 }
 
@@ -404,6 +411,8 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 static void session_text(struct st_request *r, const struct st_session *ses, bool json)
 {
 	uint64_t events = 0, lost = 0;
+	struct st_geometry geo;
+	char geotext[128], mm[32];
 
 	for (uint32_t i = 0; i < ses->nstats; i++) {
 		events += ses->stats[i].events;
@@ -431,9 +440,11 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 	}
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses),
 		 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", ses->trace.dir);
-	st_reply(r, "  buffers: %llu bytes per thread in %u-byte sub-buffers, at most %llu per process\n",
-		 (unsigned long long)ses->buffer_size, ses->sb_size,
-		 (unsigned long long)ses->max_memory);
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_size_text(ses->max_memory, mm, sizeof(mm));
+	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
+		 ses->nslots);
 	st_reply(r, "  recorded: %llu events, %llu lost, from %u processes\n",
 		 (unsigned long long)events, (unsigned long long)lost, ses->nstats);
 	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");

@@ -288,8 +288,8 @@ struct st_session_config {
 	const char *name;
 	const char *outdir;
 	uint32_t mode;
-	uint64_t buffer_size; /* per thread */
-	uint64_t subbuf_size;
+	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/checks.h) */
+	uint64_t subbuf_size; /* 0: chosen */
 	uint64_t max_memory;  /* per process */
 	uid_t owner;
 	gid_t owner_gid;
@@ -454,6 +454,9 @@ int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *r
 bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,
 			const char *name);
 struct st_session *st_session_find(struct st_daemon *d, const char *name);
+struct st_geometry;
+/* The session's buffer geometry, as st_geometry_text shows it. */
+void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
 int st_session_stop(struct st_daemon *d, uint32_t s);

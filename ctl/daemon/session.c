@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/checks.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/writer.h"
 
@@ -103,7 +104,8 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		      size_t errlen)
 {
 	struct st_session *ses;
-	uint64_t sb_count, slot_bytes, nslots, sb_size;
+	struct st_geometry geo;
+	uint64_t slot_bytes, nslots;
 	uint32_t s;
 
 	if (cfg->name && st_session_find(d, cfg->name)) {
@@ -116,30 +118,16 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
 		return -ENOSPC;
 	}
-	/* No sub-buffer size given: 1 MiB, or a quarter of a smaller buffer. */
-	sb_size = cfg->subbuf_size;
-	if (sb_size == 0) {
-		sb_size = 1u << 20;
-		while (sb_size > ST_ABI_SB_SIZE_MIN && cfg->buffer_size / sb_size < 4)
-			sb_size /= 2;
-	}
-	if (sb_size < ST_ABI_SB_SIZE_MIN || sb_size > ST_ABI_SB_SIZE_MAX || sb_size % ST_ABI_PAGE) {
-		snprintf(err, errlen, "sub-buffer size must be a multiple of 4 KiB from 4 KiB to 64 MiB");
+	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0)
 		return -EINVAL;
-	}
-	sb_count = cfg->buffer_size / sb_size;
-	if (cfg->buffer_size % sb_size || sb_count < ST_ABI_SB_COUNT_MIN ||
-	    sb_count > ST_ABI_SB_COUNT_MAX) {
-		snprintf(err, errlen,
-			 "buffer size must be 2 to 1024 sub-buffers of %llu bytes",
-			 (unsigned long long)sb_size);
-		return -EINVAL;
-	}
-	slot_bytes = st_abi_slot_hdr_size((uint32_t)sb_count) + cfg->buffer_size;
+	slot_bytes = st_abi_slot_hdr_size(geo.sb_count) + geo.buffer_size;
 	nslots = cfg->max_memory / slot_bytes;
 	if (nslots < 1) {
-		snprintf(err, errlen, "memory limit below one thread buffer (%llu bytes)",
-			 (unsigned long long)slot_bytes);
+		char mm[32], sl[32];
+
+		st_size_text(cfg->max_memory, mm, sizeof(mm));
+		st_size_text(slot_bytes, sl, sizeof(sl));
+		snprintf(err, errlen, "--max-memory %s is below one thread's buffer (%s)", mm, sl);
 		return -EINVAL;
 	}
 	if (nslots > ST_ABI_SLOTS_MAX)
@@ -161,10 +149,10 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->all_users = cfg->all_users;
 	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
-	ses->sb_size = (uint32_t)sb_size;
-	ses->sb_count = (uint32_t)sb_count;
+	ses->sb_size = geo.sb_size;
+	ses->sb_count = geo.sb_count;
 	ses->nslots = (uint32_t)nslots;
-	ses->buffer_size = cfg->buffer_size;
+	ses->buffer_size = geo.buffer_size;
 	ses->max_memory = cfg->max_memory;
 	ses->trace.dirfd = -1;
 	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
@@ -174,6 +162,13 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	}
 	d->sessions[s] = ses;
 	return (int)s;
+}
+
+void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
+{
+	g->buffer_size = ses->buffer_size;
+	g->sb_size = ses->sb_size;
+	g->sb_count = ses->sb_count;
 }
 
 int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule)
