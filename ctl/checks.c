@@ -1,6 +1,7 @@
 /*
  * Checks shared by the command line and the daemon (checks.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,112 @@
 #include "core/abi.h"
 #include "ctl/checks.h"
 #include "ctl/defaults.h"
+
+bool st_session_name_ok(const char *name)
+{
+	return st_abi_name_valid(name);
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+int st_pattern_check(const char *p, char *why, size_t n)
+{
+	int colons = 0;
+
+	if (!*p) {
+		snprintf(why, n, "an empty pattern");
+		return -1;
+	}
+	if (strlen(p) > ST_PATTERN_MAX) {
+		snprintf(why, n, "longer than %d characters", ST_PATTERN_MAX);
+		return -1;
+	}
+	for (const char *s = p; *s; s++) {
+		if (*s == '[') {
+			/* a bracket expression: [!...] or [^...]; a ']' first is literal */
+			const char *e = s + 1;
+
+			if (*e == '!' || *e == '^')
+				e++;
+			if (*e == ']')
+				e++;
+			e = strchr(e, ']');
+			if (!e) {
+				snprintf(why, n, "'[' without its ']'");
+				return -1;
+			}
+			s = e;
+		} else if (*s == '\\') {
+			if (!s[1]) {
+				snprintf(why, n, "ends with a lone backslash");
+				return -1;
+			}
+			s++;
+		} else if (*s == ':') {
+			if (++colons > 1) {
+				snprintf(why, n, "more than one ':' (tracepoints are provider:name)");
+				return -1;
+			}
+		} else if (!name_char(*s) && *s != '*' && *s != '?') {
+			snprintf(why, n,
+				 "'%c' is in no tracepoint name (provider:name, letters, digits and _; "
+				 "globs * ? [...])",
+				 *s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int st_pid_parse(const char *s, pid_t *out, char *why, size_t n)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno) {
+		snprintf(why, n, "'%s' is not a pid", s);
+		return -1;
+	}
+	if (v < 1 || v > ST_PID_MAX) {
+		snprintf(why, n, "%s is out of the range of pids (1 to %d)", s, ST_PID_MAX);
+		return -1;
+	}
+	*out = (pid_t)v;
+	return 0;
+}
+
+int st_pid_list_parse(const char *s, pid_t *out, size_t max, size_t *count, char *why, size_t n)
+{
+	*count = 0;
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+		char one[24];
+
+		if (len == 0) {
+			snprintf(why, n, "'%s' has an empty element", s);
+			return -1;
+		}
+		if (*count == max) {
+			snprintf(why, n, "more than %zu pids", max);
+			return -1;
+		}
+		snprintf(one, sizeof(one), "%.*s", len < sizeof(one) ? (int)len : (int)sizeof(one) - 1, p);
+		if (len >= sizeof(one) || st_pid_parse(one, &out[*count], why, n) < 0) {
+			if (len >= sizeof(one))
+				snprintf(why, n, "'%.*s' is not a pid", (int)len, p);
+			return -1;
+		}
+		(*count)++;
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
 
 void st_size_text(uint64_t b, char *buf, size_t n)
 {

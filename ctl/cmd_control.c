@@ -94,19 +94,32 @@ static int number_item(struct items *it, const char *verb, const char *key, cons
 /* --pid 12,34,56: one item per pid. */
 static int pids_item(struct items *it, const char *verb, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int ret = 0;
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256], num[16];
 
-	if (!copy)
+	if (st_pid_list_parse(arg, pids, ST_RULE_MAX_PIDS, &n, why, sizeof(why)) < 0) {
+		st_err(verb, "--pid: %s", why);
 		return -1;
-	for (char *p = strtok_r(copy, ",", &save); p && ret == 0; p = strtok_r(NULL, ",", &save))
-		ret = number_item(it, verb, "pid", p);
-	if (strchr(arg, ',') == arg || arg[0] == '\0' || arg[strlen(arg) - 1] == ',') {
-		st_err(verb, "--pid: '%s' is not a list of pids", arg);
-		ret = -1;
 	}
-	free(copy);
-	return ret;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(num, sizeof(num), "%d", (int)pids[i]);
+		if (add(it, "pid", num) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int pid_item(struct items *it, const char *verb, const char *arg)
+{
+	pid_t pid;
+	char why[256];
+
+	if (st_pid_parse(arg, &pid, why, sizeof(why)) < 0) {
+		st_err(verb, "--pid: %s", why);
+		return -1;
+	}
+	return add(it, "pid", arg);
 }
 
 static int default_output(struct items *it, const char *name)
@@ -160,7 +173,7 @@ int st_cmd_control(int argc, char **argv)
 		} else if (st_opt_is(o, "max-memory")) {
 			bad = size_item(&it, verb, o->name, arg, NULL);
 		} else if (st_opt_is(o, "pid")) {
-			bad = rules ? pids_item(&it, verb, arg) : number_item(&it, verb, "pid", arg);
+			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
 			bad = number_item(&it, verb, "uid", arg);
 		} else if (st_opt_is(o, "session") || st_opt_is(o, "procname")) {
@@ -194,9 +207,18 @@ int st_cmd_control(int argc, char **argv)
 	}
 	for (int i = st_optind(); i < argc; i++) {
 		if (rules) {
+			if (st_pattern_check(argv[i], why, sizeof(why)) < 0) {
+				st_err(verb, "pattern '%s': %s", argv[i], why);
+				goto out;
+			}
 			if (add(&it, "pattern", argv[i]) < 0)
 				goto out;
 		} else if (create) {
+			if (!st_session_name_ok(argv[i])) {
+				st_err(verb, "'%s' is not a session name (" ST_SESSION_NAME_RULE ")",
+				       argv[i]);
+				goto out;
+			}
 			if (add(&it, "name", argv[i]) < 0)
 				goto out;
 		} else if (probe) {

@@ -119,7 +119,12 @@ static int check_patterns(struct record *r, bool *families, size_t nfam, const c
 {
 	for (int i = 0; i < r->npatterns; i++) {
 		bool any = false;
+		char why[256];
 
+		if (st_pattern_check(r->patterns[i], why, sizeof(why)) < 0) {
+			st_err(V, "pattern '%s': %s", r->patterns[i], why);
+			return -1;
+		}
 		for (unsigned k = 0; k < st_catalog_count; k++) {
 			char full[160];
 

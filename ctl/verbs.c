@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ctl/checks.h"
 #include "ctl/cli.h"
 
 /* The buffer geometry of record and create (st_geometry, ctl/checks.h). */
@@ -84,7 +85,12 @@ static const struct st_opt status_opts[] = {
 
 static const struct st_opt rule_opts[] = {
 	SESSION_OPT,
-	{ "pid", 'p', "PID,...", "only in these processes", NULL },
+	{ "pid", 'p', "PID,...", "only in these processes (at most 64, comma-separated)",
+	  "Each PID is a number from 1 to 4194304; an empty element is an error. A PID that "
+	  "names no process registered with the daemon is kept in the rule (it selects a "
+	  "process that registers with that pid later) with a warning on standard error "
+	  "naming it: no such process, or one that is not registered (started without the "
+	  "preload, or another user's)." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
 	  NULL },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
@@ -93,7 +99,7 @@ static const struct st_opt rule_opts[] = {
 };
 
 static const struct st_opt list_opts[] = {
-	{ "pid", 'p', "PID", "only this process", NULL },
+	{ "pid", 'p', "PID", "only this process (an error if it is not registered)", NULL },
 	{ "json", 0, NULL, "print JSON", NULL },
 	HELP_OPT,
 	END_OPT,
@@ -131,7 +137,7 @@ const struct st_verb st_verbs[] = {
 	  "lock nobody holds, and only the files a record makes there.",
 	  record_opts, st_cmd_record },
 	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
-	  "Creates a session named NAME (letters, digits and _; default auto_DATE_TIME) in the "
+	  "Creates a session named NAME (" ST_SESSION_NAME_RULE "; default auto_DATE_TIME) in the "
 	  "session daemon, starting your daemon if none runs. A session has its own rules, "
 	  "buffers, mode and trace directory; up to 32 exist at once. It records nothing until "
 	  "`start`. A session created by a user other than root traces only that user's "
@@ -164,7 +170,12 @@ const struct st_verb st_verbs[] = {
 	  "the processes the filters select: with no filter, every process, also those started "
 	  "later. Rules are applied in order and the last one that applies to a tracepoint in a "
 	  "process decides. Takes effect at once in running processes, even if they are blocked "
-	  "or never call a traced function.",
+	  "or never call a traced function.\n"
+	  "PATTERN is a glob (*, ?, [...]) over provider:name, whose parts hold letters, digits "
+	  "and _: an empty pattern, a '[' without its ']', a trailing backslash, a second ':' or "
+	  "any other character outside brackets is an error. A pattern that matches no "
+	  "tracepoint known yet is accepted (a library loaded later may declare it) and said "
+	  "so.",
 	  rule_opts, st_cmd_control },
 	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
 	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,15 @@ static bool visible(const struct st_request *r, const struct st_session *ses)
 static bool visible_proc(const struct st_request *r, const struct st_proc *p)
 {
 	return r->root || p->uid == r->uid;
+}
+
+/* The registered process pid the requester may see, or NULL. */
+static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r, pid_t pid)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->pid == pid && visible_proc(r, p))
+			return p;
+	return NULL;
 }
 
 static const char *state_name(const struct st_session *ses)
@@ -104,9 +114,10 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 							"be an absolute path");
 	if (bs < 0 || sb < 0 || mm <= 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
-	if (name && !st_name_valid(name))
+	if (name && !st_session_name_ok(name))
 		return st_reply_error(r, ST_EXIT_USAGE,
-				      "shimtrace create: '%s' is not a session name (letters, digits, _)",
+				      "shimtrace create: '%s' is not a session name (" ST_SESSION_NAME_RULE
+				      ")",
 				      name);
 	if (!name) {
 		time_t now = time(NULL);
@@ -302,6 +313,25 @@ static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
 	return false;
 }
 
+/*
+ * A rule's pid that names no registered process is kept (a process that
+ * registers with that pid is selected), but the user hears of it: a typo
+ * or a process that ended is the likelier story.
+ */
+static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t pid)
+{
+	if (find_proc(d, r, pid))
+		return;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		st_reply_error(r, 0, "shimtrace %s: warning: no process %d runs (the rule applies to "
+				     "a process that registers with that pid)",
+			       r->verb, (int)pid);
+	else
+		st_reply_error(r, 0, "shimtrace %s: warning: process %d is not registered with this "
+				     "daemon (not started with the shimtrace preload, or not yours)",
+			       r->verb, (int)pid);
+}
+
 static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 {
 	const char *patterns[ST_REQ_MAX_ITEMS], *pids[ST_RULE_MAX_PIDS + 1];
@@ -311,6 +341,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 	int64_t uid = num(r, "uid", -2);
 	struct st_session *ses;
 	struct st_rule rule;
+	char why[256];
 
 	if (np == 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: no PATTERN", r->verb);
@@ -331,23 +362,18 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 				      r->verb, ses->name, (unsigned)ses->owner);
 	memset(&rule, 0, sizeof(rule));
 	rule.enable = enable;
-	for (uint32_t i = 0; i < npids; i++) {
-		char *end;
-		long v = strtol(pids[i], &end, 10);
-
-		if (*end || end == pids[i] || v <= 0 || v > 0x7fffffff)
-			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: '%s' is not a pid",
-					      r->verb, pids[i]);
-		rule.pids[rule.npids++] = (pid_t)v;
-	}
+	for (uint32_t i = 0; i < npids; i++)
+		if (st_pid_parse(pids[i], &rule.pids[rule.npids++], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --pid: %s", r->verb, why);
+	for (uint32_t i = 0; i < np; i++)
+		if (st_pattern_check(patterns[i], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern '%s': %s",
+					      r->verb, patterns[i], why);
 	if (procname)
 		snprintf(rule.procname, sizeof(rule.procname), "%s", procname);
 	rule.has_uid = uid >= 0;
 	rule.uid = uid >= 0 ? (uid_t)uid : 0;
 	for (uint32_t i = 0; i < np; i++) {
-		if (strlen(patterns[i]) >= sizeof(rule.pattern))
-			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern too long",
-					      r->verb);
 		snprintf(rule.pattern, sizeof(rule.pattern), "%s", patterns[i]);
 		if (st_session_add_rule(d, ses->index, &rule) < 0)
 			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
@@ -355,6 +381,8 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 			 ses->name,
 			 known_pattern(d, r, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
 	}
+	for (uint32_t i = 0; i < rule.npids; i++)
+		warn_unregistered(d, r, rule.pids[i]);
 	return ST_EXIT_OK;
 }
 
@@ -504,6 +532,9 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 	const char *name = st_req_get(r, "session");
 	uint32_t nprocs = 0, n = 0;
 
+	/* a session that is not there is an error, and only that */
+	if (name && !session_of(d, r))
+		return ST_EXIT_FAIL;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		nprocs += !p->ended && visible_proc(r, p);
 	if (json) {
@@ -520,8 +551,6 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
 		users_text(r, false);
 	}
-	if (name && !session_of(d, r))
-		return ST_EXIT_FAIL;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		const struct st_session *ses = d->sessions[s];
 
@@ -542,11 +571,16 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 static int cmd_list(struct st_daemon *d, struct st_request *r)
 {
 	bool json = st_req_get(r, "json") != NULL;
-	int64_t pid = num(r, "pid", 0);
+	const char *pidarg = st_req_get(r, "pid");
+	pid_t pid = 0;
 	uint32_t n = 0;
+	char why[256];
 
-	if (pid < 0)
-		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: malformed pid");
+	if (pidarg && st_pid_parse(pidarg, &pid, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: --pid: %s", why);
+	if (pid && !find_proc(d, r, pid))
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace list: no registered process %d",
+				      (int)pid);
 	if (json)
 		st_reply(r, "{\"processes\": [");
 	for (struct st_proc *p = d->procs; p; p = p->next) {
@@ -603,9 +637,8 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 	if (json)
 		st_reply(r, "]}\n");
 	else if (!n)
-		st_reply(r, pid ? "no registered process %lld\n" : "no registered process\n",
-			 (long long)pid);
-	return pid && !n ? ST_EXIT_FAIL : ST_EXIT_OK;
+		st_reply(r, "no registered process\n");
+	return ST_EXIT_OK;
 }
 
 static int cmd_snapshot(struct st_daemon *d, struct st_request *r)
@@ -619,13 +652,14 @@ static int cmd_load_probe(struct st_daemon *d, struct st_request *r)
 {
 	int64_t pid = num(r, "pid", 0);
 	const char *lib = st_req_get(r, "library");
+	struct st_proc *p;
 
 	if (pid <= 0 || !lib || lib[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE,
 				      "shimtrace load-probe: needs --pid PID and an absolute LIBRARY path");
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->pid == pid && visible_proc(r, p))
-			return st_cmd_load_probe(d, r, p, lib);
+	p = find_proc(d, r, (pid_t)pid);
+	if (p)
+		return st_cmd_load_probe(d, r, p, lib);
 	return st_reply_error(r, ST_EXIT_FAIL, "shimtrace load-probe: no registered process %lld",
 			      (long long)pid);
 }

@@ -22,6 +22,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
+#include "ctl/checks.h"
 
 #define ST_PATH_MAX 4096
 
@@ -236,8 +237,6 @@ void st_trace_close(struct st_trace *t);
  * select (every filter given must hold; none given: every process,
  * including those started later). The last rule that applies decides.
  */
-#define ST_RULE_MAX_PIDS 64
-
 struct st_rule {
 	bool enable;
 	char pattern[2 * ST_ABI_NAME_MAX + 2];

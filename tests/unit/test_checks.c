@@ -1,9 +1,11 @@
 /*
  * Unit tests of what the command line and the daemon both check
- * (ctl/checks.c): the buffer geometry chosen or refused for every way of
- * giving the two sizes, and the exact text that shows it.
+ * (ctl/checks.c): session names, tracepoint patterns and pid lists, each
+ * refusal with its reason; the buffer geometry chosen or refused for every
+ * way of giving the two sizes, and the exact text that shows it.
  */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/abi.h"
@@ -36,6 +38,104 @@ static void geometry_refused(uint64_t b, uint64_t s, const char *says)
 	ck_assert_int_eq(st_geometry(b, s, &g, why, sizeof(why)), -1);
 	ck_assert_msg(strstr(why, says), "'%s' lacks '%s'", why, says);
 }
+
+static void pattern_refused(const char *p, const char *says)
+{
+	char why[256] = "";
+
+	ck_assert_msg(st_pattern_check(p, why, sizeof(why)) == -1, "'%s' accepted", p);
+	ck_assert_msg(strstr(why, says), "'%s': '%s' lacks '%s'", p, why, says);
+}
+
+START_TEST(patterns)
+{
+	static const char *const good[] = {
+		"pthread:*", "pthread:mutex_lock", "*", "*:*lock", "pthread:mutex_[lu]*",
+		"pthread:mutex_[!t]*", "pthread:[]x]", "p?thread:*", "pthread:mutex\\_lock",
+		"lttng_ust_lib:*", "[a-z]*:x",
+	};
+	char why[256], longest[ST_PATTERN_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(st_pattern_check(good[i], why, sizeof(why)) == 0, "'%s': %s", good[i],
+			      why);
+	pattern_refused("", "an empty pattern");
+	pattern_refused("pthread:[mutex", "'[' without its ']'");
+	pattern_refused("pthread:[]", "'[' without its ']'");
+	pattern_refused("pthread:mutex\\", "lone backslash");
+	pattern_refused("a:b:c", "more than one ':'");
+	pattern_refused("pthread.mutex_lock", "'.' is in no tracepoint name");
+	pattern_refused("pthread: mutex", "' ' is in no tracepoint name");
+	pattern_refused("pthread/*", "'/' is in no tracepoint name");
+	memset(longest, 'a', ST_PATTERN_MAX);
+	longest[ST_PATTERN_MAX] = '\0';
+	ck_assert_int_eq(st_pattern_check(longest, why, sizeof(why)), 0);
+	longest[ST_PATTERN_MAX] = 'a';
+	longest[ST_PATTERN_MAX + 1] = '\0';
+	pattern_refused(longest, "longer than 129 characters");
+}
+END_TEST
+
+static void pids_refused(const char *s, const char *says)
+{
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256] = "";
+
+	ck_assert_msg(st_pid_list_parse(s, pids, ST_RULE_MAX_PIDS, &n, why, sizeof(why)) == -1,
+		      "'%s' accepted", s);
+	ck_assert_msg(strstr(why, says), "'%s': '%s' lacks '%s'", s, why, says);
+}
+
+START_TEST(pid_lists)
+{
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256], many[ST_RULE_MAX_PIDS * 4 + 8] = "";
+
+	ck_assert_int_eq(st_pid_list_parse("1,22,4194304", pids, ST_RULE_MAX_PIDS, &n, why,
+					   sizeof(why)), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(pids[0], 1);
+	ck_assert_int_eq(pids[1], 22);
+	ck_assert_int_eq(pids[2], 4194304);
+	pids_refused("1,,3", "'1,,3' has an empty element");
+	pids_refused("", "empty element");
+	pids_refused(",1", "empty element");
+	pids_refused("1,", "empty element");
+	pids_refused("1,x", "'x' is not a pid");
+	pids_refused("12a", "'12a' is not a pid");
+	pids_refused("-3", "'-3' is not a pid");
+	pids_refused("+3", "'+3' is not a pid");
+	pids_refused(" 3", "' 3' is not a pid");
+	pids_refused("0", "0 is out of the range of pids (1 to 4194304)");
+	pids_refused("4194305", "out of the range");
+	pids_refused("99999999999999999999999", "is not a pid");
+	pids_refused("123456789012345678901234567890", "is not a pid");
+	for (int i = 0; i <= ST_RULE_MAX_PIDS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%d", i ? "," : "", i + 1);
+	pids_refused(many, "more than 64 pids");
+}
+END_TEST
+
+START_TEST(session_names)
+{
+	char name[80];
+
+	ck_assert(st_session_name_ok("web"));
+	ck_assert(st_session_name_ok("_x9"));
+	ck_assert(!st_session_name_ok(""));
+	ck_assert(!st_session_name_ok("9x"));
+	ck_assert(!st_session_name_ok("a-b"));
+	memset(name, 'a', 63);
+	name[63] = '\0';
+	ck_assert(st_session_name_ok(name)); /* 63: the most */
+	name[63] = 'a';
+	name[64] = '\0';
+	ck_assert(!st_session_name_ok(name));
+	ck_assert_ptr_nonnull(strstr(ST_SESSION_NAME_RULE, "63"));
+}
+END_TEST
 
 START_TEST(geometry_defaults)
 {
@@ -101,7 +201,7 @@ END_TEST
 
 int main(void)
 {
-	return st_run_tests("checks", ST_TESTS(geometry_defaults, geometry_from_buffer,
+	return st_run_tests("checks", ST_TESTS(session_names, patterns, pid_lists, geometry_defaults, geometry_from_buffer,
 					       geometry_from_subbuf, geometry_from_both,
 					       sizes_as_text));
 }
