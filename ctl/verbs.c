@@ -138,14 +138,16 @@ const struct st_verb st_verbs[] = {
 	  record_opts, st_cmd_record },
 	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
 	  "Creates a session named NAME (" ST_SESSION_NAME_RULE "; default auto_DATE_TIME) in the "
-	  "session daemon, starting your daemon if none runs. A session has its own rules, "
+	  "session daemon, starting your daemon if none runs (in $SHIMTRACE_RUNDIR when that is "
+	  "set). A session has its own rules, "
 	  "buffers, mode and trace directory; up to 32 exist at once. It records nothing until "
 	  "`start`. A session created by a user other than root traces only that user's "
 	  "processes.",
 	  create_opts, st_cmd_control },
 	{ "destroy", "[OPTIONS] [SESSION]", "stop and forget a session (its trace stays)",
 	  "Stops the session if it is started, then forgets it. The trace directory is left as "
-	  "it is.",
+	  "it is, but for a session never started: the directory create made for it is removed "
+	  "if it is still empty (one that existed before, or that holds anything, stays).",
 	  destroy_opts, st_cmd_control },
 	{ "start", "[OPTIONS] [SESSION]", "start recording",
 	  "Switches on, in every registered process and in processes that start later, the "

@@ -164,6 +164,19 @@ static void summary_line(struct st_request *r, const struct st_session *ses)
 		 (unsigned long long)lost, ses->nstats);
 }
 
+static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
+	char name[sizeof(ses->name)], dir[sizeof(ses->trace.dir)];
+
+	memcpy(name, ses->name, sizeof(name));
+	memcpy(dir, ses->trace.dir, sizeof(dir));
+	if (st_session_destroy(d, ses->index))
+		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
+			 name, dir);
+	else
+		st_reply(r, "session %s destroyed, trace in %s\n", name, dir);
+}
+
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session *ses;
@@ -173,16 +186,14 @@ static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 		ses = session_of(d, r);
 		if (!ses)
 			return ST_EXIT_FAIL;
-		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
-		st_session_destroy(d, ses->index);
+		destroy_one(d, r, ses);
 		return ST_EXIT_OK;
 	}
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		ses = d->sessions[s];
 		if (!ses || !visible(r, ses))
 			continue;
-		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
-		st_session_destroy(d, s);
+		destroy_one(d, r, ses);
 		n++;
 	}
 	if (!n)

@@ -199,6 +199,7 @@ struct st_trace {
 	gid_t owner_gid;
 	bool direct_ok;		/* the filesystem takes O_DIRECT writes */
 	uint32_t align;		/* their alignment */
+	bool made_dir;		/* st_trace_open created the directory */
 };
 
 /* Creates the trace directory dir (with the owner's filesystem rights). */
@@ -228,6 +229,10 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 		     uint64_t ts_begin, uint64_t ts_end, uint64_t discarded);
 void st_stream_close(struct st_stream *s);
 void st_trace_close(struct st_trace *t);
+/* Removes t's directory if st_trace_open created it and it is empty (the
+ * caller knows nothing was written: a session never started); true if
+ * removed. */
+bool st_trace_remove_unused(struct st_trace *t);
 
 /* ---- sessions (session.c) ---- */
 
@@ -459,7 +464,9 @@ void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
 int st_session_stop(struct st_daemon *d, uint32_t s);
-void st_session_destroy(struct st_daemon *d, uint32_t s);
+/* True when the session had never started and its directory, which it
+ * had made and which is empty, is removed with it. */
+bool st_session_destroy(struct st_daemon *d, uint32_t s);
 /* Recomputes the enable bits of every tracepoint of p. */
 void st_session_apply(struct st_daemon *d, struct st_proc *p);
 /* The statistics of process p in session s, created when `create`. */

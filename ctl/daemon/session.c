@@ -385,16 +385,20 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 	return 0;
 }
 
-void st_session_destroy(struct st_daemon *d, uint32_t s)
+bool st_session_destroy(struct st_daemon *d, uint32_t s)
 {
 	struct st_session *ses = d->sessions[s];
+	bool removed = false;
 
 	if (!ses)
-		return;
+		return false;
 	if (ses->active)
 		st_session_stop(d, s);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_consume_pool_close(d, p, s);
+	/* never started, nothing written: the directory it made goes too */
+	if (ses->state == ST_SESSION_CREATED)
+		removed = st_trace_remove_unused(&ses->trace);
 	st_trace_close(&ses->trace);
 	d->sessions[s] = NULL;
 	/* processes forget the session (their writers see the generation go) */
@@ -403,4 +407,5 @@ void st_session_destroy(struct st_daemon *d, uint32_t s)
 	free(ses->rules);
 	free(ses->stats);
 	free(ses);
+	return removed;
 }
