@@ -400,9 +400,9 @@ static void human(uint64_t bytes, char *buf, size_t n)
 
 static void summary(const struct st_session *ses)
 {
-	uint64_t events = 0, lost = 0, corrupt = 0;
+	uint64_t events = 0, lost = 0, corrupt = 0, by[ST_LOSS_KINDS];
 	struct st_geometry geo;
-	char size[32], buffers[128];
+	char size[32], buffers[256];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -420,9 +420,14 @@ static void summary(const struct st_session *ses)
 	fprintf(stderr, "shimtrace record: %llu events recorded, %llu lost, from %u process%s\n",
 		(unsigned long long)events, (unsigned long long)lost, ses->nstats,
 		ses->nstats == 1 ? "" : "es");
+	st_session_losses(ses, by);
+	st_loss_text(by, buffers, sizeof(buffers));
 	if (lost)
-		fprintf(stderr, "shimtrace record: events were lost: a larger --buffer-size, or "
-				"--max-memory for many threads, keeps them\n");
+		fprintf(stderr, "shimtrace record: lost: %s\n", buffers);
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k])
+			fprintf(stderr, "shimtrace record:   %s: %s\n", st_loss_kinds[k].name,
+				st_loss_kinds[k].hint);
 	if (corrupt)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);

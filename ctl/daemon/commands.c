@@ -177,6 +177,22 @@ static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_ses
 		st_reply(r, "session %s destroyed, trace in %s\n", name, dir);
 }
 
+/* The session's losses by cause, each with what would have kept them. */
+static void losses_text(struct st_request *r, const struct st_session *ses)
+{
+	uint64_t by[ST_LOSS_KINDS];
+	char text[256];
+
+	st_session_losses(ses, by);
+	st_loss_text(by, text, sizeof(text));
+	if (!text[0])
+		return;
+	st_reply(r, "  lost: %s\n", text);
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k])
+			st_reply(r, "    %s: %s\n", st_loss_kinds[k].name, st_loss_kinds[k].hint);
+}
+
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session *ses;
@@ -249,6 +265,7 @@ static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session
 	st_reply(r, "session %s stopped: ", ses->name);
 	summary_line(r, ses);
 	st_reply(r, "; trace in %s\n", ses->trace.dir);
+	losses_text(r, ses);
 	return ST_EXIT_OK;
 }
 
@@ -449,7 +466,7 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 
 static void session_text(struct st_request *r, const struct st_session *ses, bool json)
 {
-	uint64_t events = 0, lost = 0;
+	uint64_t events = 0, lost = 0, by[ST_LOSS_KINDS];
 	struct st_geometry geo;
 	char geotext[128], mm[32];
 
@@ -474,7 +491,12 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 			st_reply(r, "%s", i ? ", " : "");
 			rule_text(r, &ses->rules[i], true);
 		}
-		st_reply(r, "]}");
+		st_session_losses(ses, by);
+		st_reply(r, "], \"lost_by\": {");
+		for (int k = 0; k < ST_LOSS_KINDS; k++)
+			st_reply(r, "%s\"%s\": %llu", k ? ", " : "", st_loss_kinds[k].key,
+				 (unsigned long long)by[k]);
+		st_reply(r, "}}");
 		return;
 	}
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses),
@@ -486,6 +508,7 @@ static void session_text(struct st_request *r, const struct st_session *ses, boo
 		 ses->nslots);
 	st_reply(r, "  recorded: %llu events, %llu lost, from %u processes\n",
 		 (unsigned long long)events, (unsigned long long)lost, ses->nstats);
+	losses_text(r, ses);
 	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
 	for (uint32_t i = 0; i < ses->nrules; i++)
 		rule_text(r, &ses->rules[i], false);

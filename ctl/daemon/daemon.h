@@ -252,12 +252,32 @@ struct st_rule {
 	uid_t uid;
 };
 
+/*
+ * Why events were lost: the counters of core/abi.h, which call for
+ * different remedies (st_loss_kinds has their names and hints).
+ */
+enum st_loss {
+	ST_LOSS_FULL,	     /* discard mode: the thread's buffer was full */
+	ST_LOSS_OVERWRITTEN, /* overwrite mode: older events written over */
+	ST_LOSS_NO_BUFFER,   /* the thread found no free buffer (max-memory) */
+	ST_LOSS_NESTED,	     /* a signal handler interrupted an event's write */
+	ST_LOSS_KINDS,
+};
+
+struct st_loss_kind {
+	const char *name; /* "buffer full" */
+	const char *key;  /* JSON: "full" */
+	const char *hint; /* what keeps them, or why nothing does */
+};
+extern const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS];
+
 struct st_session_stats {
 	uint64_t instance;
 	pid_t pid;
 	char name[17];
 	uint64_t events;
-	uint64_t lost;
+	uint64_t lost;			  /* the sum of lost_by */
+	uint64_t lost_by[ST_LOSS_KINDS];
 	uint64_t corrupt_bytes;
 	bool ended;
 };
@@ -459,6 +479,10 @@ bool st_session_records(const struct st_session *ses, const struct st_proc *p, c
 			const char *name);
 struct st_session *st_session_find(struct st_daemon *d, const char *name);
 struct st_geometry;
+/* "12 buffer full, 3 no thread buffer": the causes with losses. */
+void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n);
+/* The session's losses by cause, over its processes. */
+void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
 /* The session's buffer geometry, as st_geometry_text shows it. */
 void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);

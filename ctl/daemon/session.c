@@ -299,24 +299,62 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	}
 }
 
+const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
+	[ST_LOSS_FULL] = { "buffer full", "full",
+			   "a thread wrote faster than its buffer drained: a larger --buffer-size "
+			   "keeps them (or fewer tracepoints)" },
+	[ST_LOSS_OVERWRITTEN] = { "overwritten", "overwritten",
+				  "--overwrite keeps the newest events: a larger --buffer-size keeps "
+				  "more of the past" },
+	[ST_LOSS_NO_BUFFER] = { "no thread buffer", "no_buffer",
+				"more threads wrote at once than --max-memory holds buffers for: a "
+				"larger --max-memory (or a smaller --buffer-size) keeps them" },
+	[ST_LOSS_NESTED] = { "in nested signal handlers", "nested",
+			     "a signal handler's events that interrupted an event being written "
+			     "are dropped whole: no buffer size keeps them" },
+};
+
 /* Adds a process's loss counters to the session's statistics. */
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_session_stats *st = st_session_stats_for(ses, p, pool->base != NULL);
-	uint64_t lost = 0;
 
 	if (!st)
 		return;
+	memset(st->lost_by, 0, sizeof(st->lost_by));
 	for (uint32_t i = 0, n = st_pool_slots_used(pool); i < n; i++) {
 		const struct st_abi_slot *slot =
 			(const struct st_abi_slot *)(pool->base + ST_ABI_PAGE + i * pool->slot_size);
 
-		lost += slot->lost_full + slot->lost_nested + slot->overwritten;
+		st->lost_by[ST_LOSS_FULL] += slot->lost_full;
+		st->lost_by[ST_LOSS_NESTED] += slot->lost_nested;
+		st->lost_by[ST_LOSS_OVERWRITTEN] += slot->overwritten;
 	}
 	if (p->control)
-		lost += p->control->lost_no_buffer[s];
-	st->lost = lost;
+		st->lost_by[ST_LOSS_NO_BUFFER] = p->control->lost_no_buffer[s];
+	st->lost = 0;
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		st->lost += st->lost_by[k];
+}
+
+void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k] && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%llu %s", len ? ", " : "",
+						(unsigned long long)by[k], st_loss_kinds[k].name);
+}
+
+void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
+{
+	memset(by, 0, ST_LOSS_KINDS * sizeof(by[0]));
+	for (uint32_t i = 0; i < ses->nstats; i++)
+		for (int k = 0; k < ST_LOSS_KINDS; k++)
+			by[k] += ses->stats[i].lost_by[k];
 }
 
 /* Final drain of session s in process p (the process ended or s stops). */
