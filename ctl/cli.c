@@ -14,6 +14,7 @@
 #include "config.h"
 #include "core/abi.h"
 #include "ctl/cli.h"
+#include "install-dirs.h"
 
 const char *st_program = "shimtrace";
 

@@ -20,7 +20,7 @@ struct st_verb {
 	const char *name;
 	const char *synopsis; /* after "shimtrace VERB " */
 	const char *summary;  /* one line */
-	const char *description; /* man page paragraph(s) */
+	const char *description; /* man page paragraphs, each ended by \n but the last */
 	const struct st_opt *opts; /* terminated by a zero entry */
 	int (*run)(int argc, char **argv);
 };

@@ -4,7 +4,9 @@
  *
  * Which daemon: the one in $SHIMTRACE_RUNDIR if set; else the user's own
  * ($XDG_RUNTIME_DIR/shimtrace) if it runs; else the system daemon
- * (/run/shimtrace). `create` starts the user's daemon when none runs.
+ * (/run/shimtrace). `create` starts the user's daemon when none runs: in
+ * $SHIMTRACE_RUNDIR when set (whoever sets it chose that daemon), else in
+ * the user's run directory.
  */
 #include <errno.h>
 #include <limits.h>
@@ -73,7 +75,8 @@ static int connect_daemon(char *which, size_t n)
 	return dial(ST_SYSTEM_RUNDIR);
 }
 
-/* Starts the user's daemon (shimtraced, next to this program or in PATH). */
+/* Starts the user's daemon (shimtraced, next to this program or in PATH),
+ * which takes its run directory as we do (st_user_rundir). */
 static int start_daemon(void)
 {
 	char self[PATH_MAX], daemon[PATH_MAX + 16], *slash;
@@ -120,8 +123,7 @@ int st_client_request(const char *verb, const char *const *items, size_t nitems,
 		len += l;
 	}
 	fd = connect_daemon(which, sizeof(which));
-	if (fd < 0 && autostart && (fd == -ENOENT || fd == -ECONNREFUSED) &&
-	    !getenv("SHIMTRACE_RUNDIR") && start_daemon() == 0)
+	if (fd < 0 && autostart && (fd == -ENOENT || fd == -ECONNREFUSED) && start_daemon() == 0)
 		fd = connect_daemon(which, sizeof(which));
 	if (fd < 0) {
 		if (fd == -ENOENT || fd == -ECONNREFUSED)

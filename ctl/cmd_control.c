@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/checks.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
 #include "ctl/control.h"
@@ -62,7 +63,8 @@ static int absolute(const char *path, char *out, size_t n)
 	return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
 }
 
-static int size_item(struct items *it, const char *verb, const char *name, const char *arg)
+static int size_item(struct items *it, const char *verb, const char *name, const char *arg,
+		     uint64_t *out)
 {
 	int64_t v = st_parse_size(arg);
 	char num[32];
@@ -71,6 +73,8 @@ static int size_item(struct items *it, const char *verb, const char *name, const
 		st_err(verb, "--%s: '%s' is not a size (examples: 4096, 64k, 16M, 1G)", name, arg);
 		return -1;
 	}
+	if (out)
+		*out = (uint64_t)v;
 	snprintf(num, sizeof(num), "%lld", (long long)v);
 	return add(it, name, num);
 }
@@ -90,19 +94,32 @@ static int number_item(struct items *it, const char *verb, const char *key, cons
 /* --pid 12,34,56: one item per pid. */
 static int pids_item(struct items *it, const char *verb, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int ret = 0;
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256], num[16];
 
-	if (!copy)
+	if (st_pid_list_parse(arg, pids, ST_RULE_MAX_PIDS, &n, why, sizeof(why)) < 0) {
+		st_err(verb, "--pid: %s", why);
 		return -1;
-	for (char *p = strtok_r(copy, ",", &save); p && ret == 0; p = strtok_r(NULL, ",", &save))
-		ret = number_item(it, verb, "pid", p);
-	if (strchr(arg, ',') == arg || arg[0] == '\0' || arg[strlen(arg) - 1] == ',') {
-		st_err(verb, "--pid: '%s' is not a list of pids", arg);
-		ret = -1;
 	}
-	free(copy);
-	return ret;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(num, sizeof(num), "%d", (int)pids[i]);
+		if (add(it, "pid", num) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int pid_item(struct items *it, const char *verb, const char *arg)
+{
+	pid_t pid;
+	char why[256];
+
+	if (st_pid_parse(arg, &pid, why, sizeof(why)) < 0) {
+		st_err(verb, "--pid: %s", why);
+		return -1;
+	}
+	return add(it, "pid", arg);
 }
 
 static int default_output(struct items *it, const char *name)
@@ -126,7 +143,9 @@ int st_cmd_control(int argc, char **argv)
 	const char *verb = v->name, *arg, *output = NULL;
 	const struct st_opt *o;
 	struct items it = { .n = 0 };
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256];
+	uint64_t buffer_size = 0, subbuf_size = 0;
+	struct st_geometry geo;
 	int nops, ret = ST_EXIT_USAGE;
 	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
 
@@ -147,11 +166,14 @@ int st_cmd_control(int argc, char **argv)
 			goto out;
 		} else if (st_opt_is(o, "output")) {
 			output = arg;
-		} else if (st_opt_is(o, "buffer-size") || st_opt_is(o, "subbuf-size") ||
-			   st_opt_is(o, "max-memory")) {
-			bad = size_item(&it, verb, o->name, arg);
+		} else if (st_opt_is(o, "buffer-size")) {
+			bad = size_item(&it, verb, o->name, arg, &buffer_size);
+		} else if (st_opt_is(o, "subbuf-size")) {
+			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
+		} else if (st_opt_is(o, "max-memory")) {
+			bad = size_item(&it, verb, o->name, arg, NULL);
 		} else if (st_opt_is(o, "pid")) {
-			bad = rules ? pids_item(&it, verb, arg) : number_item(&it, verb, "pid", arg);
+			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
 			bad = number_item(&it, verb, "uid", arg);
 		} else if (st_opt_is(o, "session") || st_opt_is(o, "procname")) {
@@ -185,9 +207,18 @@ int st_cmd_control(int argc, char **argv)
 	}
 	for (int i = st_optind(); i < argc; i++) {
 		if (rules) {
+			if (st_pattern_check(argv[i], why, sizeof(why)) < 0) {
+				st_err(verb, "pattern '%s': %s", argv[i], why);
+				goto out;
+			}
 			if (add(&it, "pattern", argv[i]) < 0)
 				goto out;
 		} else if (create) {
+			if (!st_session_name_ok(argv[i])) {
+				st_err(verb, "'%s' is not a session name (" ST_SESSION_NAME_RULE ")",
+				       argv[i]);
+				goto out;
+			}
 			if (add(&it, "name", argv[i]) < 0)
 				goto out;
 		} else if (probe) {
@@ -200,6 +231,12 @@ int st_cmd_control(int argc, char **argv)
 		}
 	}
 	if (create) {
+		/* before a daemon is started for it (the daemon checks again, and
+		 * --max-memory against the buffer) */
+		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0) {
+			st_err(verb, "%s", why);
+			goto out;
+		}
 		if (output) {
 			if (absolute(output, path, sizeof(path)) < 0 || add(&it, "output", path) < 0) {
 				st_err(verb, "bad output directory %s", output);

@@ -8,7 +8,14 @@
  * daemon code is the one shimtraced uses; here it runs in this process,
  * listening in a private directory that the command finds through
  * SHIMTRACE_RUNDIR, while the command runs with the libraries preloaded.
+ *
+ * record and its command are one job: a signal record gets is passed on to
+ * the command (loop.c), and the one it cannot catch, SIGKILL, reaches the
+ * command through the kernel (PR_SET_PDEATHSIG), so that the command never
+ * runs on untraced after record is gone. The private directory of a record
+ * killed that way is removed by the next record (rundir_sweep).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -17,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,7 +33,9 @@
 #include <unistd.h>
 
 #include "ctl/catalog.h"
+#include "ctl/checks.h"
 #include "ctl/cli.h"
+#include "ctl/control.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
 #include "ctl/defaults.h"
@@ -108,7 +119,12 @@ static int check_patterns(struct record *r, bool *families, size_t nfam, const c
 {
 	for (int i = 0; i < r->npatterns; i++) {
 		bool any = false;
+		char why[256];
 
+		if (st_pattern_check(r->patterns[i], why, sizeof(why)) < 0) {
+			st_err(V, "pattern '%s': %s", r->patterns[i], why);
+			return -1;
+		}
 		for (unsigned k = 0; k < st_catalog_count; k++) {
 			char full[160];
 
@@ -213,11 +229,114 @@ static void free_env(char **env)
 	free(env);
 }
 
+/*
+ * The private run directory, TMPDIR/shimtrace-record-XXXXXX (0700), holds
+ * the daemon's socket, its "active" flag and LOCK_NAME, which the record
+ * that made the directory holds locked (flock) for as long as it lives: a
+ * lock nobody holds is a dead record's. The lock file is locked before it
+ * gets its name, so a directory whose LOCK_NAME can be locked is never a
+ * live record's.
+ */
+#define RUNDIR_PREFIX "shimtrace-record-"
+#define LOCK_NAME "record.lock"
+
+static const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+/* What a record leaves in its directory (the daemon's files, the lock). */
+static void rundir_empty(int dirfd)
+{
+	static const char *const names[] = { ST_PROC_SOCKET, "active", LOCK_NAME };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlinkat(dirfd, names[i], 0);
+}
+
+/* Creates the directory and takes its lock; returns the lock's descriptor. */
+static int rundir_make(char *dir, size_t n)
+{
+	int dfd, lfd;
+
+	snprintf(dir, n, "%s/" RUNDIR_PREFIX "XXXXXX", tmp_dir());
+	if (!mkdtemp(dir))
+		return -errno;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	lfd = dfd < 0 ? -1 : openat(dfd, LOCK_NAME ".new", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (lfd < 0 || flock(lfd, LOCK_EX) < 0 || renameat(dfd, LOCK_NAME ".new", dfd, LOCK_NAME) < 0) {
+		int e = errno;
+
+		if (lfd >= 0)
+			close(lfd);
+		if (dfd >= 0) {
+			unlinkat(dfd, LOCK_NAME ".new", 0);
+			close(dfd);
+		}
+		rmdir(dir);
+		return -e;
+	}
+	dprintf(lfd, "%d\n", (int)getpid());
+	close(dfd);
+	return lfd;
+}
+
+static void rundir_remove(const char *dir, int lockfd)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd >= 0) {
+		rundir_empty(dfd);
+		close(dfd);
+	}
+	rmdir(dir);
+	close(lockfd);
+}
+
+/*
+ * Removes the private directories of dead records: only directories (no
+ * symbolic link is followed) of our user whose lock nobody holds, and only
+ * the files a record leaves there: a directory holding anything else stays.
+ */
+static void rundir_sweep(void)
+{
+	DIR *tmp = opendir(tmp_dir());
+	struct dirent *e;
+
+	if (!tmp)
+		return;
+	while ((e = readdir(tmp)) != NULL) {
+		struct stat st;
+		int dfd, lfd;
+
+		if (strncmp(e->d_name, RUNDIR_PREFIX, strlen(RUNDIR_PREFIX)) != 0)
+			continue;
+		dfd = openat(dirfd(tmp), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		lfd = fstat(dfd, &st) == 0 && st.st_uid == geteuid()
+			      ? openat(dfd, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+			      : -1;
+		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+			rundir_empty(dfd);
+			unlinkat(dirfd(tmp), e->d_name, AT_REMOVEDIR);
+		}
+		if (lfd >= 0)
+			close(lfd);
+		close(dfd);
+	}
+	closedir(tmp);
+}
+
 /* Starts the command; -errno of a failed exec is reported through a pipe. */
 static int spawn(struct record *r, char **env)
 {
 	int pfd[2], err = 0;
 	ssize_t n;
+
+	pid_t parent = getpid();
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
@@ -227,6 +346,12 @@ static int spawn(struct record *r, char **env)
 	if (r->child == 0) {
 		sigset_t none;
 
+		/* If record dies of SIGKILL, so does the command (the signal
+		 * comes when the thread that forked ends: our main thread, which
+		 * lives as long as record). A record already gone: the same. A
+		 * setuid command loses this at exec (the kernel clears it). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			raise(SIGKILL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
@@ -275,9 +400,10 @@ static void human(uint64_t bytes, char *buf, size_t n)
 
 static void summary(struct st_session *ses)
 {
-	uint64_t corrupt = 0;
+	uint64_t corrupt = 0, by[ST_LOSS_KINDS];
 	struct st_session_totals t;
-	char size[32];
+	struct st_geometry geo;
+	char size[32], buffers[256];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -311,13 +437,23 @@ static void summary(struct st_session *ses)
 	if (t.write_lost)
 		fprintf(stderr, "shimtrace record: %llu events were lost writing the trace: %s\n",
 			(unsigned long long)t.write_lost, strerror(t.write_err));
-	if (t.lost > t.write_lost)
-		fprintf(stderr, "shimtrace record: events were lost: a larger --buffer-size, or "
-				"--max-memory for many threads, keeps them\n");
+	st_session_losses(ses, by);
+	st_loss_text(by, buffers, sizeof(buffers));
+	if (t.lost)
+		fprintf(stderr, "shimtrace record: lost: %s\n", buffers);
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k])
+			fprintf(stderr, "shimtrace record:   %s: %s\n", st_loss_kinds[k].name,
+				st_loss_kinds[k].hint);
 	if (corrupt)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);
 	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n", ses->trace.dir, size);
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, buffers, sizeof(buffers));
+	st_size_text(ses->max_memory, size, sizeof(size));
+	fprintf(stderr, "shimtrace record: buffers of %s; at most %s per process (%u thread buffers)\n",
+		buffers, size, ses->nslots);
 }
 
 int st_cmd_record(int argc, char **argv)
@@ -325,11 +461,11 @@ int st_cmd_record(int argc, char **argv)
 	static const char *famname[] = { "pthread" };
 	bool families[1] = { false };
 	struct record r = {
-		.buffer_size = ST_DEFAULT_BUFFER_SIZE,
-		.subbuf_size = 0, /* automatic */
+		.buffer_size = 0, /* chosen with the sub-buffer size (ctl/checks.h) */
+		.subbuf_size = 0,
 		.max_memory = ST_DEFAULT_MAX_MEMORY,
 	};
-	char outdir[PATH_MAX], rundir[] = "/tmp/shimtrace-record-XXXXXX", err[512];
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
 	char preload[4 * PATH_MAX];
 	const char *patterns[argc + 1];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
@@ -337,7 +473,7 @@ int st_cmd_record(int argc, char **argv)
 	struct st_session_config scfg = { 0 };
 	struct st_daemon d;
 	char **env;
-	int s, ret;
+	int s, ret, lockfd;
 
 	r.patterns = patterns;
 	if (env_clock && *env_clock && st_parse_clock(env_clock, &r.clock) < 0) {
@@ -372,8 +508,10 @@ int st_cmd_record(int argc, char **argv)
 		strncat(preload, ":", sizeof(preload) - strlen(preload) - 1);
 		strncat(preload, lib, sizeof(preload) - strlen(preload) - 1);
 	}
-	if (!mkdtemp(rundir)) {
-		st_err(V, "cannot create a private directory in /tmp: %s", strerror(errno));
+	rundir_sweep();
+	lockfd = rundir_make(rundir, sizeof(rundir));
+	if (lockfd < 0) {
+		st_err(V, "cannot create a private directory in %s: %s", tmp_dir(), strerror(-lockfd));
 		return 2;
 	}
 	st_log_setup("shimtrace record", ST_LOG_WARN, false);
@@ -382,7 +520,7 @@ int st_cmd_record(int argc, char **argv)
 	dcfg.private_instance = true;
 	if (st_daemon_init(&d, &dcfg, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);
-		rmdir(rundir);
+		rundir_remove(rundir, lockfd);
 		return 2;
 	}
 	scfg.name = "record";
@@ -443,6 +581,6 @@ int st_cmd_record(int argc, char **argv)
 	ret = r.status;
 out:
 	st_daemon_fini(&d);
-	rmdir(rundir);
+	rundir_remove(rundir, lockfd);
 	return ret;
 }

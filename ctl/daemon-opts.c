@@ -14,7 +14,7 @@ static const struct st_opt daemon_opts[] = {
 	  "else $XDG_RUNTIME_DIR/shimtrace." },
 	{ "pidfile", 'p', "FILE", "the pid file (default RUNDIR/shimtraced.pid)",
 	  "It is locked while the daemon runs: a second daemon for the same file refuses to "
-	  "start." },
+	  "start, before it creates anything (its run directory included)." },
 	{ "syslog", 0, NULL, "log to syslog, also in the foreground", NULL },
 	{ "log-level", 'l', "LEVEL", "error, warning, info (default) or debug", NULL },
 	{ "clock", 0, "tsc|monotonic", "event clock (default: tsc when invariant)", NULL },

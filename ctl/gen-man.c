@@ -33,13 +33,18 @@ int st_cmd_control(int argc, char **argv)
 	return 0;
 }
 
-/* Text for roff: a leading dot or quote is escaped, backslashes doubled. */
+/* Text for roff: a leading dot or quote is escaped, backslashes doubled;
+ * a newline starts a paragraph. */
 static void text(FILE *o, const char *s)
 {
 	if (*s == '.' || *s == '\'')
 		fputs("\\&", o);
 	for (; *s; s++) {
-		if (*s == '\\')
+		if (*s == '\n') {
+			fputs("\n.PP\n", o);
+			if (s[1] == '.' || s[1] == '\'')
+				fputs("\\&", o);
+		} else if (*s == '\\')
 			fputs("\\e", o);
 		else if (*s == '-')
 			fputs("\\-", o);

@@ -247,6 +247,19 @@ int main(int argc, char **argv)
 		st_err(NULL, "--rundir: '%s' is not an absolute path", rundir);
 		return 2;
 	}
+	snprintf(pidfile, sizeof(pidfile), "%s", o.pidfile ? o.pidfile : "");
+	if (!o.pidfile)
+		snprintf(pidfile, sizeof(pidfile), "%s/shimtraced.pid", rundir);
+	/* A daemon that is refused creates nothing: the pid file is locked
+	 * first, unless it is to go in a run directory that is not there yet
+	 * (then no daemon holds it). The lock is kept across detach (the
+	 * same open file). */
+	pidfd = -1;
+	if (o.pidfile || access(rundir, F_OK) == 0) {
+		pidfd = pidfile_lock(pidfile);
+		if (pidfd < 0)
+			return 1;
+	}
 	/* Daemon code must not trace itself, whatever the environment says. */
 	setenv("SHIMTRACE_DISABLE", "1", 1);
 	if (!o.foreground)
@@ -266,10 +279,8 @@ int main(int argc, char **argv)
 		report(notify, 1);
 		return 1;
 	}
-	snprintf(pidfile, sizeof(pidfile), "%s", o.pidfile ? o.pidfile : "");
-	if (!o.pidfile)
-		snprintf(pidfile, sizeof(pidfile), "%s/shimtraced.pid", rundir);
-	pidfd = pidfile_lock(pidfile);
+	if (pidfd < 0)
+		pidfd = pidfile_lock(pidfile);
 	if (pidfd < 0) {
 		st_daemon_fini(&d);
 		report(notify, 1);

@@ -5,7 +5,23 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ctl/checks.h"
 #include "ctl/cli.h"
+
+/* The buffer geometry of record and create (st_geometry, ctl/checks.h). */
+#define BUFFER_OPT                                                                          \
+	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",                 \
+	  "SIZE takes a k, M or G suffix. A buffer is 2 to 1024 whole sub-buffers (8k to "     \
+	  "64G). Without --subbuf-size, its sub-buffers are 1M, halved while fewer than 4 "   \
+	  "would fit and doubled while more than 1024 would (--buffer-size 1M: 4 of 256k); "   \
+	  "a size that is not a whole number of them is refused. The geometry chosen is "      \
+	  "shown by record's summary, create and status." }
+#define SUBBUF_OPT                                                                          \
+	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k from 4k to 64M (default: 1M)", \
+	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free "         \
+	  "sub-buffer loses events (discard mode) or overwrites the oldest sub-buffer "         \
+	  "(--overwrite). Without --buffer-size the buffer stays 32M if that is 2 to 1024 "    \
+	  "sub-buffers, else it is 2 (or 1024) of them; with it, the two must agree." }
 
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
@@ -19,11 +35,8 @@ static const struct st_opt record_opts[] = {
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
 	  "is recorded in the trace and shown in the summary." },
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",
-	  "SIZE takes a k, M or G suffix. It is a whole number of sub-buffers." },
-	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)",
-	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free sub-buffer "
-	  "loses events (discard mode) or overwrites the oldest sub-buffer (--overwrite)." },
+	BUFFER_OPT,
+	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE",
 	  "bound on the buffer memory of one process (default: 2G); threads beyond it lose their events (counted)",
 	  "Memory is only used as threads write: the bound is what a process may reach, "
@@ -47,8 +60,8 @@ static const struct st_opt create_opts[] = {
 	  "write the trace into DIR (default: ~/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
 	  "The daemon creates DIR with your rights: only where you could yourself." },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)", NULL },
-	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k (default: 1M)", NULL },
+	BUFFER_OPT,
+	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },
 	HELP_OPT,
 	END_OPT,
@@ -72,7 +85,12 @@ static const struct st_opt status_opts[] = {
 
 static const struct st_opt rule_opts[] = {
 	SESSION_OPT,
-	{ "pid", 'p', "PID,...", "only in these processes", NULL },
+	{ "pid", 'p', "PID,...", "only in these processes (at most 64, comma-separated)",
+	  "Each PID is a number from 1 to 4194304; an empty element is an error. A PID that "
+	  "names no process registered with the daemon is kept in the rule (it selects a "
+	  "process that registers with that pid later) with a warning on standard error "
+	  "naming it: no such process, or one that is not registered (started without the "
+	  "preload, or another user's)." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
 	  NULL },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
@@ -81,7 +99,7 @@ static const struct st_opt rule_opts[] = {
 };
 
 static const struct st_opt list_opts[] = {
-	{ "pid", 'p', "PID", "only this process", NULL },
+	{ "pid", 'p', "PID", "only this process (an error if it is not registered)", NULL },
 	{ "json", 0, NULL, "print JSON", NULL },
 	HELP_OPT,
 	END_OPT,
@@ -110,18 +128,28 @@ const struct st_verb st_verbs[] = {
 	  "listed under it), the events lost writing the trace and why (a full disk), and the "
 	  "trace directory, "
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
-	  "by a signal, 127 when COMMAND cannot be run).",
+	  "by a signal, 127 when COMMAND cannot be run).\n"
+	  "record and COMMAND are one job: a signal sent to record is passed on to COMMAND, and "
+	  "if record is killed with SIGKILL (which it cannot pass on), the kernel kills COMMAND "
+	  "with SIGKILL too, so that it never runs on untraced (a setuid COMMAND loses this at "
+	  "exec; processes COMMAND started are its own to end). record's private directory, "
+	  "$TMPDIR/shimtrace-record-XXXXXX (/tmp without TMPDIR), holds the session's socket and "
+	  "a lock record holds while it runs; it is removed when record ends, and the directory "
+	  "of a record killed with SIGKILL by the next record: only your own directories whose "
+	  "lock nobody holds, and only the files a record makes there.",
 	  record_opts, st_cmd_record },
 	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
-	  "Creates a session named NAME (letters, digits and _; default auto_DATE_TIME) in the "
-	  "session daemon, starting your daemon if none runs. A session has its own rules, "
+	  "Creates a session named NAME (" ST_SESSION_NAME_RULE "; default auto_DATE_TIME) in the "
+	  "session daemon, starting your daemon if none runs (in $SHIMTRACE_RUNDIR when that is "
+	  "set). A session has its own rules, "
 	  "buffers, mode and trace directory; up to 32 exist at once. It records nothing until "
 	  "`start`. A session created by a user other than root traces only that user's "
 	  "processes.",
 	  create_opts, st_cmd_control },
 	{ "destroy", "[OPTIONS] [SESSION]", "stop and forget a session (its trace stays)",
 	  "Stops the session if it is started, then forgets it. The trace directory is left as "
-	  "it is.",
+	  "it is, but for a session never started: the directory create made for it is removed "
+	  "if it is still empty (one that existed before, or that holds anything, stays).",
 	  destroy_opts, st_cmd_control },
 	{ "start", "[OPTIONS] [SESSION]", "start recording",
 	  "Switches on, in every registered process and in processes that start later, the "
@@ -146,7 +174,12 @@ const struct st_verb st_verbs[] = {
 	  "the processes the filters select: with no filter, every process, also those started "
 	  "later. Rules are applied in order and the last one that applies to a tracepoint in a "
 	  "process decides. Takes effect at once in running processes, even if they are blocked "
-	  "or never call a traced function.",
+	  "or never call a traced function.\n"
+	  "PATTERN is a glob (*, ?, [...]) over provider:name, whose parts hold letters, digits "
+	  "and _: an empty pattern, a '[' without its ']', a trailing backslash, a second ':' or "
+	  "any other character outside brackets is an error. A pattern that matches no "
+	  "tracepoint known yet is accepted (a library loaded later may declare it) and said "
+	  "so.",
 	  rule_opts, st_cmd_control },
 	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
 	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@
 #include <unistd.h>
 
 #include "ctl/catalog.h"
+#include "ctl/checks.h"
 #include "ctl/control.h"
+#include "ctl/defaults.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/quota.h"
@@ -33,6 +36,15 @@ static bool visible(const struct st_request *r, const struct st_session *ses)
 static bool visible_proc(const struct st_request *r, const struct st_proc *p)
 {
 	return r->root || p->uid == r->uid;
+}
+
+/* The registered process pid the requester may see, or NULL. */
+static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r, pid_t pid)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->pid == pid && visible_proc(r, p))
+			return p;
+	return NULL;
 }
 
 static const char *state_name(const struct st_session *ses)
@@ -91,18 +103,21 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	struct st_session_config cfg = { 0 };
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
-	int64_t bs = num(r, "buffer-size", 32ll << 20), sb = num(r, "subbuf-size", 0),
-		mm = num(r, "max-memory", 2ll << 30);
+	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
+		mm = num(r, "max-memory", ST_DEFAULT_MAX_MEMORY);
+	struct st_geometry geo;
+	char geotext[128];
 	int s;
 
 	if (!outdir || outdir[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
 							"be an absolute path");
-	if (bs <= 0 || sb < 0 || mm <= 0)
+	if (bs < 0 || sb < 0 || mm <= 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
-	if (name && !st_name_valid(name))
+	if (name && !st_session_name_ok(name))
 		return st_reply_error(r, ST_EXIT_USAGE,
-				      "shimtrace create: '%s' is not a session name (letters, digits, _)",
+				      "shimtrace create: '%s' is not a session name (" ST_SESSION_NAME_RULE
+				      ")",
 				      name);
 	if (!name) {
 		time_t now = time(NULL);
@@ -129,8 +144,11 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 		return st_reply_error(r, s == -EEXIST || s == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
 				      "shimtrace create: %s", err);
 	d->sessions[s]->created = ++created_seq;
-	st_reply(r, "session %s created (%s mode), trace in %s\n", name,
-		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", d->sessions[s]->trace.dir);
+	st_session_geometry(d->sessions[s], &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_reply(r, "session %s created (%s mode; buffers of %s), trace in %s\n", name,
+		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", geotext,
+		 d->sessions[s]->trace.dir);
 	return ST_EXIT_OK;
 }
 
@@ -148,6 +166,35 @@ static void totals_text(struct st_request *r, struct st_session *ses, const char
 	st_reply(r, ", from %u processes", t.processes);
 }
 
+static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
+	char name[sizeof(ses->name)], dir[sizeof(ses->trace.dir)];
+
+	memcpy(name, ses->name, sizeof(name));
+	memcpy(dir, ses->trace.dir, sizeof(dir));
+	if (st_session_destroy(d, ses->index))
+		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
+			 name, dir);
+	else
+		st_reply(r, "session %s destroyed, trace in %s\n", name, dir);
+}
+
+/* The session's losses by cause, each with what would have kept them. */
+static void losses_text(struct st_request *r, const struct st_session *ses)
+{
+	uint64_t by[ST_LOSS_KINDS];
+	char text[256];
+
+	st_session_losses(ses, by);
+	st_loss_text(by, text, sizeof(text));
+	if (!text[0])
+		return;
+	st_reply(r, "  lost: %s\n", text);
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k])
+			st_reply(r, "    %s: %s\n", st_loss_kinds[k].name, st_loss_kinds[k].hint);
+}
+
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session *ses;
@@ -157,16 +204,14 @@ static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 		ses = session_of(d, r);
 		if (!ses)
 			return ST_EXIT_FAIL;
-		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
-		st_session_destroy(d, ses->index);
+		destroy_one(d, r, ses);
 		return ST_EXIT_OK;
 	}
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		ses = d->sessions[s];
 		if (!ses || !visible(r, ses))
 			continue;
-		st_reply(r, "session %s destroyed, trace in %s\n", ses->name, ses->trace.dir);
-		st_session_destroy(d, s);
+		destroy_one(d, r, ses);
 		n++;
 	}
 	if (!n)
@@ -222,6 +267,7 @@ static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session
 	st_reply(r, "session %s stopped: ", ses->name);
 	totals_text(r, ses, "events recorded");
 	st_reply(r, "; trace in %s\n", ses->trace.dir);
+	losses_text(r, ses);
 	return ST_EXIT_OK;
 }
 
@@ -297,6 +343,25 @@ static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
 	return false;
 }
 
+/*
+ * A rule's pid that names no registered process is kept (a process that
+ * registers with that pid is selected), but the user hears of it: a typo
+ * or a process that ended is the likelier story.
+ */
+static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t pid)
+{
+	if (find_proc(d, r, pid))
+		return;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		st_reply_error(r, 0, "shimtrace %s: warning: no process %d runs (the rule applies to "
+				     "a process that registers with that pid)",
+			       r->verb, (int)pid);
+	else
+		st_reply_error(r, 0, "shimtrace %s: warning: process %d is not registered with this "
+				     "daemon (not started with the shimtrace preload, or not yours)",
+			       r->verb, (int)pid);
+}
+
 static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 {
 	const char *patterns[ST_REQ_MAX_ITEMS], *pids[ST_RULE_MAX_PIDS + 1];
@@ -306,6 +371,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 	int64_t uid = num(r, "uid", -2);
 	struct st_session *ses;
 	struct st_rule rule;
+	char why[256];
 
 	if (np == 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: no PATTERN", r->verb);
@@ -326,23 +392,18 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 				      r->verb, ses->name, (unsigned)ses->owner);
 	memset(&rule, 0, sizeof(rule));
 	rule.enable = enable;
-	for (uint32_t i = 0; i < npids; i++) {
-		char *end;
-		long v = strtol(pids[i], &end, 10);
-
-		if (*end || end == pids[i] || v <= 0 || v > 0x7fffffff)
-			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: '%s' is not a pid",
-					      r->verb, pids[i]);
-		rule.pids[rule.npids++] = (pid_t)v;
-	}
+	for (uint32_t i = 0; i < npids; i++)
+		if (st_pid_parse(pids[i], &rule.pids[rule.npids++], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --pid: %s", r->verb, why);
+	for (uint32_t i = 0; i < np; i++)
+		if (st_pattern_check(patterns[i], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern '%s': %s",
+					      r->verb, patterns[i], why);
 	if (procname)
 		snprintf(rule.procname, sizeof(rule.procname), "%s", procname);
 	rule.has_uid = uid >= 0;
 	rule.uid = uid >= 0 ? (uid_t)uid : 0;
 	for (uint32_t i = 0; i < np; i++) {
-		if (strlen(patterns[i]) >= sizeof(rule.pattern))
-			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern too long",
-					      r->verb);
 		snprintf(rule.pattern, sizeof(rule.pattern), "%s", patterns[i]);
 		if (st_session_add_rule(d, ses->index, &rule) < 0)
 			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
@@ -350,6 +411,8 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 			 ses->name,
 			 known_pattern(d, r, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
 	}
+	for (uint32_t i = 0; i < rule.npids; i++)
+		warn_unregistered(d, r, rule.pids[i]);
 	return ST_EXIT_OK;
 }
 
@@ -406,6 +469,9 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 static void session_text(struct st_request *r, struct st_session *ses, bool json)
 {
 	struct st_session_totals t;
+	uint64_t by[ST_LOSS_KINDS];
+	struct st_geometry geo;
+	char geotext[128], mm[32];
 
 	st_session_totals(ses, &t);
 	if (json) {
@@ -430,17 +496,25 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 			st_reply(r, "%s", i ? ", " : "");
 			rule_text(r, &ses->rules[i], true);
 		}
-		st_reply(r, "]}");
+		st_session_losses(ses, by);
+		st_reply(r, "], \"lost_by\": {");
+		for (int k = 0; k < ST_LOSS_KINDS; k++)
+			st_reply(r, "%s\"%s\": %llu", k ? ", " : "", st_loss_kinds[k].key,
+				 (unsigned long long)by[k]);
+		st_reply(r, "}}");
 		return;
 	}
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses),
 		 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", ses->trace.dir);
-	st_reply(r, "  buffers: %llu bytes per thread in %u-byte sub-buffers, at most %llu per process\n",
-		 (unsigned long long)ses->buffer_size, ses->sb_size,
-		 (unsigned long long)ses->max_memory);
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_size_text(ses->max_memory, mm, sizeof(mm));
+	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
+		 ses->nslots);
 	st_reply(r, "  recorded: ");
 	totals_text(r, ses, "events");
 	st_reply(r, "\n");
+	losses_text(r, ses);
 	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
 	for (uint32_t i = 0; i < ses->nrules; i++)
 		rule_text(r, &ses->rules[i], false);
@@ -498,6 +572,9 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 	const char *name = st_req_get(r, "session");
 	uint32_t nprocs = 0, n = 0;
 
+	/* a session that is not there is an error, and only that */
+	if (name && !session_of(d, r))
+		return ST_EXIT_FAIL;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		nprocs += !p->ended && visible_proc(r, p);
 	if (json) {
@@ -514,8 +591,6 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
 		users_text(r, false);
 	}
-	if (name && !session_of(d, r))
-		return ST_EXIT_FAIL;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st_session *ses = d->sessions[s];
 
@@ -536,11 +611,16 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 static int cmd_list(struct st_daemon *d, struct st_request *r)
 {
 	bool json = st_req_get(r, "json") != NULL;
-	int64_t pid = num(r, "pid", 0);
+	const char *pidarg = st_req_get(r, "pid");
+	pid_t pid = 0;
 	uint32_t n = 0;
+	char why[256];
 
-	if (pid < 0)
-		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: malformed pid");
+	if (pidarg && st_pid_parse(pidarg, &pid, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: --pid: %s", why);
+	if (pid && !find_proc(d, r, pid))
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace list: no registered process %d",
+				      (int)pid);
 	if (json)
 		st_reply(r, "{\"processes\": [");
 	for (struct st_proc *p = d->procs; p; p = p->next) {
@@ -597,9 +677,8 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 	if (json)
 		st_reply(r, "]}\n");
 	else if (!n)
-		st_reply(r, pid ? "no registered process %lld\n" : "no registered process\n",
-			 (long long)pid);
-	return pid && !n ? ST_EXIT_FAIL : ST_EXIT_OK;
+		st_reply(r, "no registered process\n");
+	return ST_EXIT_OK;
 }
 
 static int cmd_snapshot(struct st_daemon *d, struct st_request *r)
@@ -613,13 +692,14 @@ static int cmd_load_probe(struct st_daemon *d, struct st_request *r)
 {
 	int64_t pid = num(r, "pid", 0);
 	const char *lib = st_req_get(r, "library");
+	struct st_proc *p;
 
 	if (pid <= 0 || !lib || lib[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE,
 				      "shimtrace load-probe: needs --pid PID and an absolute LIBRARY path");
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->pid == pid && visible_proc(r, p))
-			return st_cmd_load_probe(d, r, p, lib);
+	p = find_proc(d, r, (pid_t)pid);
+	if (p)
+		return st_cmd_load_probe(d, r, p, lib);
 	return st_reply_error(r, ST_EXIT_FAIL, "shimtrace load-probe: no registered process %lld",
 			      (long long)pid);
 }

@@ -22,6 +22,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
+#include "ctl/checks.h"
 #include "ctl/daemon/ring.h"
 #include "ctl/daemon/writer.h"
 
@@ -214,6 +215,7 @@ struct st_trace {
 	int write_err;
 	uint64_t meta_retry_ms; /* a failed metadata write is tried again then */
 	bool meta_logged;
+	bool made_dir;		/* st_trace_open created the directory */
 };
 
 /* Creates the trace directory dir (with the owner's filesystem rights). */
@@ -256,6 +258,10 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
  * do not say all it lost writing. */
 void st_stream_close(struct st_stream *s);
 void st_trace_close(struct st_trace *t);
+/* Removes t's directory if st_trace_open created it and it is empty (the
+ * caller knows nothing was written: a session never started); true if
+ * removed. */
+bool st_trace_remove_unused(struct st_trace *t);
 
 /* ---- sessions (session.c) ---- */
 
@@ -265,8 +271,6 @@ void st_trace_close(struct st_trace *t);
  * select (every filter given must hold; none given: every process,
  * including those started later). The last rule that applies decides.
  */
-#define ST_RULE_MAX_PIDS 64
-
 struct st_rule {
 	bool enable;
 	char pattern[2 * ST_ABI_NAME_MAX + 2];
@@ -277,12 +281,33 @@ struct st_rule {
 	uid_t uid;
 };
 
+/*
+ * Why events were lost: the counters of core/abi.h, which call for
+ * different remedies (st_loss_kinds has their names and hints).
+ */
+enum st_loss {
+	ST_LOSS_FULL,	     /* discard mode: the thread's buffer was full */
+	ST_LOSS_OVERWRITTEN, /* overwrite mode: older events written over */
+	ST_LOSS_NO_BUFFER,   /* the thread found no free buffer (max-memory) */
+	ST_LOSS_NESTED,	     /* a signal handler interrupted an event's write */
+	ST_LOSS_WRITING,     /* the trace could not be written (disk full...) */
+	ST_LOSS_KINDS,
+};
+
+struct st_loss_kind {
+	const char *name; /* "buffer full" */
+	const char *key;  /* JSON: "full" */
+	const char *hint; /* what keeps them, or why nothing does */
+};
+extern const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS];
+
 struct st_session_stats {
 	uint64_t instance;
 	pid_t pid, ppid;
 	char name[17];
 	uint64_t events;	/* taken from its buffers, not lost writing */
-	uint64_t lost;		/* by its buffers */
+	uint64_t lost;		/* by its buffers: the sum of lost_by */
+	uint64_t lost_by[ST_LOSS_KINDS]; /* (ST_LOSS_WRITING stays 0: write_lost) */
 	uint64_t write_lost;	/* taken, then not written */
 	uint64_t corrupt_bytes;
 	bool ended;
@@ -318,8 +343,8 @@ struct st_session_config {
 	const char *name;
 	const char *outdir;
 	uint32_t mode;
-	uint64_t buffer_size; /* per thread */
-	uint64_t subbuf_size;
+	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/checks.h) */
+	uint64_t subbuf_size; /* 0: chosen */
 	uint64_t max_memory;  /* per process */
 	uid_t owner;
 	gid_t owner_gid;
@@ -490,6 +515,13 @@ int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *r
 bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,
 			const char *name);
 struct st_session *st_session_find(struct st_daemon *d, const char *name);
+struct st_geometry;
+/* "12 buffer full, 3 no thread buffer": the causes with losses. */
+void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n);
+/* The session's losses by cause, over its processes. */
+void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
+/* The session's buffer geometry, as st_geometry_text shows it. */
+void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
 int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
 int st_session_stop(struct st_daemon *d, uint32_t s);
@@ -508,7 +540,9 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t);
 /* Whether stats entry i is an image that an earlier entry's process
  * exec'd (same pid, same parent), not a process of its own. */
 bool st_session_stats_exec(const struct st_session *ses, uint32_t i);
-void st_session_destroy(struct st_daemon *d, uint32_t s);
+/* True when the session had never started and its directory, which it
+ * had made and which is empty, is removed with it. */
+bool st_session_destroy(struct st_daemon *d, uint32_t s);
 /* Recomputes the enable bits of every tracepoint of p. */
 void st_session_apply(struct st_daemon *d, struct st_proc *p);
 /* The statistics of process p in session s, created when `create`. */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/checks.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/writer.h"
 
@@ -103,7 +104,8 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		      size_t errlen)
 {
 	struct st_session *ses;
-	uint64_t sb_count, slot_bytes, nslots, sb_size;
+	struct st_geometry geo;
+	uint64_t slot_bytes, nslots;
 	uint32_t s;
 
 	if (cfg->name && st_session_find(d, cfg->name)) {
@@ -116,30 +118,16 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
 		return -ENOSPC;
 	}
-	/* No sub-buffer size given: 1 MiB, or a quarter of a smaller buffer. */
-	sb_size = cfg->subbuf_size;
-	if (sb_size == 0) {
-		sb_size = 1u << 20;
-		while (sb_size > ST_ABI_SB_SIZE_MIN && cfg->buffer_size / sb_size < 4)
-			sb_size /= 2;
-	}
-	if (sb_size < ST_ABI_SB_SIZE_MIN || sb_size > ST_ABI_SB_SIZE_MAX || sb_size % ST_ABI_PAGE) {
-		snprintf(err, errlen, "sub-buffer size must be a multiple of 4 KiB from 4 KiB to 64 MiB");
+	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0)
 		return -EINVAL;
-	}
-	sb_count = cfg->buffer_size / sb_size;
-	if (cfg->buffer_size % sb_size || sb_count < ST_ABI_SB_COUNT_MIN ||
-	    sb_count > ST_ABI_SB_COUNT_MAX) {
-		snprintf(err, errlen,
-			 "buffer size must be 2 to 1024 sub-buffers of %llu bytes",
-			 (unsigned long long)sb_size);
-		return -EINVAL;
-	}
-	slot_bytes = st_abi_slot_hdr_size((uint32_t)sb_count) + cfg->buffer_size;
+	slot_bytes = st_abi_slot_hdr_size(geo.sb_count) + geo.buffer_size;
 	nslots = cfg->max_memory / slot_bytes;
 	if (nslots < 1) {
-		snprintf(err, errlen, "memory limit below one thread buffer (%llu bytes)",
-			 (unsigned long long)slot_bytes);
+		char mm[32], sl[32];
+
+		st_size_text(cfg->max_memory, mm, sizeof(mm));
+		st_size_text(slot_bytes, sl, sizeof(sl));
+		snprintf(err, errlen, "--max-memory %s is below one thread's buffer (%s)", mm, sl);
 		return -EINVAL;
 	}
 	if (nslots > ST_ABI_SLOTS_MAX)
@@ -161,10 +149,10 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->all_users = cfg->all_users;
 	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
-	ses->sb_size = (uint32_t)sb_size;
-	ses->sb_count = (uint32_t)sb_count;
+	ses->sb_size = geo.sb_size;
+	ses->sb_count = geo.sb_count;
 	ses->nslots = (uint32_t)nslots;
-	ses->buffer_size = cfg->buffer_size;
+	ses->buffer_size = geo.buffer_size;
 	ses->max_memory = cfg->max_memory;
 	ses->trace.dirfd = -1;
 	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
@@ -174,6 +162,13 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	}
 	d->sessions[s] = ses;
 	return (int)s;
+}
+
+void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
+{
+	g->buffer_size = ses->buffer_size;
+	g->sb_size = ses->sb_size;
+	g->sb_count = ses->sb_count;
 }
 
 int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule)
@@ -311,20 +306,67 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	}
 }
 
+const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
+	[ST_LOSS_FULL] = { "buffer full", "full",
+			   "a thread wrote faster than its buffer drained: a larger --buffer-size "
+			   "keeps them (or fewer tracepoints)" },
+	[ST_LOSS_OVERWRITTEN] = { "overwritten", "overwritten",
+				  "--overwrite keeps the newest events: a larger --buffer-size keeps "
+				  "more of the past" },
+	[ST_LOSS_NO_BUFFER] = { "no thread buffer", "no_buffer",
+				"more threads wrote at once than --max-memory holds buffers for: a "
+				"larger --max-memory (or a smaller --buffer-size) keeps them" },
+	[ST_LOSS_NESTED] = { "in nested signal handlers", "nested",
+			     "a signal handler's events that interrupted an event being written "
+			     "are dropped whole: no buffer size keeps them" },
+	[ST_LOSS_WRITING] = { "lost writing the trace", "writing",
+			      "the trace's file system was full or failed: free space or record "
+			      "elsewhere (-o)" },
+};
+
 /* Adds a process's loss counters to the session's statistics. */
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_session_stats *st = st_session_stats_for(ses, p, pool->ring.base != NULL);
-	uint64_t lost = 0;
 
 	if (!st)
 		return;
-	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
-		lost += st_ring_lost(st_ring_slot(&pool->ring, i));
+	memset(st->lost_by, 0, sizeof(st->lost_by));
+	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
+		const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
+
+		st->lost_by[ST_LOSS_FULL] += slot->lost_full;
+		st->lost_by[ST_LOSS_NESTED] += slot->lost_nested;
+		st->lost_by[ST_LOSS_OVERWRITTEN] += slot->overwritten;
+	}
 	if (p->control)
-		lost += p->control->lost_no_buffer[s];
-	st->lost = lost;
+		st->lost_by[ST_LOSS_NO_BUFFER] = p->control->lost_no_buffer[s];
+	st->lost = 0;
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		st->lost += st->lost_by[k];
+}
+
+void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k] && len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%llu %s", len ? ", " : "",
+						(unsigned long long)by[k], st_loss_kinds[k].name);
+}
+
+void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
+{
+	memset(by, 0, ST_LOSS_KINDS * sizeof(by[0]));
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		/* (what the buffers lost, by cause; then what writing lost) */
+		for (int k = 0; k < ST_LOSS_KINDS; k++)
+			by[k] += ses->stats[i].lost_by[k];
+		by[ST_LOSS_WRITING] += ses->stats[i].write_lost;
+	}
 }
 
 /* Final drain of session s in process p (the process ended or s stops). */
@@ -433,16 +475,20 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
-void st_session_destroy(struct st_daemon *d, uint32_t s)
+bool st_session_destroy(struct st_daemon *d, uint32_t s)
 {
 	struct st_session *ses = d->sessions[s];
+	bool removed = false;
 
 	if (!ses)
-		return;
+		return false;
 	if (ses->active)
 		st_session_stop(d, s);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_consume_pool_close(d, p, s);
+	/* never started, nothing written: the directory it made goes too */
+	if (ses->state == ST_SESSION_CREATED)
+		removed = st_trace_remove_unused(&ses->trace);
 	st_trace_close(&ses->trace);
 	d->sessions[s] = NULL;
 	/* processes forget the session (their writers see the generation go) */
@@ -451,4 +497,5 @@ void st_session_destroy(struct st_daemon *d, uint32_t s)
 	free(ses->rules);
 	free(ses->stats);
 	free(ses);
+	return removed;
 }

@@ -78,8 +78,9 @@ static void tsdl_safe(char *s)
 			*s = '_';
 }
 
-/* mkdir -p; the last component must be new or an empty directory. */
-static int make_dir(const char *dir, char *err, size_t errlen)
+/* mkdir -p; the last component must be new or an empty directory, and
+ * *made says whether it was new. */
+static int make_dir(const char *dir, bool *made, char *err, size_t errlen)
 {
 	char path[ST_PATH_MAX];
 	struct stat st;
@@ -100,7 +101,8 @@ static int make_dir(const char *dir, char *err, size_t errlen)
 		}
 		*p = '/';
 	}
-	if (mkdir(path, 0755) == 0)
+	*made = mkdir(path, 0755) == 0;
+	if (*made)
 		return 0;
 	if (errno != EEXIST || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "cannot create %s: %s", path,
@@ -154,7 +156,7 @@ static void probe_direct(struct st_trace *t)
 static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t probelen,
 			char *err, size_t errlen)
 {
-	int ret = make_dir(dir, err, errlen), fd;
+	int ret = make_dir(dir, &t->made_dir, err, errlen), fd;
 
 	if (ret < 0)
 		return ret;
@@ -220,6 +222,20 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "shimtrace");
 	tsdl_safe(t->name);
 	return 0;
+}
+
+bool st_trace_remove_unused(struct st_trace *t)
+{
+	struct st_creds creds;
+	bool removed = false;
+
+	if (!t->made_dir || !t->dir[0])
+		return false;
+	/* as the owner, who could have removed it: rmdir, so only if empty */
+	if (st_creds_become(t->owner, t->owner_gid, &creds) == 0)
+		removed = rmdir(t->dir) == 0;
+	st_creds_restore(&creds);
+	return removed;
 }
 
 static const char *int_decl(uint32_t type)

@@ -1,0 +1,64 @@
+/*
+ * What the command line and the daemon both check in what a user gives:
+ * session names, tracepoint patterns, pids, buffer sizes. The command line
+ * checks before it runs or asks anything, with one line naming the
+ * problem; the daemon checks again what reaches it.
+ */
+#ifndef ST_CTL_CHECKS_H
+#define ST_CTL_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The rule of session names (ST_ABI_NAME_MAX less its NUL), for messages
+ * and the man page. */
+#define ST_SESSION_NAME_RULE "1 to 63 letters, digits and _, not starting with a digit"
+bool st_session_name_ok(const char *name);
+
+/* A pattern is at most this long (a rule keeps it whole). */
+#define ST_PATTERN_MAX 129
+/*
+ * Whether pattern can be a glob over provider:name: not empty, not too
+ * long, brackets closed, no trailing backslash, at most one ':', and no
+ * character a tracepoint name cannot hold outside a bracket expression.
+ * Returns 0, or -1 with the reason (one phrase) in why.
+ */
+int st_pattern_check(const char *pattern, char *why, size_t n);
+
+/* A rule names at most this many pids. */
+#define ST_RULE_MAX_PIDS 64
+/* The kernel's largest pid (PID_MAX_LIMIT on 64-bit): no pid is above. */
+#define ST_PID_MAX 4194304
+/* One pid, 1 to ST_PID_MAX, decimal: 0, or -1 with the reason in why. */
+int st_pid_parse(const char *s, pid_t *out, char *why, size_t n);
+/* "12,34,56": at most max pids into out, their number in *count; an empty
+ * element is an error. 0, or -1 with the reason in why. */
+int st_pid_list_parse(const char *s, pid_t *out, size_t max, size_t *count, char *why, size_t n);
+
+/*
+ * The buffer of a thread is a whole number of sub-buffers, 2 to 1024, each
+ * a multiple of 4 KiB from 4 KiB to 64 MiB. Either size may be 0 (not
+ * given):
+ *   neither        32 MiB in 1 MiB sub-buffers (ctl/defaults.h)
+ *   buffer only    sub-buffers of 1 MiB, halved while fewer than 4 fit,
+ *                  doubled while more than 1024 would; the buffer must be a
+ *                  whole number of them
+ *   sub-buffer only  the default buffer if it holds 2 to 1024 of them, else
+ *                  the nearest that does (2 or 1024 sub-buffers)
+ *   both           must agree
+ * Returns 0, or -1 with the reason (naming the options) in why.
+ */
+struct st_geometry {
+	uint64_t buffer_size;
+	uint32_t sb_size, sb_count;
+};
+int st_geometry(uint64_t buffer_size, uint64_t subbuf_size, struct st_geometry *g, char *why,
+		size_t n);
+/* "1 MiB per thread: 4 sub-buffers of 256 KiB" */
+void st_geometry_text(const struct st_geometry *g, char *buf, size_t n);
+/* A size exactly, in the largest unit that divides it: "256 KiB", "4097 bytes". */
+void st_size_text(uint64_t bytes, char *buf, size_t n);
+
+#endif

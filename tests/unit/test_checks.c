@@ -1,0 +1,207 @@
+/*
+ * Unit tests of what the command line and the daemon both check
+ * (ctl/checks.c): session names, tracepoint patterns and pid lists, each
+ * refusal with its reason; the buffer geometry chosen or refused for every
+ * way of giving the two sizes, and the exact text that shows it.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/abi.h"
+#include "ctl/checks.h"
+#include "tests/unit/run.h"
+
+#define K 1024ull
+#define M (1024ull * K)
+#define G (1024ull * M)
+
+static void geometry_is(uint64_t b, uint64_t s, uint64_t want_b, uint32_t want_sb,
+			uint32_t want_n)
+{
+	struct st_geometry g;
+	char why[256] = "";
+
+	ck_assert_msg(st_geometry(b, s, &g, why, sizeof(why)) == 0, "%llu/%llu refused: %s",
+		      (unsigned long long)b, (unsigned long long)s, why);
+	ck_assert_uint_eq(g.buffer_size, want_b);
+	ck_assert_uint_eq(g.sb_size, want_sb);
+	ck_assert_uint_eq(g.sb_count, want_n);
+	ck_assert_uint_eq((uint64_t)g.sb_size * g.sb_count, g.buffer_size);
+}
+
+static void geometry_refused(uint64_t b, uint64_t s, const char *says)
+{
+	struct st_geometry g;
+	char why[256] = "";
+
+	ck_assert_int_eq(st_geometry(b, s, &g, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, says), "'%s' lacks '%s'", why, says);
+}
+
+static void pattern_refused(const char *p, const char *says)
+{
+	char why[256] = "";
+
+	ck_assert_msg(st_pattern_check(p, why, sizeof(why)) == -1, "'%s' accepted", p);
+	ck_assert_msg(strstr(why, says), "'%s': '%s' lacks '%s'", p, why, says);
+}
+
+START_TEST(patterns)
+{
+	static const char *const good[] = {
+		"pthread:*", "pthread:mutex_lock", "*", "*:*lock", "pthread:mutex_[lu]*",
+		"pthread:mutex_[!t]*", "pthread:[]x]", "p?thread:*", "pthread:mutex\\_lock",
+		"lttng_ust_lib:*", "[a-z]*:x",
+	};
+	char why[256], longest[ST_PATTERN_MAX + 2];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(st_pattern_check(good[i], why, sizeof(why)) == 0, "'%s': %s", good[i],
+			      why);
+	pattern_refused("", "an empty pattern");
+	pattern_refused("pthread:[mutex", "'[' without its ']'");
+	pattern_refused("pthread:[]", "'[' without its ']'");
+	pattern_refused("pthread:mutex\\", "lone backslash");
+	pattern_refused("a:b:c", "more than one ':'");
+	pattern_refused("pthread.mutex_lock", "'.' is in no tracepoint name");
+	pattern_refused("pthread: mutex", "' ' is in no tracepoint name");
+	pattern_refused("pthread/*", "'/' is in no tracepoint name");
+	memset(longest, 'a', ST_PATTERN_MAX);
+	longest[ST_PATTERN_MAX] = '\0';
+	ck_assert_int_eq(st_pattern_check(longest, why, sizeof(why)), 0);
+	longest[ST_PATTERN_MAX] = 'a';
+	longest[ST_PATTERN_MAX + 1] = '\0';
+	pattern_refused(longest, "longer than 129 characters");
+}
+END_TEST
+
+static void pids_refused(const char *s, const char *says)
+{
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256] = "";
+
+	ck_assert_msg(st_pid_list_parse(s, pids, ST_RULE_MAX_PIDS, &n, why, sizeof(why)) == -1,
+		      "'%s' accepted", s);
+	ck_assert_msg(strstr(why, says), "'%s': '%s' lacks '%s'", s, why, says);
+}
+
+START_TEST(pid_lists)
+{
+	pid_t pids[ST_RULE_MAX_PIDS];
+	size_t n;
+	char why[256], many[ST_RULE_MAX_PIDS * 4 + 8] = "";
+
+	ck_assert_int_eq(st_pid_list_parse("1,22,4194304", pids, ST_RULE_MAX_PIDS, &n, why,
+					   sizeof(why)), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(pids[0], 1);
+	ck_assert_int_eq(pids[1], 22);
+	ck_assert_int_eq(pids[2], 4194304);
+	pids_refused("1,,3", "'1,,3' has an empty element");
+	pids_refused("", "empty element");
+	pids_refused(",1", "empty element");
+	pids_refused("1,", "empty element");
+	pids_refused("1,x", "'x' is not a pid");
+	pids_refused("12a", "'12a' is not a pid");
+	pids_refused("-3", "'-3' is not a pid");
+	pids_refused("+3", "'+3' is not a pid");
+	pids_refused(" 3", "' 3' is not a pid");
+	pids_refused("0", "0 is out of the range of pids (1 to 4194304)");
+	pids_refused("4194305", "out of the range");
+	pids_refused("99999999999999999999999", "is not a pid");
+	pids_refused("123456789012345678901234567890", "is not a pid");
+	for (int i = 0; i <= ST_RULE_MAX_PIDS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%d", i ? "," : "", i + 1);
+	pids_refused(many, "more than 64 pids");
+}
+END_TEST
+
+START_TEST(session_names)
+{
+	char name[80];
+
+	ck_assert(st_session_name_ok("web"));
+	ck_assert(st_session_name_ok("_x9"));
+	ck_assert(!st_session_name_ok(""));
+	ck_assert(!st_session_name_ok("9x"));
+	ck_assert(!st_session_name_ok("a-b"));
+	memset(name, 'a', 63);
+	name[63] = '\0';
+	ck_assert(st_session_name_ok(name)); /* 63: the most */
+	name[63] = 'a';
+	name[64] = '\0';
+	ck_assert(!st_session_name_ok(name));
+	ck_assert_ptr_nonnull(strstr(ST_SESSION_NAME_RULE, "63"));
+}
+END_TEST
+
+START_TEST(geometry_defaults)
+{
+	geometry_is(0, 0, 32 * M, M, 32);
+}
+END_TEST
+
+START_TEST(geometry_from_buffer)
+{
+	geometry_is(32 * M, 0, 32 * M, M, 32);
+	geometry_is(4 * M, 0, 4 * M, M, 4);
+	geometry_is(1 * M, 0, M, 256 * K, 4);	/* the case of the issue: said, not silent */
+	geometry_is(3 * M, 0, 3 * M, 512 * K, 6);
+	geometry_is(8 * K, 0, 8 * K, 4 * K, 2); /* the smallest */
+	geometry_is(16 * K, 0, 16 * K, 4 * K, 4);
+	geometry_is(2 * G, 0, 2 * G, 2 * M, 1024);
+	geometry_is(64 * G, 0, 64 * G, 64 * M, 1024); /* the largest */
+	geometry_refused(4 * K, 0, "8 KiB (2 sub-buffers of 4 KiB)");
+	geometry_refused(65 * G, 0, "64 GiB (1024 of 64 MiB)");
+	geometry_refused(1028 * K, 0, "not a whole number of the 256 KiB sub-buffers");
+	geometry_refused(5000, 0, "multiple of 4 KiB");
+}
+END_TEST
+
+START_TEST(geometry_from_subbuf)
+{
+	geometry_is(0, M, 32 * M, M, 32);
+	geometry_is(0, 16 * M, 32 * M, 16 * M, 2);
+	geometry_is(0, 64 * M, 128 * M, 64 * M, 2);  /* at least 2 */
+	geometry_is(0, 4 * K, 4 * M, 4 * K, 1024);   /* at most 1024 */
+	geometry_refused(0, 1000, "--subbuf-size 1000 bytes: a sub-buffer size is a multiple of 4 KiB");
+	geometry_refused(0, 128 * M, "from 4 KiB to 64 MiB");
+}
+END_TEST
+
+START_TEST(geometry_from_both)
+{
+	geometry_is(M, 256 * K, M, 256 * K, 4);
+	geometry_is(2 * M, M, 2 * M, M, 2);
+	geometry_refused(M, M, "--buffer-size 1 MiB and --subbuf-size 1 MiB disagree");
+	geometry_refused(3 * M, 2 * M, "disagree");
+	geometry_refused(8 * M, 4 * K, "disagree"); /* 2048 sub-buffers */
+}
+END_TEST
+
+START_TEST(sizes_as_text)
+{
+	struct st_geometry g = { 32 * M, (uint32_t)M, 32 };
+	char buf[128];
+
+	st_size_text(256 * K, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "256 KiB");
+	st_size_text(1536 * K, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1536 KiB");
+	st_size_text(2 * G, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2 GiB");
+	st_size_text(4097, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "4097 bytes");
+	st_geometry_text(&g, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "32 MiB per thread: 32 sub-buffers of 1 MiB");
+}
+END_TEST
+
+int main(void)
+{
+	return st_run_tests("checks", ST_TESTS(session_names, patterns, pid_lists, geometry_defaults, geometry_from_buffer,
+					       geometry_from_subbuf, geometry_from_both,
+					       sizes_as_text));
+}
