@@ -110,6 +110,14 @@ struct st__thread {
 
 extern __thread struct st__thread st__tls ST_HIDDEN __attribute__((tls_model("initial-exec")));
 
+/*
+ * For functions that keep &st__tls in a pointer: GCC 12's -fsanitize=null
+ * miscompiles its check of an extern TLS variable's address (it branches
+ * on flags an earlier comparison left), and the address of a thread-local
+ * variable is never NULL anyway.
+ */
+#define ST_TLS_USER __attribute__((no_sanitize("null")))
+
 /* ---- pools (pool.c) ---- */
 
 struct st__pool {

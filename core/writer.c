@@ -199,7 +199,7 @@ static inline void copy_words(uint8_t *dst, const uint8_t *src, uint32_t len)
 	}
 }
 
-ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
+ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
 			   const void *ip, const void *payload, uint32_t len)
 {
 	struct st__thread *t = &st__tls;
@@ -268,7 +268,7 @@ out:
 	t->busy = 0;
 }
 
-void st__thread_flush(void)
+ST_TLS_USER void st__thread_flush(void)
 {
 	struct st__thread *t = &st__tls;
 	uint32_t busy = t->busy;
@@ -287,7 +287,7 @@ void st__thread_flush(void)
 }
 
 /* Fork child: the writers in t->w belong to the parent's buffers. */
-void st__thread_forget(void)
+ST_TLS_USER void st__thread_forget(void)
 {
 	struct st__thread *t = &st__tls;
 
