@@ -24,6 +24,7 @@
  * as corrupt, and only this process's stream is affected.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,28 @@ static void warn_once(struct st_proc *p, int which, const char *what)
 	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
 }
 
+/*
+ * A process that lives across a stop and a start keeps its buffers and its
+ * instance number, and the trace directory keeps the first run's files:
+ * each later run names its files with its number, never one of a file
+ * that exists (stream files are created with O_EXCL).
+ */
+void st_stream_name(char *buf, size_t len, const struct st_proc *p, uint32_t run, const char *fmt,
+		    ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, len, "pid%d-%llu-", p->pid, (unsigned long long)p->instance);
+	if (n >= 0 && (size_t)n < len && run > 1)
+		n += snprintf(buf + n, len - (size_t)n, "run%u-", run);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
 static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uint32_t s,
 				     uint32_t slot)
 {
@@ -100,8 +123,7 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	char name[64];
 
 	if (!st->has_stream) {
-		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
-			 slot);
+		st_stream_name(name, sizeof(name), p, ses->runs, "buf%u", slot);
 		st_stream_open(&ses->trace, &st->stream, name, p->pid, p->instance);
 		st->has_stream = true;
 	}
@@ -328,8 +350,7 @@ static int late_write(struct st_session *ses, struct st_proc *p, struct st_proc_
 	char name[64];
 	int ret;
 
-	snprintf(name, sizeof(name), "pid%d-%llu-meta%u", p->pid, (unsigned long long)p->instance,
-		 ++pool->late_streams);
+	st_stream_name(name, sizeof(name), p, ses->runs, "meta%u", ++pool->late_streams);
 	ret = st_stream_open(&ses->trace, &late, name, p->pid, p->instance);
 	if (ret < 0)
 		return ret;
@@ -360,7 +381,7 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	if (pool->has_meta && ts_begin < pool->meta.last_ts && pool->late_streams < LATE_STREAMS)
 		return late_write(ses, p, pool, buf, len, events, ts_begin, ts_end);
 	if (!pool->has_meta) {
-		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		st_stream_name(name, sizeof(name), p, ses->runs, "meta");
 		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->instance);
 		pool->has_meta = true;
 	}

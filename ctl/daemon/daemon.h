@@ -309,6 +309,7 @@ struct st_session {
 	bool active;	    /* started: enable bits are set */
 	struct st_trace trace;
 	uint32_t snapshots; /* taken so far */
+	uint32_t runs;	    /* starts so far: names the stream files of each */
 	uint64_t created;   /* creation order: the latest is a user's default */
 	struct st_session_stats *stats;
 	uint32_t nstats, stats_cap;
@@ -563,6 +564,11 @@ uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace 
 			uint64_t seq, uint64_t discarded);
 extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* The name of a stream file of process p, written in the run-th run of
+ * its session: pid, instance, the run when not the first, then the rest
+ * (fmt), e.g. pid42-0-buf3, pid42-0-run2-meta. */
+void st_stream_name(char *buf, size_t len, const struct st_proc *p, uint32_t run, const char *fmt,
+		    ...) __attribute__((format(printf, 5, 6)));
 /* Writes records the daemon built for process p into its meta stream. */
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
 		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end);

@@ -15,8 +15,9 @@
  *
  * Life of a session: created (nothing recorded), started (enable bits set),
  * stopped (bits cleared, everything drained, the trace's files complete on
- * disk), started again (new stream files in the same trace), destroyed.
- * A process keeps its buffer pool for a session across stop and start.
+ * disk), started again (new stream files in the same trace, named with the
+ * run's number, and a new statedump), destroyed. A process keeps its
+ * buffer pool for a session across stop and start.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -288,10 +289,20 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 	}
 	st_trace_reserve(&ses->trace);
 	ses->active = true;
+	ses->runs++;
 	ses->state = ST_SESSION_STARTED;
 	st_daemon_mark_active(d);
-	for (struct st_proc *p = d->procs; p; p = p->next)
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		struct st_proc_pool *pool = &p->pools[s];
+
 		st_session_apply(d, p);
+		/* A process that kept its pool from an earlier run sends no
+		 * new one (on_pool gives a new pool its statedump): this run's
+		 * files must describe its objects all the same. */
+		if (!p->ended && pool->ring.base && pool->generation == ses->generation &&
+		    traces(ses, p))
+			st_statedump_session(d, p, s);
+	}
 	return 0;
 }
 
@@ -356,6 +367,7 @@ static void close_streams(struct st_proc *p, uint32_t s)
 		st_stream_close(&pool->meta);
 		pool->has_meta = false;
 	}
+	pool->late_streams = 0; /* (the next run's are named with its number) */
 }
 
 int st_session_stop(struct st_daemon *d, uint32_t s)

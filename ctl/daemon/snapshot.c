@@ -67,7 +67,8 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		if (!pool->ring.base || pool->generation != ses->generation || !used)
 			continue;
 		procs++;
-		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		/* (a trace of its own: the names of a first run) */
+		st_stream_name(name, sizeof(name), p, 1, "meta");
 		if (st_stream_open(&t, &meta, name, p->pid, p->instance) == 0) {
 			st_statedump_into(p, &t, &meta, p->statedump_ts);
 			st_stream_close(&meta);
@@ -75,8 +76,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		for (uint32_t i = 0; i < used; i++) {
 			struct st_stream s;
 
-			snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid,
-				 (unsigned long long)p->instance, i);
+			st_stream_name(name, sizeof(name), p, 1, "buf%u", i);
 			if (st_stream_open(&t, &s, name, p->pid, p->instance) < 0)
 				continue;
 			events += snapshot_slot(d, p, pool, i, &t, &s);
