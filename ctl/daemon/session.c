@@ -322,7 +322,8 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	}
 }
 
-/* Adds a process's loss counters to the session's statistics. */
+/* Sets a process's losses in the session's statistics: its counters, which
+ * go on across the session's runs (so do the statistics). */
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
@@ -332,7 +333,7 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 	if (!st)
 		return;
 	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
-		lost += st_ring_lost(st_ring_slot(&pool->ring, i));
+		lost += st_slot_lost(pool, i);
 	if (p->control)
 		lost += p->control->lost_no_buffer[s];
 	st->lost = lost;
@@ -353,17 +354,20 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	account(ses, p, s);
 }
 
-/* Closes the session's streams in process p; its pool stays mapped. */
+/* Closes the session's streams in process p; its pool stays mapped. The
+ * streams of a next run declare only the losses these did not. */
 static void close_streams(struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 
 	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
 		if (pool->slots[i].has_stream) {
+			pool->slots[i].lost_said += pool->slots[i].stream.discarded;
 			st_stream_close(&pool->slots[i].stream);
 			pool->slots[i].has_stream = false;
 		}
 	if (pool->has_meta) {
+		pool->meta_lost_said += pool->meta.discarded;
 		st_stream_close(&pool->meta);
 		pool->has_meta = false;
 	}
