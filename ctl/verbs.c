@@ -155,7 +155,8 @@ const struct st_verb st_verbs[] = {
 	  "Switches on, in every registered process and in processes that start later, the "
 	  "tracepoints the session's rules enable. Nothing runs in the processes: the daemon "
 	  "writes their shared status pages. A stopped session can be started again: its trace "
-	  "grows with new stream files.",
+	  "grows with new stream files (named with the run's number) and a new statedump, and "
+	  "stop and status count each event and each loss once over all its runs.",
 	  session_opts, st_cmd_control },
 	{ "stop", "[OPTIONS] [SESSION]", "stop recording and complete the trace",
 	  "Switches the session's tracepoints off, drains every buffer and completes the trace "

@@ -254,7 +254,7 @@ static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (!p->ended && p->control &&
 		    p->control->session[ses->index].generation == ses->generation &&
-		    (p->end_deferred || st_proc_waiting(p)))
+		    (p->end_deferred || st_proc_waiting(p) || st_pickup_due(d, p, ses->index)))
 			return true;
 	return false;
 }
@@ -279,9 +279,13 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	if (!ses)
 		return ST_EXIT_FAIL;
 	/* what the buffers hold asks for the line tables it needs */
-	for (struct st_proc *p = d->procs; ses->active && p; p = p->next)
+	for (struct st_proc *p = d->procs; ses->active && p; p = p->next) {
+		/* (pools a process without a connection offers: take them now,
+		 * not at the next tick; the stop waits for them) */
+		st_pickup(d, p);
 		if (!p->ended && !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
+	}
 	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
 		return stop_now(d, r, ses);
 	/* the request outlives this call: keep its descriptor and peer only */

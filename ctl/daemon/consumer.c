@@ -24,6 +24,7 @@
  * as corrupt, and only this process's stream is affected.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,28 @@ static void warn_once(struct st_proc *p, int which, const char *what)
 	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
 }
 
+/*
+ * A process that lives across a stop and a start keeps its buffers and its
+ * instance number, and the trace directory keeps the first run's files:
+ * each later run names its files with its number, never one of a file
+ * that exists (stream files are created with O_EXCL).
+ */
+void st_stream_name(char *buf, size_t len, const struct st_proc *p, uint32_t run, const char *fmt,
+		    ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, len, "pid%d-%llu-", p->pid, (unsigned long long)p->instance);
+	if (n >= 0 && (size_t)n < len && run > 1)
+		n += snprintf(buf + n, len - (size_t)n, "run%u-", run);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
 static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uint32_t s,
 				     uint32_t slot)
 {
@@ -100,8 +123,7 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	char name[64];
 
 	if (!st->has_stream) {
-		snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid, (unsigned long long)p->instance,
-			 slot);
+		st_stream_name(name, sizeof(name), p, ses->runs, "buf%u", slot);
 		st_stream_open(&ses->trace, &st->stream, name, p->pid, p->instance);
 		st->has_stream = true;
 	}
@@ -141,14 +163,53 @@ uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t discarded)
+			uint64_t seq, uint64_t *off, uint64_t discarded)
 {
-	uint64_t commit = st_ring_commit(r, i, idx, seq);
-	uint8_t *buf = commit ? st_packet_buf(commit) : NULL;
+	uint64_t commit = st_ring_commit(r, i, idx, seq), events;
+	uint8_t *buf = commit > *off ? st_packet_buf(commit - *off) : NULL;
 
-	if (!buf || !st_ring_copy(r, i, idx, seq, 0, commit, buf))
+	if (!buf || !st_ring_copy(r, i, idx, seq, *off, commit - *off, buf))
 		return 0; /* empty, or reused by the producer during the copy */
-	return st_emit_into(d, p, t, stream, buf, commit, discarded, false);
+	events = st_emit_into(d, p, t, stream, buf, commit - *off, discarded, false);
+	*off = commit;
+	return events;
+}
+
+/*
+ * Losses across the runs of a session. A process keeps its pool from one
+ * run to the next, and the producer's counters go on: each run's streams
+ * declare only what was lost since the earlier runs' streams last said
+ * (lost_said). In overwrite mode the producer also counts as overwritten
+ * the events of sub-buffers the stop of an earlier run had emitted, when
+ * it reuses them: those were recorded, not lost. Each sub-buffer a drain
+ * emits is remembered by index (seq, events emitted) while the ring may
+ * hold it; once its index holds another sequence, the producer has
+ * counted it, and its events are taken off the count (retaken).
+ *
+ * The producer adds to its overwritten count before it publishes the new
+ * sequence (release), so reading the sequences first (acquire) and the
+ * count after never takes off events the count does not hold yet.
+ */
+uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i)
+{
+	struct st_slot_state *st = &pool->slots[i];
+	const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
+	uint64_t lost;
+
+	for (uint32_t k = 0; st->taken && k < pool->ring.sb_count; k++)
+		if (st->taken[k].seq &&
+		    __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE) != st->taken[k].seq) {
+			st->retaken += st->taken[k].events;
+			st->taken[k].seq = st->taken[k].events = 0;
+		}
+	lost = st_ring_lost(slot);
+	return lost > st->retaken ? lost - st->retaken : 0;
+}
+
+/* What the stream of this run declares of lost, the slot's loss count. */
+static uint64_t stream_lost(const struct st_slot_state *st, uint64_t lost)
+{
+	return lost > st->lost_said ? lost - st->lost_said : 0;
 }
 
 /* Emits a range of slot i into session s's trace; false: left for later
@@ -190,8 +251,8 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 		/* Losses as of the sub-buffer's close; an open one's are not
 		 * known yet (a later packet, or the final one, carries them). */
 		if (g.len) {
-			uint64_t all = st_ring_lost(st_ring_slot(&pool->ring, i));
-			uint64_t lost = g.closed ? g.lost : st->stream.discarded;
+			uint64_t all = stream_lost(st, st_slot_lost(pool, i));
+			uint64_t lost = g.closed ? stream_lost(st, g.lost) : st->stream.discarded;
 
 			if (!emit(d, p, s, i, &g, lost < all ? lost : all, may_wait))
 				break; /* left in place, read again later */
@@ -204,23 +265,24 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 
 /*
  * Overwrite mode, before the first packet of slot i's stream: the events
- * overwritten so far were written between the session's switching on for
- * p and the first event kept, the first of sub-buffer (seq, idx). A packet
+ * overwritten since the stream's run began (lost) were written between the
+ * session's switching on for p and the first event kept, at off in
+ * sub-buffer (seq, idx). A packet
  * of no events spanning that time carries their count, so that readers
  * date the loss right (they take a first packet's own time range for the
  * losses it reports). False if that first event cannot be read.
  */
 static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
-			      uint32_t idx, uint64_t seq)
+			      uint32_t idx, uint64_t seq, uint64_t off, uint64_t lost)
 {
 	struct st_proc_pool *pool = &p->pools[s];
-	uint64_t lost = st_ring_lost(st_ring_slot(&pool->ring, i)), now = st_clock_now(&d->clock);
+	uint64_t now = st_clock_now(&d->clock);
 	uint64_t since = p->traced_since[s] < now ? p->traced_since[s] : now, first;
 	struct st_abi_record h;
 	uint8_t *buf;
 
-	if (st_ring_commit(&pool->ring, i, idx, seq) < sizeof(h) ||
-	    !st_ring_copy(&pool->ring, i, idx, seq, 0, sizeof(h), (uint8_t *)&h))
+	if (st_ring_commit(&pool->ring, i, idx, seq) < off + sizeof(h) ||
+	    !st_ring_copy(&pool->ring, i, idx, seq, off, sizeof(h), (uint8_t *)&h))
 		return false;
 	if (lost == 0)
 		return true;
@@ -241,23 +303,37 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	uint64_t (*order)[2], corrupt = st_emit_corrupt;
-	int n = st_ring_order(&pool->ring, i, &order);
+	uint64_t lost = stream_lost(st, st_slot_lost(pool, i));
+	int n;
 
+	/* (out of memory: what is emitted now would be counted lost as well
+	 * if the session started again) */
+	if (!st->taken)
+		st->taken = calloc(pool->ring.sb_count, sizeof(*st->taken));
+	n = st_ring_order(&pool->ring, i, &order);
 	for (int k = 0; k < n; k++) {
-		uint64_t seq = order[k][0], events;
+		uint64_t seq = order[k][0], off = 0, events;
+		uint32_t idx = (uint32_t)order[k][1];
 
-		/* Only what was not emitted by an earlier drain. */
-		if (seq <= st->cur.rseq)
+		/* Only what was not emitted by an earlier drain: of the last
+		 * one it emitted, what the producer wrote since. */
+		if (seq < st->cur.rseq)
 			continue;
+		if (seq == st->cur.rseq)
+			off = st->cur.roff;
 		if ((!st->has_stream || st->stream.seq_num == 0) &&
-		    !overwritten_range(d, p, s, i, (uint32_t)order[k][1], seq))
+		    !overwritten_range(d, p, s, i, idx, seq, off, lost))
 			continue;
 		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
-					(uint32_t)order[k][1], seq,
-					st_ring_lost(st_ring_slot(&pool->ring, i)));
+					idx, seq, &off, lost);
 		if (stats)
 			stats->events += events;
+		if (st->taken && st->taken[idx].seq != seq)
+			st->taken[idx] = (struct st_taken){ seq, 0 };
+		if (st->taken)
+			st->taken[idx].events += events;
 		st->cur.rseq = seq;
+		st->cur.roff = (uint32_t)off;
 	}
 	if (stats)
 		stats->corrupt_bytes += st_emit_corrupt - corrupt;
@@ -273,7 +349,7 @@ static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uin
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_slot_state *st = &pool->slots[i];
-	uint64_t lost = st_ring_lost(st_ring_slot(&pool->ring, i)), now;
+	uint64_t lost = stream_lost(st, st_slot_lost(pool, i)), now;
 	struct st_stream *stream;
 	uint8_t *buf;
 
@@ -328,8 +404,7 @@ static int late_write(struct st_session *ses, struct st_proc *p, struct st_proc_
 	char name[64];
 	int ret;
 
-	snprintf(name, sizeof(name), "pid%d-%llu-meta%u", p->pid, (unsigned long long)p->instance,
-		 ++pool->late_streams);
+	st_stream_name(name, sizeof(name), p, ses->runs, "meta%u", ++pool->late_streams);
 	ret = st_stream_open(&ses->trace, &late, name, p->pid, p->instance);
 	if (ret < 0)
 		return ret;
@@ -360,13 +435,15 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	if (pool->has_meta && ts_begin < pool->meta.last_ts && pool->late_streams < LATE_STREAMS)
 		return late_write(ses, p, pool, buf, len, events, ts_begin, ts_end);
 	if (!pool->has_meta) {
-		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		st_stream_name(name, sizeof(name), p, ses->runs, "meta");
 		st_stream_open(&ses->trace, &pool->meta, name, p->pid, p->instance);
 		pool->has_meta = true;
 	}
-	/* Events lost for want of a buffer are counted on this stream. */
+	/* Events lost for want of a buffer are counted on this stream (those
+	 * of earlier runs were said by theirs). */
 	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
-	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end, lost);
+	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end,
+			       lost > pool->meta_lost_said ? lost - pool->meta_lost_said : 0);
 	pool->lost_reported = lost;
 	return ret;
 }

@@ -334,6 +334,7 @@ struct st_session {
 	bool active;	    /* started: enable bits are set */
 	struct st_trace trace;
 	uint32_t snapshots; /* taken so far */
+	uint32_t runs;	    /* starts so far: names the stream files of each */
 	uint64_t created;   /* creation order: the latest is a user's default */
 	struct st_session_stats *stats;
 	uint32_t nstats, stats_cap;
@@ -368,10 +369,22 @@ struct st_proc_provider {
 	uint32_t count;
 };
 
+/* Overwrite mode: a sub-buffer a drain emitted (events of it, of sequence
+ * seq), while the ring may still hold it. */
+struct st_taken {
+	uint64_t seq, events;
+};
+
 struct st_slot_state {
-	struct st_ring_cursor cur; /* what to emit next */
+	/* What to emit next; overwrite mode: the last sub-buffer emitted and
+	 * the bytes of it emitted (the producer may add to it in a next run). */
+	struct st_ring_cursor cur;
 	struct st_stream stream;
 	bool has_stream;
+	/* A slot lives through the runs of its session (stop, start): */
+	uint64_t lost_said;	/* losses the streams of earlier runs declared */
+	struct st_taken *taken; /* overwrite mode: by index, sb_count */
+	uint64_t retaken;	/* emitted, then counted overwritten by the producer */
 };
 
 struct st_proc_pool {
@@ -381,7 +394,8 @@ struct st_proc_pool {
 	struct st_stream meta; /* the daemon's own events for this process */
 	bool has_meta;
 	uint32_t late_streams;	/* more, for events dated before meta's (consumer.c) */
-	uint64_t lost_reported;
+	uint64_t lost_reported;	/* lost_no_buffer as meta last said */
+	uint64_t meta_lost_said; /* of it, what the meta streams of earlier runs said */
 };
 
 struct st_lines;
@@ -590,13 +604,22 @@ void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
 uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
 		      bool may_wait);
-/* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r into
- * stream, if it still holds seq after the copy; the events written. */
+/* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r from
+ * byte *off into stream, if it still holds seq after the copy; the events
+ * written (*off: the end of what was emitted). */
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t discarded);
+			uint64_t seq, uint64_t *off, uint64_t discarded);
+/* The events slot i of p's pool lost, in all runs of its session, each
+ * counted once. */
+uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i);
 extern uint64_t st_emit_corrupt;
 void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* The name of a stream file of process p, written in the run-th run of
+ * its session: pid, instance, the run when not the first, then the rest
+ * (fmt), e.g. pid42-0-buf3, pid42-0-run2-meta. */
+void st_stream_name(char *buf, size_t len, const struct st_proc *p, uint32_t run, const char *fmt,
+		    ...) __attribute__((format(printf, 5, 6)));
 /* Writes records the daemon built for process p into its meta stream. */
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
 		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end);
@@ -679,6 +702,9 @@ void st_writers_quiesce(struct st_daemon *d, uint32_t s);
 
 /* pickup.c: takes the pools a process without a connection offers. */
 void st_pickup(struct st_daemon *d, struct st_proc *p);
+/* Whether p offers a pool of session s the daemon has yet to take (a
+ * stop waits for it). */
+bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t s);
 /* proc.c: maps fd as p's pool of session s, generation gen (not taken). */
 int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t gen, int fd);
 

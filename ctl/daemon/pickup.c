@@ -39,6 +39,23 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		st_log(ST_LOG_WARN, "process %d (%s): its buffer pool could not be taken: %s", p->pid,
 		       p->name, r->done.text);
 	p->pickup_pending = false;
+	st_pickup(d, p);     /* another session's, if any */
+	st_proc_recheck(d); /* a stop may wait for this one */
+}
+
+bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
+{
+	const struct st_session *ses = d->sessions[s];
+	uint32_t gen;
+
+	if (!ses || p->ended || p->fd >= 0 || !p->control || p->pidfd < 0)
+		return false;
+	gen = (uint32_t)(__atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE) >> 32);
+	if (gen == 0 || gen != ses->generation ||
+	    (p->pools[s].ring.base && p->pools[s].generation == gen))
+		return false;
+	/* not asked for yet, or under way (a failed request is not waited for) */
+	return p->pickup_tried[s] != gen || (p->pickup_pending && p->pickup_session == s);
 }
 
 void st_pickup(struct st_daemon *d, struct st_proc *p)

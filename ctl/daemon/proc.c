@@ -491,9 +491,11 @@ static void on_provider_gone(struct st_proc *p, const struct st_abi_provider_gon
 
 static void pool_unmap(struct st_proc_pool *pool)
 {
-	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
+	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++) {
 		if (pool->slots[i].has_stream)
 			st_stream_close(&pool->slots[i].stream);
+		free(pool->slots[i].taken);
+	}
 	if (pool->has_meta)
 		st_stream_close(&pool->meta);
 	if (pool->ring.base)

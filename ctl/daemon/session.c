@@ -15,8 +15,9 @@
  *
  * Life of a session: created (nothing recorded), started (enable bits set),
  * stopped (bits cleared, everything drained, the trace's files complete on
- * disk), started again (new stream files in the same trace), destroyed.
- * A process keeps its buffer pool for a session across stop and start.
+ * disk), started again (new stream files in the same trace, named with the
+ * run's number, and a new statedump), destroyed. A process keeps its
+ * buffer pool for a session across stop and start.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -283,10 +284,20 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 	}
 	st_trace_reserve(&ses->trace);
 	ses->active = true;
+	ses->runs++;
 	ses->state = ST_SESSION_STARTED;
 	st_daemon_mark_active(d);
-	for (struct st_proc *p = d->procs; p; p = p->next)
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		struct st_proc_pool *pool = &p->pools[s];
+
 		st_session_apply(d, p);
+		/* A process that kept its pool from an earlier run sends no
+		 * new one (on_pool gives a new pool its statedump): this run's
+		 * files must describe its objects all the same. */
+		if (!p->ended && pool->ring.base && pool->generation == ses->generation &&
+		    traces(ses, p))
+			st_statedump_session(d, p, s);
+	}
 	return 0;
 }
 
@@ -324,7 +335,8 @@ const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
 			      "elsewhere (-o)" },
 };
 
-/* Adds a process's loss counters to the session's statistics. */
+/* Sets a process's losses in the session's statistics: its counters, which
+ * go on across the session's runs (so do the statistics). */
 static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
@@ -335,10 +347,14 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 	memset(st->lost_by, 0, sizeof(st->lost_by));
 	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
 		const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
+		/* (all the slot lost, less overwritten events an earlier run
+		 * had written to the trace: st_slot_lost) */
+		uint64_t all = st_slot_lost(pool, i), rest;
 
 		st->lost_by[ST_LOSS_FULL] += slot->lost_full;
 		st->lost_by[ST_LOSS_NESTED] += slot->lost_nested;
-		st->lost_by[ST_LOSS_OVERWRITTEN] += slot->overwritten;
+		rest = slot->lost_full + slot->lost_nested;
+		st->lost_by[ST_LOSS_OVERWRITTEN] += all > rest ? all - rest : 0;
 	}
 	if (p->control)
 		st->lost_by[ST_LOSS_NO_BUFFER] = p->control->lost_no_buffer[s];
@@ -384,20 +400,24 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	account(ses, p, s);
 }
 
-/* Closes the session's streams in process p; its pool stays mapped. */
+/* Closes the session's streams in process p; its pool stays mapped. The
+ * streams of a next run declare only the losses these did not. */
 static void close_streams(struct st_proc *p, uint32_t s)
 {
 	struct st_proc_pool *pool = &p->pools[s];
 
 	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
 		if (pool->slots[i].has_stream) {
+			pool->slots[i].lost_said += pool->slots[i].stream.discarded;
 			st_stream_close(&pool->slots[i].stream);
 			pool->slots[i].has_stream = false;
 		}
 	if (pool->has_meta) {
+		pool->meta_lost_said += pool->meta.discarded;
 		st_stream_close(&pool->meta);
 		pool->has_meta = false;
 	}
+	pool->late_streams = 0; /* (the next run's are named with its number) */
 }
 
 int st_session_stop(struct st_daemon *d, uint32_t s)

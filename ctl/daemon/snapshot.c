@@ -29,9 +29,12 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 	uint64_t (*order)[2], events = 0;
 	int n = st_ring_order(&pool->ring, i, &order);
 
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
+		uint64_t off = 0;
+
 		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
-					 order[k][0], 0);
+					 order[k][0], &off, 0);
+	}
 	free(order);
 	return events;
 }
@@ -67,7 +70,8 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		if (!pool->ring.base || pool->generation != ses->generation || !used)
 			continue;
 		procs++;
-		snprintf(name, sizeof(name), "pid%d-%llu-meta", p->pid, (unsigned long long)p->instance);
+		/* (a trace of its own: the names of a first run) */
+		st_stream_name(name, sizeof(name), p, 1, "meta");
 		if (st_stream_open(&t, &meta, name, p->pid, p->instance) == 0) {
 			st_statedump_into(p, &t, &meta, p->statedump_ts);
 			st_stream_close(&meta);
@@ -75,8 +79,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		for (uint32_t i = 0; i < used; i++) {
 			struct st_stream s;
 
-			snprintf(name, sizeof(name), "pid%d-%llu-buf%u", p->pid,
-				 (unsigned long long)p->instance, i);
+			st_stream_name(name, sizeof(name), p, 1, "buf%u", i);
 			if (st_stream_open(&t, &s, name, p->pid, p->instance) < 0)
 				continue;
 			events += snapshot_slot(d, p, pool, i, &t, &s);

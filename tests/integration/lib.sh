@@ -145,6 +145,7 @@ st_fails() {
 
 # traced_bg OUT PROG ARGS...: starts PROG preloaded in the background with
 # standard input from the fifo OUT.in; waits for its "ready PID" line.
+# (untraced_bg: the same, not preloaded: a program that registers by hand)
 traced_bg() {
 	out=$1
 	shift
@@ -153,13 +154,17 @@ traced_bg() {
 	# never see the end of their input)
 	(
 		for f in "${FIFO_FDS[@]}"; do eval "exec $f>&-"; done
-		LD_PRELOAD=$PRELOAD exec "$@" <"$out.in" >"$out" 2>&1
+		LD_PRELOAD=${BG_PRELOAD-$PRELOAD} exec "$@" <"$out.in" >"$out" 2>&1
 	) &
 	BACKGROUND+=($!)
 	exec {fd}>"$out.in"
 	FIFO_FDS+=("$fd")
 	eval "FIFO_${out//[^a-zA-Z0-9]/_}=$fd"
 	wait_line "$out" '^ready' "$* does not start"
+}
+
+untraced_bg() {
+	BG_PRELOAD= traced_bg "$@"
 }
 
 # wait_line FILE REGEX WHY: until a line of FILE matches (10 s at most).
