@@ -97,6 +97,7 @@ struct st__writer {
 	uint8_t *data;		    /* sub-buffer 0 of the slot */
 	struct st__pool *pool;
 	uint32_t index;		    /* slot index in the pool */
+	bool populated;		    /* its memory was made resident (pool.c) */
 	uint64_t lost_full;	    /* mirrors slot->lost_full (single writer) */
 	uint64_t overwritten;	    /* mirrors slot->overwritten */
 };

@@ -162,6 +162,29 @@ struct st__pool *st__pool_get(uint32_t s)
 	return p && p->generation == gen ? p : NULL;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/*
+ * Makes slot i's memory resident and mapped before its first event: a
+ * page first touched by the event path would cost a fault each (11-14 us
+ * on this kind of virtual machine: 100 ms over a 32 MiB buffer), where one
+ * MADV_POPULATE_WRITE allocates and maps it all at once (9 ms; 2.5 ms for
+ * pages another thread already used). Once per slot and process: a slot a
+ * later thread reuses is mapped already. On a kernel without it, the pages
+ * come as they are touched, as before.
+ */
+static void populate(struct st__pool *p, uint32_t i)
+{
+	struct st__writer *w = &p->writers[i];
+
+	if (w->populated)
+		return;
+	w->populated = true;
+	st__sys3(SYS_madvise, slot_at(p, i), p->slot_size, MADV_POPULATE_WRITE);
+}
+
 static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, int32_t tid)
 {
 	struct st_abi_slot *slot = slot_at(p, i);
@@ -174,6 +197,7 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	while (used <= i && !__atomic_compare_exchange_n(&hdr->slots_used, &used, i + 1, false,
 							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
+	populate(p, i);
 	return &p->writers[i];
 }
 
