@@ -236,18 +236,35 @@ static int cmd_start(struct st_daemon *d, struct st_request *r)
  * A stop waits, without holding the loop, for what is on its way for the
  * session's processes (their objects and line tables, from inspectors that
  * have deadlines of their own), so that its trace has their statedumps and
- * refined call sites: it is answered when nothing is, or after STOP_WAIT_MS.
+ * refined call sites: it is answered when nothing is, or once nothing has
+ * arrived for STOP_WAIT_MS (a machine busy with other work builds line
+ * tables slowly, not never), and after STOP_WAIT_MAX_MS in any case.
  */
 #define STOP_WAIT_MS 5000
+#define STOP_WAIT_MAX_MS 60000
 
 struct pending_stop {
 	struct pending_stop *next;
 	struct st_request req;
 	uint32_t session, generation;
-	uint64_t deadline;
+	uint64_t deadline, hard_deadline;
 };
 
 static struct pending_stop *stops;
+static uint64_t last_progress; /* ms: when objects or a line table last came */
+
+void st_commands_progress(void)
+{
+	last_progress = st_now_ms();
+}
+
+/* Whether pending stop ps may wait on. */
+static bool may_wait(const struct pending_stop *ps)
+{
+	uint64_t now = st_now_ms();
+
+	return now < ps->deadline || (now < ps->hard_deadline && now - last_progress < STOP_WAIT_MS);
+}
 
 static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 {
@@ -295,6 +312,7 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	ps->session = ses->index;
 	ps->generation = ses->generation;
 	ps->deadline = st_now_ms() + STOP_WAIT_MS;
+	ps->hard_deadline = st_now_ms() + STOP_WAIT_MAX_MS;
 	ps->next = stops;
 	stops = ps;
 	return ST_CTL_DEFERRED;
@@ -308,7 +326,7 @@ void st_commands_poll(struct st_daemon *d, bool now)
 		int status;
 
 		if (ses && ses->generation == ps->generation && !now && session_waiting(d, ses) &&
-		    st_now_ms() < ps->deadline) {
+		    may_wait(ps)) {
 			pp = &ps->next;
 			continue;
 		}

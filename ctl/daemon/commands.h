@@ -51,6 +51,8 @@ int st_reply_error(struct st_request *r, int status, const char *fmt, ...)
 int st_command(struct st_daemon *d, struct st_request *r);
 /* Answers deferred stops whose wait is over (all of them with now). */
 void st_commands_poll(struct st_daemon *d, bool now);
+/* Objects or a line table arrived: a stop waiting for them waits on. */
+void st_commands_progress(void);
 /* Sends the standard output gathered, the exit status; closes the request. */
 void st_request_finish(struct st_request *r, int status);
 

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
 
@@ -374,6 +375,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		p->objs_again = false;
 		request(d, p, ST_MAPS_DLOPEN, p->objs_again_ts);
 	}
+	st_commands_progress();
 	st_proc_recheck(d);
 }
 

@@ -730,6 +730,7 @@ void st_proc_recheck(struct st_daemon *d)
 
 void st_proc_lines_settled(struct st_daemon *d)
 {
+	st_commands_progress();
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		p->lines_waiting = false; /* its next drain sees what came */
 	st_proc_recheck(d);
