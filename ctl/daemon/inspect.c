@@ -9,8 +9,11 @@
  * requests are in the socket at once (a socket holds few messages with
  * descriptors); the others wait in the queue with copies of their message
  * and descriptor. The request at the head has a deadline from when it got
- * there; an inspector that misses it is killed (SIGKILL through its pidfd)
- * and every request it held fails.
+ * there, or from its last reply (an objects request answers object by
+ * object: a process that maps hundreds of them on a busy machine takes
+ * longer, not forever), but at most HEAD_MAX_FACTOR deadlines in all; an
+ * inspector that misses it is killed (SIGKILL through its pidfd) and every
+ * request it held fails.
  * Probe inspectors are never killed: one that is running dlopen in the
  * target cannot be stopped without crashing the target; past its deadline
  * it is only forgotten, and finishes alone.
@@ -53,6 +56,7 @@
 #define MAX_QUEUED 65536  /* requests waiting for one inspector */
 #define IN_FLIGHT 8	  /* requests in its socket at once */
 #define IDLE_MS 10000	  /* an idle inspector is stopped after this */
+#define HEAD_MAX_FACTOR 6 /* deadlines a request may take while it progresses */
 
 struct st_insp_limits st_insp_limits = { 1ull << 30, 10000 };
 
@@ -78,6 +82,7 @@ struct inspector {
 	struct call *head, **tail;
 	uint32_t queued, in_flight;
 	uint64_t head_since, idle_since; /* ms */
+	uint64_t head_progress;		 /* ms: the head's last reply */
 	bool retired;
 	struct inspector *sibling; /* the other of an objects and lines pair */
 };
@@ -439,7 +444,7 @@ static void pump(struct st_daemon *d, struct inspector *ins)
 				close(c->fd);
 			c->fd = -1;
 			if (c == ins->head)
-				ins->head_since = st_now_ms();
+				ins->head_since = ins->head_progress = st_now_ms();
 			pp = &c->next;
 			continue;
 		}
@@ -487,7 +492,7 @@ int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role
 	c->h = h;
 	c->ctx = ctx;
 	if (!ins->head)
-		ins->head_since = st_now_ms();
+		ins->head_since = ins->head_progress = st_now_ms();
 	*ins->tail = c;
 	ins->tail = &c->next;
 	ins->queued++;
@@ -530,7 +535,9 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 		ins->queued--;
 		ins->in_flight--;
 		npending--;
-		ins->head_since = ins->idle_since = st_now_ms();
+		ins->head_since = ins->head_progress = ins->idle_since = st_now_ms();
+	} else {
+		ins->head_progress = st_now_ms();
 	}
 	if (!c->forgotten)
 		c->h(d, c->ctx, &r, fd);
@@ -582,8 +589,10 @@ void st_insp_tick(struct st_daemon *d)
 	/* (a pair goes together: after a retirement, the list anew) */
 	for (struct inspector *ins = inspectors, *next; ins; ins = next) {
 		next = ins->next;
-		if (ins->head && now - ins->head_since > ins->head->deadline_ms) {
-			st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) took more than %u ms: %s",
+		if (ins->head && (now - ins->head_progress > ins->head->deadline_ms ||
+				  now - ins->head_since >
+					  (uint64_t)HEAD_MAX_FACTOR * ins->head->deadline_ms)) {
+			st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) answered nothing for %u ms (or ran too long): %s",
 			       ins->pid, role_name(ins->role), (unsigned)ins->owner.uid,
 			       ins->head->deadline_ms,
 			       ins->role == ST_INSP_ROLE_PROBE ? "left to finish alone" : "killed");
