@@ -21,14 +21,7 @@
 #include "internal.h"
 #include "sys.h"
 
-
 static int initialised;
-
-static void log_emit(const void *msg, uint32_t len, void *arg)
-{
-	(void)arg;
-	st__status_log(msg, len);
-}
 
 /*
  * Fork child, one thread, possibly inside a signal handler that interrupted
@@ -44,8 +37,7 @@ static void atfork_child(void)
 	st__reg_forget();
 	st__thread_forget();
 	st__pools_forget();
-	if (st__status_reinit_child() == 0 && st__registry_reattach() == 0) {
-		st__registry_each(log_emit, NULL);
+	if (st__status_reinit_child() == 0 && st__reg_restore_child() == 0) {
 		st__live->pid = st__getpid();
 		st__reg_register();
 	}

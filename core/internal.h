@@ -230,8 +230,6 @@ void st__reg_untracepoints(const struct st_tracepoint *const *begin,
 void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono) ST_HIDDEN;
 /* Event path: hand p to the daemon if that can be done without waiting. */
 void st__reg_offer_pool(struct st__pool *p) ST_HIDDEN;
-/* The same, with the connection lock held. */
-void st__reg_offer_pool_locked(struct st__pool *p) ST_HIDDEN;
 /* Now, in both clocks (dl.c dates a dlopen before the loader runs). */
 void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
 /* Event path: a sub-buffer notice, if it can go without waiting. */
@@ -240,6 +238,8 @@ void st__reg_notify(const void *msg, uint32_t len) ST_HIDDEN;
 void st__reg_exit(void) ST_HIDDEN;
 /* Fork child (one thread). */
 void st__reg_forget(void) ST_HIDDEN;
+/* Fork child with its new status memory: providers re-backed and logged. */
+int st__reg_restore_child(void) ST_HIDDEN;
 
 /* ---- clock (clock.c) ---- */
 

@@ -183,6 +183,28 @@ static int hello(void)
 	return st__transport_send(&m, m.h.hdr.len, fd);
 }
 
+/* Hands p to the daemon (the connection lock held), or finds that the
+ * daemon took it from the control page; never waits. */
+static void offer_pool(struct st__pool *p)
+{
+	struct st_abi_pool_msg msg = {
+		.hdr = { ST_MSG_POOL, sizeof(msg) },
+		.session = p->session,
+		.generation = p->generation,
+		.size = p->size,
+	};
+
+	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE))
+		return;
+	/* Taken by the daemon from the control page, or sent now. */
+	if (__atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) !=
+		    p->generation &&
+	    (!st__fdid_ours(&p->fd) || st__transport_send(&msg, sizeof(msg), p->fd.fd) < 0))
+		return;
+	st__fdid_close(&p->fd);
+	__atomic_store_n(&p->handed, true, __ATOMIC_RELEASE);
+}
+
 /* Hands the pools of the sessions active now (or offers them). */
 static void pools_offer_active(void)
 {
@@ -192,7 +214,7 @@ static void pools_offer_active(void)
 					     : NULL;
 
 		if (p)
-			st__reg_offer_pool_locked(p);
+			offer_pool(p);
 	}
 }
 
@@ -305,19 +327,21 @@ void st__reg_tracepoints(const struct st_tracepoint *const *begin,
 {
 	struct st__provider *touched[16];
 	uint32_t n, busy;
+	void *send; /* for log_emit: to the daemon too */
 	bool all;
 
 	busy = st__tls.busy;
 	st__tls.busy = 2;
 	st__conn_lock();
 	n = st__registry_take(begin, end, touched, 16, &all, answered());
+	send = (void *)(uintptr_t)st__transport_up();
 	/* Announce what this object brought (the daemon takes repeats). The
 	 * log gets whole providers: its reader starts from nothing. */
 	if (all)
-		st__registry_each(log_emit, (void *)(uintptr_t)st__transport_up());
+		st__registry_each(log_emit, send);
 	else
 		for (uint32_t k = 0; k < n; k++)
-			st__registry_encode(touched[k], log_emit, (void *)(uintptr_t)st__transport_up());
+			st__registry_encode(touched[k], log_emit, send);
 	if (n && st__transport_up())
 		synced();
 	else if (n)
@@ -348,31 +372,11 @@ void st__reg_untracepoints(const struct st_tracepoint *const *begin,
 	st__tls.busy = busy;
 }
 
-void st__reg_offer_pool_locked(struct st__pool *p)
-{
-	struct st_abi_pool_msg msg = {
-		.hdr = { ST_MSG_POOL, sizeof(msg) },
-		.session = p->session,
-		.generation = p->generation,
-		.size = p->size,
-	};
-
-	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE))
-		return;
-	/* Taken by the daemon from the control page, or sent now. */
-	if (__atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) !=
-		    p->generation &&
-	    (!st__fdid_ours(&p->fd) || st__transport_send(&msg, sizeof(msg), p->fd.fd) < 0))
-		return;
-	st__fdid_close(&p->fd);
-	__atomic_store_n(&p->handed, true, __ATOMIC_RELEASE);
-}
-
 void st__reg_offer_pool(struct st__pool *p)
 {
 	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE) || !st__conn_trylock())
 		return;
-	st__reg_offer_pool_locked(p);
+	offer_pool(p);
 	st__conn_unlock();
 }
 
@@ -391,6 +395,14 @@ void st__reg_exit(void)
 	st__conn_lock();
 	st__transport_send(&m, sizeof(m), -1);
 	st__conn_unlock();
+}
+
+int st__reg_restore_child(void)
+{
+	if (st__registry_reattach() < 0)
+		return -1;
+	st__registry_each(log_emit, NULL); /* the child's log starts empty */
+	return 0;
 }
 
 void st__reg_forget(void)

@@ -36,7 +36,6 @@
 struct st_abi_control *st__control;
 
 static struct st__fdid status = { .fd = -1 };
-static int status_fd = -1; /* status.fd once checked, for the calls below */
 static uint32_t npages; /* pages in the memfd, control page included */
 
 #define MAX_PARKED 64
@@ -74,7 +73,6 @@ static int status_create(void)
 	}
 	c->magic = ST_ABI_CONTROL_MAGIC;
 	c->version = ST_ABI_VERSION;
-	status_fd = (int)fd;
 	npages = 1;
 	__atomic_store_n(&st__control, c, __ATOMIC_RELEASE);
 	return 0;
@@ -87,14 +85,15 @@ int st__status_init(void)
 
 static const uint8_t zero_page[ST_ABI_PAGE];
 
-/* Backs `state` with page `page` of the memfd, which starts as `init`. */
-static int map_page(struct st_provider_state *state, uint32_t page, const void *init)
+/* Backs `state` with page `page` of the memfd fd (st__status_fd(), just
+ * checked), which starts as `init`. */
+static int map_page(int fd, struct st_provider_state *state, uint32_t page, const void *init)
 {
 	long off = (long)page * ST_ABI_PAGE;
 
-	if (st__sys4(SYS_pwrite64, status_fd, init, ST_ABI_PAGE, off) != ST_ABI_PAGE)
+	if (st__sys4(SYS_pwrite64, fd, init, ST_ABI_PAGE, off) != ST_ABI_PAGE)
 		return -EIO;
-	if (st__mmap(state, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, status_fd,
+	if (st__mmap(state, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
 		     off) != (void *)state)
 		return -ENOMEM;
 	return 0;
@@ -105,8 +104,9 @@ int st__status_attach(struct st_provider_state *state, uint64_t acked)
 	uint32_t page = npages, k;
 	int ret;
 
-	status_fd = st__status_fd();
-	if (status_fd < 0)
+	int fd = st__status_fd();
+
+	if (fd < 0)
 		return -EBADF;
 	if ((uintptr_t)state & (ST_ABI_PAGE - 1))
 		return -EINVAL;
@@ -117,7 +117,7 @@ int st__status_attach(struct st_provider_state *state, uint64_t acked)
 	else if (page >= MAX_PAGES)
 		return -ENOSPC;
 	/* A provider registers with nothing enabled. */
-	ret = map_page(state, page, zero_page);
+	ret = map_page(fd, state, page, zero_page);
 	if (ret < 0)
 		return ret;
 	if (k < nparked)
@@ -132,10 +132,11 @@ void st__status_detach(struct st_provider_state *state, uint32_t page, uint64_t 
 	/* The object is being unloaded and its pages go with it; nothing to
 	 * unmap. Clear the shared page so the daemon's view is consistent. */
 	(void)state;
-	status_fd = st__status_fd();
-	if (status_fd < 0 || page == 0 || page >= npages)
+	int fd = st__status_fd();
+
+	if (fd < 0 || page == 0 || page >= npages)
 		return;
-	st__sys4(SYS_pwrite64, status_fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
+	st__sys4(SYS_pwrite64, fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
 	if (nparked < MAX_PARKED)
 		parked[nparked++] = (typeof(parked[0])){ page, stamp };
 }
@@ -152,14 +153,15 @@ void st__status_log(const void *msg, uint32_t len)
 	uint64_t at;
 	uint32_t padded = (len + 7) & ~7u;
 
-	status_fd = st__status_fd();
-	if (!st__control || status_fd < 0)
+	int fd = st__status_fd();
+
+	if (!st__control || fd < 0)
 		return;
 	at = st__control->reglog_len;
 	if (at + padded > ST_ABI_REGLOG_MAX)
 		return;
-	if (st__sys4(SYS_pwrite64, status_fd, msg, len, (long)(ST_ABI_REGLOG_OFF + at)) != len ||
-	    (padded > len && st__sys4(SYS_pwrite64, status_fd, pad, padded - len,
+	if (st__sys4(SYS_pwrite64, fd, msg, len, (long)(ST_ABI_REGLOG_OFF + at)) != len ||
+	    (padded > len && st__sys4(SYS_pwrite64, fd, pad, padded - len,
 				      (long)(ST_ABI_REGLOG_OFF + at + len)) != padded - len))
 		return;
 	__atomic_store_n(&st__control->reglog_len, at + padded, __ATOMIC_RELEASE);
@@ -181,7 +183,6 @@ int st__status_reinit_child(void)
 
 	st__control = NULL;
 	st__fdid_close(&status);
-	status_fd = -1;
 	/* (private memory, not a hole: a write interrupted by the signal
 	 * handler that forked may still use the old page when it resumes) */
 	if (old)
@@ -195,12 +196,13 @@ int st__status_reinit_child(void)
  * with nothing enabled until the child has registered. */
 int st__status_reattach(struct st_provider_state *state, uint32_t page)
 {
-	status_fd = st__status_fd();
-	if (status_fd < 0)
+	int fd = st__status_fd();
+
+	if (fd < 0)
 		return -EBADF;
 	if (page == 0 || page >= MAX_PAGES)
 		return -EINVAL;
 	if (page >= npages)
 		npages = page + 1;
-	return map_page(state, page, zero_page);
+	return map_page(fd, state, page, zero_page);
 }

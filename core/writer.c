@@ -133,7 +133,6 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 
 	if (!pool)
 		return NULL;
-	st__reg_offer_pool(pool);
 	if (!t->tid)
 		t->tid = st__gettid();
 	w = st__pool_claim(pool, t->tid);
@@ -171,8 +170,7 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
 			goto out;
 		}
 	}
-	if (!w->pool->handed)
-		st__reg_offer_pool(w->pool);
+	st__reg_offer_pool(w->pool); /* (until the daemon has it) */
 	if (rec > w->sb_size || (w->off + rec > w->sb_size && !writer_switch(w))) {
 		count_full(w);
 		w = NULL;
