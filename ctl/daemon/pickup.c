@@ -43,35 +43,46 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	st_proc_recheck(d); /* a stop may wait for this one */
 }
 
-bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
+/*
+ * The pool p offers for session s that the daemon has yet to take: its
+ * control page's word ((generation << 32) | descriptor), or 0 when there
+ * is none (p has a connection to send it on, or the daemon has it).
+ */
+static uint64_t offered(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
 {
 	const struct st_session *ses = d->sessions[s];
+	uint64_t offer;
 	uint32_t gen;
 
 	if (!ses || p->ended || p->fd >= 0 || !p->control || p->pidfd < 0)
-		return false;
-	gen = (uint32_t)(__atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE) >> 32);
+		return 0;
+	offer = __atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE);
+	gen = (uint32_t)(offer >> 32);
 	if (gen == 0 || gen != ses->generation ||
 	    (p->pools[s].ring.base && p->pools[s].generation == gen))
-		return false;
+		return 0;
+	return offer;
+}
+
+bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
+{
+	uint32_t gen = (uint32_t)(offered(d, p, s) >> 32);
+
 	/* not asked for yet, or under way (a failed request is not waited for) */
-	return p->pickup_tried[s] != gen || (p->pickup_pending && p->pickup_session == s);
+	return gen && (p->pickup_tried[s] != gen || (p->pickup_pending && p->pickup_session == s));
 }
 
 void st_pickup(struct st_daemon *d, struct st_proc *p)
 {
-	if (p->ended || p->fd >= 0 || !p->control || p->pidfd < 0 || p->pickup_pending)
-		return;
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS && !p->pickup_pending; s++) {
 		struct st_session *ses = d->sessions[s];
-		uint64_t offer = __atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE);
+		uint64_t offer = offered(d, p, s);
 		uint32_t gen = (uint32_t)(offer >> 32);
 		struct st_insp_take_pool t;
 		struct st_abi_geometry g;
 		struct st_owner owner;
 
-		if (!ses || gen == 0 || gen != ses->generation || p->pickup_tried[s] == gen ||
-		    (p->pools[s].ring.base && p->pools[s].generation == gen) ||
+		if (!gen || p->pickup_tried[s] == gen ||
 		    st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
 			continue;
 		memset(&t, 0, sizeof(t));
@@ -91,6 +102,6 @@ void st_pickup(struct st_daemon *d, struct st_proc *p)
 		if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
 				    PICKUP_DEADLINE_MS, on_taken, p) < 0)
 			p->pickup_pending = false;
-		return;
+		return; /* one request at a time */
 	}
 }

@@ -40,31 +40,33 @@ static bool is_status_link(int dirfd, const char *name)
 	return link_is(dirfd, name, STATUS_LINK);
 }
 
-/* Whether fd is a status memfd we may adopt (see the top of the file). */
-static bool status_memfd(int fd)
+/*
+ * Whether fd is a memfd of ours we may take: named `link`, open
+ * read-write, with all of `seals`, and of at least min_size bytes (exactly,
+ * with exact).
+ */
+static bool our_memfd(int fd, const char *link, int seals, uint64_t min_size, bool exact)
 {
 	char self[64];
-	int seals = fcntl(fd, F_GET_SEALS), fl = fcntl(fd, F_GETFL);
+	int have = fcntl(fd, F_GET_SEALS), fl = fcntl(fd, F_GETFL);
 	struct stat st;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	return seals >= 0 && (seals & F_SEAL_SHRINK) && fl >= 0 && (fl & O_ACCMODE) == O_RDWR &&
-	       fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (uint64_t)st.st_size >= ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX &&
-	       is_status_link(AT_FDCWD, self);
+	return have >= 0 && (have & seals) == seals && fl >= 0 && (fl & O_ACCMODE) == O_RDWR &&
+	       fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= min_size &&
+	       (!exact || (uint64_t)st.st_size == min_size) && link_is(AT_FDCWD, self, link);
 }
 
-/* Whether fd is a buffer pool of `size` bytes: a sealed, read-write memfd. */
+/* A status memfd we may adopt (see the top of the file). */
+static bool status_memfd(int fd)
+{
+	return our_memfd(fd, STATUS_LINK, F_SEAL_SHRINK, ST_ABI_REGLOG_OFF + ST_ABI_REGLOG_MAX, false);
+}
+
+/* A buffer pool of `size` bytes, sealed against shrinking and growing. */
 static bool pool_memfd(int fd, uint64_t size)
 {
-	char self[64];
-	int seals = fcntl(fd, F_GET_SEALS), fl = fcntl(fd, F_GETFL);
-	struct stat st;
-
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	return seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW) &&
-	       fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (uint64_t)st.st_size == size && link_is(AT_FDCWD, self, POOL_LINK);
+	return our_memfd(fd, POOL_LINK, F_SEAL_SHRINK | F_SEAL_GROW, size, true);
 }
 
 /* Parent and name from /proc/PID/stat: "pid (comm) state ppid ..." */
