@@ -400,10 +400,10 @@ static void human(uint64_t bytes, char *buf, size_t n)
 
 static void summary(struct st_session *ses)
 {
-	uint64_t corrupt = 0, by[ST_LOSS_KINDS];
+	uint64_t corrupt = 0;
 	struct st_session_totals t;
 	struct st_geometry geo;
-	char size[32], buffers[256];
+	char size[32], buffers[256], losses[1024];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -437,14 +437,8 @@ static void summary(struct st_session *ses)
 	if (t.write_lost)
 		fprintf(stderr, "shimtrace record: %llu events were lost writing the trace: %s\n",
 			(unsigned long long)t.write_lost, strerror(t.write_err));
-	st_session_losses(ses, by);
-	st_loss_text(by, buffers, sizeof(buffers));
-	if (t.lost)
-		fprintf(stderr, "shimtrace record: lost: %s\n", buffers);
-	for (int k = 0; k < ST_LOSS_KINDS; k++)
-		if (by[k])
-			fprintf(stderr, "shimtrace record:   %s: %s\n", st_loss_kinds[k].name,
-				st_loss_kinds[k].hint);
+	st_session_loss_report(ses, "shimtrace record: ", losses, sizeof(losses));
+	fputs(losses, stderr);
 	if (corrupt)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);

@@ -182,17 +182,10 @@ static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_ses
 /* The session's losses by cause, each with what would have kept them. */
 static void losses_text(struct st_request *r, const struct st_session *ses)
 {
-	uint64_t by[ST_LOSS_KINDS];
-	char text[256];
+	char text[1024];
 
-	st_session_losses(ses, by);
-	st_loss_text(by, text, sizeof(text));
-	if (!text[0])
-		return;
-	st_reply(r, "  lost: %s\n", text);
-	for (int k = 0; k < ST_LOSS_KINDS; k++)
-		if (by[k])
-			st_reply(r, "    %s: %s\n", st_loss_kinds[k].name, st_loss_kinds[k].hint);
+	st_session_loss_report(ses, "  ", text, sizeof(text));
+	st_reply(r, "%s", text);
 }
 
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)

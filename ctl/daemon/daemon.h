@@ -530,8 +530,10 @@ bool st_session_records(const struct st_session *ses, const struct st_proc *p, c
 			const char *name);
 struct st_session *st_session_find(struct st_daemon *d, const char *name);
 struct st_geometry;
-/* "12 buffer full, 3 no thread buffer": the causes with losses. */
-void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n);
+/* The session's losses, if any, as lines that start with prefix: "lost:
+ * 12 buffer full, 3 no thread buffer", then what would keep each cause's
+ * events; "" without losses. */
+void st_session_loss_report(const struct st_session *ses, const char *prefix, char *buf, size_t n);
 /* The session's losses by cause, over its processes. */
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
 /* The session's buffer geometry, as st_geometry_text shows it. */

@@ -363,15 +363,27 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 		st->lost += st->lost_by[k];
 }
 
-void st_loss_text(const uint64_t by[ST_LOSS_KINDS], char *buf, size_t n)
+void st_session_loss_report(const struct st_session *ses, const char *prefix, char *buf, size_t n)
 {
-	size_t len = 0;
+	uint64_t by[ST_LOSS_KINDS];
+	char causes[256];
+	size_t len = 0, clen = 0;
 
-	buf[0] = '\0';
+	st_session_losses(ses, by);
+	causes[0] = buf[0] = '\0';
+	for (int k = 0; k < ST_LOSS_KINDS; k++)
+		if (by[k] && clen < sizeof(causes))
+			clen += (size_t)snprintf(causes + clen, sizeof(causes) - clen, "%s%llu %s",
+						 clen ? ", " : "", (unsigned long long)by[k],
+						 st_loss_kinds[k].name);
+	if (!clen)
+		return;
+	/* "lost: 12 buffer full, 3 no thread buffer", then each cause's hint */
+	len = (size_t)snprintf(buf, n, "%slost: %s\n", prefix, causes);
 	for (int k = 0; k < ST_LOSS_KINDS; k++)
 		if (by[k] && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%llu %s", len ? ", " : "",
-						(unsigned long long)by[k], st_loss_kinds[k].name);
+			len += (size_t)snprintf(buf + len, n - len, "%s  %s: %s\n", prefix,
+						st_loss_kinds[k].name, st_loss_kinds[k].hint);
 }
 
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
