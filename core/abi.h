@@ -53,23 +53,34 @@
 #define ST_ABI_NAME_MAX 64 /* provider, tracepoint and field names, NUL included */
 #define ST_ABI_MSG_MAX 65536 /* largest control message */
 
-/* ---- event records, byte-packed, copied verbatim into CTF streams ---- */
-
-/*
- * event.header (id, timestamp), then the stream event context (vpid, vtid,
- * ip), then the fields. The thread is in every event, so a ring buffer can
- * pass from an exited thread to a new one in the middle of a sub-buffer.
+/* ---- event records in the ring buffers, byte-packed ----
+ *
+ * A record is a header, the call site (ip, 48 bits: user-space addresses
+ * fit), then the fields:
+ *
+ *   compact   u8 id (0..254), u24 timestamp: the clock's low 24 bits     4
+ *   extended  u8 255, u32 id, u64 timestamp                             13
+ *
+ * A compact timestamp is read as the smallest time after the previous
+ * record's (with 24 bits: less than 2^24 ticks later); the writer uses the
+ * extended form when the id does not fit or more time went by. Every
+ * sub-buffer, and every change of the thread that owns a slot, begins with
+ * a thread record: an extended header with id ST_ABI_ID_THREAD and the
+ * full timestamp, then the s32 thread id, and no ip. The thread and the
+ * process are constant for a run of records, so they are not repeated in
+ * each: the daemon puts them in the trace's packet context and event
+ * context (it rewrites every record anyway: the trace's ids are not the
+ * process's). See doc/internals.md.
  */
-struct st_abi_record {
-	uint16_t id;
-	uint64_t timestamp;
-	int32_t vpid;
-	int32_t vtid;
-	uint64_t ip;
-} __attribute__((packed));
-
-#define ST_ABI_RECORD_HDR ((uint32_t)sizeof(struct st_abi_record))
-
+#define ST_ABI_ID_EXTENDED 255u	       /* first byte of an extended header */
+#define ST_ABI_TS_BITS 24u	       /* of a compact header's timestamp */
+#define ST_ABI_HDR_COMPACT 4u
+#define ST_ABI_HDR_EXTENDED 13u
+#define ST_ABI_IP_BYTES 6u
+#define ST_ABI_ID_THREAD 0xffffffffu   /* extended id of a thread record */
+#define ST_ABI_THREAD_REC (ST_ABI_HDR_EXTENDED + 4u)
+/* The most a record's header and ip take. */
+#define ST_ABI_RECORD_MAX_HDR (ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES)
 
 /* ---- status page 0 ---- */
 

@@ -85,7 +85,9 @@ struct st__writer {
 	uint8_t *sb;		    /* data of the open sub-buffer */
 	uint32_t off;		    /* write offset in it */
 	uint32_t sb_size;
-	uint64_t last_ts;	    /* keeps timestamps monotonic in the stream */
+	uint64_t last_ts;	    /* keeps timestamps monotonic in the stream;
+				     * the base of the next compact timestamp */
+	int32_t tid;		    /* of the open sub-buffer's last thread record */
 	uint64_t events;	    /* records in the open sub-buffer */
 	struct st_abi_subbuf *ctl;  /* control of the open sub-buffer */
 	uint64_t seq;		    /* its sequence number */

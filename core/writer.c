@@ -2,15 +2,17 @@
  * The event writer: what an enabled tracepoint runs.
  *
  * Fast path (every event): check the thread's busy flag, read the process
- * id from st__live, then for each session in the mask: bump the thread's
- * write offset in its current sub-buffer, copy the record, publish the new
- * commit offset with a release store. No lock, no system call, no atomic
- * read-modify-write, no allocation; errno untouched.
+ * id from st__live, then for each session in the mask: write the record at
+ * the thread's write offset in its current sub-buffer (a 4-byte header when
+ * the id and the time since the previous record fit, see core/abi.h),
+ * publish the new commit offset with a release store. No lock, no system
+ * call, no atomic read-modify-write, no allocation; errno untouched.
  *
  * Slow path (first event of a thread, full sub-buffer, session recreated):
  * claim a ring buffer from the session's pool, close the full sub-buffer and
- * open the next. It may make system calls (pool creation, the sub-buffer
- * notification); it saves and restores errno.
+ * open the next, and write the thread record that begins each sub-buffer
+ * and each new owner's records. It may make system calls (pool creation,
+ * the sub-buffer notification); it saves and restores errno.
  *
  * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
  * to the slot's own cache line), and between the two the writer reads the
@@ -123,7 +125,29 @@ static bool writer_switch(struct st__writer *w)
 	w->events = 0;
 	w->ctl = ctl;
 	w->sb = w->data + (next % n) * (uint64_t)w->sb_size;
+	w->tid = 0; /* a sub-buffer begins with a thread record */
 	return true;
+}
+
+/*
+ * The thread record that says whose records follow, and from when: the
+ * daemon reads the records after it without the ones before (a sub-buffer
+ * is read on its own), so its timestamp is whole. Not an event: counted
+ * nowhere, and not given to readers.
+ */
+static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
+{
+	uint8_t *p = w->sb + w->off;
+	uint32_t id = ST_ABI_ID_THREAD;
+
+	p[0] = ST_ABI_ID_EXTENDED;
+	memcpy(p + 1, &id, 4);
+	memcpy(p + 5, &ts, 8);
+	memcpy(p + 13, &tid, 4);
+	w->off += ST_ABI_THREAD_REC;
+	w->tid = tid;
+	w->last_ts = ts;
+	__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
 }
 
 static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
@@ -147,10 +171,16 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 	return w;
 }
 
+/*
+ * Makes room for a record of at most rec bytes (header and ip included)
+ * and the thread record before it if one is due; NULL when the event is
+ * not written (counted, unless the session had ended). *ts is the event's
+ * time, read again if the slow path took a daemon's clock.
+ */
 static __attribute__((noinline)) struct st__writer *
-writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
+writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts)
 {
-	int saved_errno = errno;
+	int saved_errno = errno, tsc = st__clock_tsc;
 	struct st__writer *w = t->w[s];
 
 	if (w && w->generation != *w->live_generation) {
@@ -171,10 +201,27 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
 		}
 	}
 	st__reg_offer_pool(w->pool); /* (until the daemon has it) */
-	if (rec > w->sb_size || (w->off + rec > w->sb_size && !writer_switch(w))) {
+	/* The slow path connected to a daemon that found the process running,
+	 * and took its clock: ts is of the old one. */
+	if (__builtin_expect(tsc != st__clock_tsc, 0))
+		*ts = st_clock_read();
+	if (*ts < w->last_ts)
+		*ts = w->last_ts;
+	if (rec + ST_ABI_THREAD_REC + ST_PAYLOAD_SLACK > w->sb_size) {
 		count_full(w);
 		w = NULL;
+		goto out;
 	}
+	if (w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
+	    (w->tid != t->tid && w->off + ST_ABI_THREAD_REC + rec + ST_PAYLOAD_SLACK > w->sb_size)) {
+		if (!writer_switch(w)) {
+			count_full(w);
+			w = NULL;
+			goto out;
+		}
+	}
+	if (w->tid != t->tid)
+		write_thread_record(w, t->tid, *ts);
 out:
 	errno = saved_errno;
 	return w;
@@ -201,8 +248,8 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 			   const void *ip, const void *payload, uint32_t len)
 {
 	struct st__thread *t = &st__tls;
-	struct st_abi_record h;
-	uint32_t rec;
+	uint64_t site = (uint64_t)(uintptr_t)ip;
+	uint32_t id, rec;
 
 	if (__builtin_expect(t->busy != 0, 0)) {
 		drop_nested(t, mask);
@@ -210,30 +257,24 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 	}
 	t->busy = 1;
 	st__barrier();
-	h.vpid = st__live->pid;
-	if (__builtin_expect(h.vpid == 0, 0))
+	if (__builtin_expect(st__live->pid == 0, 0))
 		goto out; /* not registered, or a fork child not yet registered */
-	h.id = (uint16_t)tp->state->id[tp->slot];
-	h.ip = (uint64_t)(uintptr_t)ip;
-	rec = ST_ABI_RECORD_HDR + len;
+	id = tp->state->id[tp->slot];
+	/* (room is checked for the extended form: one comparison) */
+	rec = ST_ABI_RECORD_MAX_HDR + len;
 	do {
 		uint32_t s = (uint32_t)__builtin_ctz(mask);
 		struct st__writer *w = t->w[s];
+		uint64_t delta;
 		uint8_t *p;
 
 		mask &= mask - 1;
 		if (__builtin_expect(w == NULL || w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 					     w->generation != *w->live_generation,
 				     0)) {
-			int tsc = st__clock_tsc;
-
-			w = writer_slow(t, s, rec);
+			w = writer_slow(t, s, rec, &ts);
 			if (!w)
 				continue;
-			/* The slow path connected to a daemon that found the process
-			 * running, and took its clock: ts is of the old one. */
-			if (__builtin_expect(tsc != st__clock_tsc, 0))
-				ts = st_clock_read();
 		}
 		__atomic_store_n(&w->slot->writing, 1, __ATOMIC_RELAXED);
 		st__barrier();
@@ -247,16 +288,30 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		}
 		if (ts < w->last_ts)
 			ts = w->last_ts; /* never backwards within a stream */
+		delta = ts - w->last_ts;
 		w->last_ts = ts;
-		h.timestamp = ts;
-		h.vtid = t->tid; /* known once the thread has a buffer */
 		p = w->sb + w->off;
-		memcpy(p, &h, sizeof(h));
-		if (__builtin_expect(w->off + rec + ST_PAYLOAD_SLACK <= w->sb_size, 1))
-			copy_words(p + sizeof(h), payload, len);
-		else
-			memcpy(p + sizeof(h), payload, len); /* the slow path let it in */
-		w->off += rec;
+		if (__builtin_expect(id < ST_ABI_ID_EXTENDED && delta < (1u << ST_ABI_TS_BITS), 1)) {
+			/* id, the timestamp's low 24 bits and the ip's low 32 in
+			 * one store, the ip's high 16 in a second */
+			uint64_t w0 = id | (ts & 0xffffff) << 8 | site << 32;
+			uint64_t w1 = site >> 32;
+
+			memcpy(p, &w0, 8);
+			memcpy(p + 8, &w1, 8);
+			p += ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES;
+		} else {
+			p[0] = ST_ABI_ID_EXTENDED;
+			memcpy(p + 1, &id, 4);
+			memcpy(p + 5, &ts, 8);
+			memcpy(p + 13, &site, 8);
+			p += ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES;
+		}
+		/* (the ST_PAYLOAD_SLACK bytes of room past the record cover the
+		 * stores above and copy_words' last word) */
+		copy_words(p, payload, len);
+		p += len;
+		w->off = (uint32_t)(p - w->sb);
 		w->events++;
 		__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
 		__atomic_store_n(&w->slot->writing, 0, __ATOMIC_RELEASE);

@@ -30,59 +30,99 @@
 #include <string.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/record.h"
 
 /* Bytes of invalid records dropped so far (all processes). */
 uint64_t st_emit_corrupt;
 
-struct scan {
-	uint64_t valid;	 /* bytes of whole, valid records */
+/* A run of ring records of one thread, as written into the trace. */
+struct seg {
+	uint64_t used;	 /* ring bytes read: whole records */
+	uint64_t out;	 /* trace bytes written */
 	uint64_t events;
 	uint64_t first_ts, last_ts;
+	struct st_ring_pos pos; /* in: where the run starts; out: its end */
+	bool corrupt;	 /* stopped at a record that does not parse */
 	bool unsettled;	 /* a caller's line table is on its way */
 };
 
-/* Validates and fixes the records in buf (a private copy) for trace t. */
-static void scan_records(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-			 uint8_t *buf, uint64_t len, uint64_t min_ts, struct scan *sc)
+/* The most trace bytes len ring bytes make: a ring record has at least a
+ * compact header and the ip (10 bytes), its trace record at most
+ * ST_TRACE_REC_MAX_HDR (25) before the same fields. */
+static uint64_t seg_capacity(uint64_t len)
+{
+	return len + (len / (ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES) + 1) *
+			     (ST_TRACE_REC_MAX_HDR - ST_ABI_HDR_COMPACT - ST_ABI_IP_BYTES);
+}
+
+/*
+ * Writes the ring records at src (len bytes: the process's shared memory,
+ * or a copy of it) into dst as trace records of trace t, up to the end, a
+ * record that does not parse, or a thread record after the first event
+ * (the next packet is another thread's). Each record must carry an event
+ * id of this process (an index in p->cls, never one of the daemon's own
+ * classes, which it could otherwise forge) and fields that fit; the id
+ * becomes the trace's, the process id is the process's real one, call
+ * sites are refined, and time never goes back nor before min_ts.
+ */
+static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t min_ts, struct seg *sg)
 {
 	struct st_evclass *c = NULL;
-	uint64_t off = 0, prev = min_ts;
+	uint64_t off = 0, out = 0, prev_out = 0, ring_ts = sg->pos.ts;
 	uint32_t cid = UINT32_MAX; /* the process's id c is for: ids repeat */
 	int32_t tid = -1;	   /* and the trace's */
 
-	memset(sc, 0, sizeof(*sc));
-	while (len - off >= ST_ABI_RECORD_HDR) {
-		struct st_abi_record *h = (struct st_abi_record *)(buf + off);
-		uint16_t id = h->id;
-		uint64_t ts = h->timestamp;
+	sg->events = 0;
+	sg->corrupt = sg->unsettled = false;
+	while (off < len) {
+		struct st_ring_rec r;
+		uint64_t ts = ring_ts, ip;
+		uint32_t h;
 		int64_t size;
 
-		if (id != cid) {
-			/* (only classes the process registered: never the
-			 * daemon's own, which it could otherwise forge) */
-			c = id < p->ncls ? p->cls[id] : NULL;
-			tid = c ? st_trace_class_id(t, c, p->uid) : -1;
-			cid = id;
+		if (!st_ring_rec_decode(src + off, len - off, &ts, &r)) {
+			sg->corrupt = true;
+			break;
 		}
-		if (tid < 0)
+		if (r.id == ST_ABI_ID_THREAD) {
+			if (sg->events)
+				break; /* the next run */
+			sg->pos.tid = r.tid;
+			ring_ts = ts;
+			off += r.hdr;
+			continue;
+		}
+		if (r.id != cid) {
+			c = r.id < p->ncls ? p->cls[r.id] : NULL;
+			tid = c ? st_trace_class_id(t, c, p->uid) : -1;
+			cid = r.id;
+		}
+		if (tid < 0) {
+			sg->corrupt = true;
 			break;
-		size = st_evclass_payload_size(c, buf + off + ST_ABI_RECORD_HDR,
-					       len - off - ST_ABI_RECORD_HDR);
-		if (size < 0)
+		}
+		ts = r.ts;
+		if (ts < min_ts)
+			ts = min_ts;
+		if (sg->events == 0)
+			sg->first_ts = prev_out = ts;
+		ip = st_callsite(d, p, r.ip, &sg->unsettled);
+		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, p->pid, ip);
+		size = st_evclass_payload_copy(c, src + off + r.hdr, len - off - r.hdr, dst + out + h);
+		if (size < 0) {
+			sg->corrupt = true;
 			break;
-		if (ts < prev)
-			h->timestamp = ts = prev;
-		h->id = (uint16_t)tid;
-		h->vpid = p->pid;
-		h->ip = st_callsite(d, p, h->ip, &sc->unsettled);
-		prev = ts;
-		if (sc->events == 0)
-			sc->first_ts = ts;
-		sc->events++;
-		off += ST_ABI_RECORD_HDR + (uint64_t)size;
+		}
+		ring_ts = r.ts;
+		min_ts = sg->last_ts = ts;
+		sg->events++;
+		off += r.hdr + (uint64_t)size;
+		out += h + (uint64_t)size;
 	}
-	sc->last_ts = prev;
-	sc->valid = off;
+	sg->pos.ts = ring_ts;
+	sg->used = off;
+	sg->out = out;
 }
 
 static void warn_once(struct st_proc *p, int which, const char *what)
@@ -131,46 +171,81 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 }
 
 /*
- * Validates the records copied into buf (from st_packet_buf, len bytes) and
- * writes them as one packet of stream in trace t; returns the events
- * written. With may_wait, a range whose callers need a line table on its
- * way is left where it is (ST_EMIT_LATER): the table was asked for, and the
- * range is read again once it is here, or the wait is over.
+ * Emits the ring records at src (len bytes, starting at *pos) into stream,
+ * a packet for each run of one thread's records; returns the events
+ * written, and *used, the bytes of src emitted. With may_wait, a run whose
+ * callers need a line table on its way is left where it is, with what
+ * follows: the table was asked for, and the rest is read again once it is
+ * here, or the wait is over. Records that do not parse end the range:
+ * dropped, counted as corrupt.
  */
-uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
-		      bool may_wait)
+static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			   struct st_stream *stream, const uint8_t *src, uint64_t len,
+			   struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used)
 {
-	struct scan sc;
+	uint64_t events = 0, off = 0;
 
-	scan_records(d, p, t, buf, len, stream->last_ts, &sc);
-	if (sc.unsettled && may_wait) {
-		if (!p->lines_waiting)
-			p->lines_wait_since = st_now_ms();
-		p->lines_waiting = true;
-		return ST_EMIT_LATER;
+	while (off < len) {
+		uint8_t *buf = st_packet_buf(seg_capacity(len - off));
+		struct seg sg = { .pos = *pos };
+
+		if (!buf)
+			break;
+		transform(d, p, t, src + off, len - off, buf, stream->last_ts, &sg);
+		if (sg.unsettled && may_wait) {
+			if (!p->lines_waiting)
+				p->lines_wait_since = st_now_ms();
+			p->lines_waiting = true;
+			break;
+		}
+		if (sg.events) {
+			stream->tid = sg.pos.tid;
+			st_stream_packet(t, stream, buf, sg.out, sg.events, sg.first_ts, sg.last_ts,
+					 discarded);
+			events += sg.events;
+		}
+		*pos = sg.pos;
+		off += sg.used;
+		if (sg.corrupt) {
+			st_emit_corrupt += len - off;
+			warn_once(p, 0, "invalid records in its buffers were dropped");
+			off = len;
+		}
+		if (sg.used == 0)
+			break;
 	}
-	if (sc.valid < len) {
-		st_emit_corrupt += len - sc.valid;
-		warn_once(p, 0, "invalid records in its buffers were dropped");
-	}
-	if (sc.events)
-		st_stream_packet(t, stream, buf, sc.valid, sc.events, sc.first_ts, sc.last_ts,
-				 discarded);
+	*used = off;
 	/* (taken from the buffers: those lost writing are counted as such) */
-	return sc.events;
+	return events;
+}
+
+/* A private copy of shared memory the producer may reuse meanwhile. */
+static uint8_t *staging(uint64_t len)
+{
+	static uint8_t *buf;
+	static uint64_t cap;
+
+	if (len > cap) {
+		uint8_t *n = realloc(buf, len);
+
+		if (!n)
+			return NULL;
+		buf = n;
+		cap = len;
+	}
+	return buf;
 }
 
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t *off, uint64_t discarded)
+			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded)
 {
-	uint64_t commit = st_ring_commit(r, i, idx, seq), events;
-	uint8_t *buf = commit > *off ? st_packet_buf(commit - *off) : NULL;
+	uint64_t commit = st_ring_commit(r, i, idx, seq), events, used;
+	uint8_t *buf = commit > *off ? staging(commit - *off) : NULL;
 
 	if (!buf || !st_ring_copy(r, i, idx, seq, *off, commit - *off, buf))
 		return 0; /* empty, or reused by the producer during the copy */
-	events = st_emit_into(d, p, t, stream, buf, commit - *off, discarded, false);
+	events = emit_range(d, p, t, stream, buf, commit - *off, pos, discarded, false, &used);
 	*off = commit;
 	return events;
 }
@@ -212,28 +287,30 @@ static uint64_t stream_lost(const struct st_slot_state *st, uint64_t lost)
 	return lost > st->lost_said ? lost - st->lost_said : 0;
 }
 
-/* Emits a range of slot i into session s's trace; false: left for later
- * (may_wait: see st_emit_into). */
-static bool emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
-		 const struct st_ring_range *g, uint64_t discarded, bool may_wait)
+/*
+ * Emits a range of slot i into session s's trace, read where the producer
+ * wrote it (discard mode: it leaves the range alone until it is given back;
+ * a misbehaving process changing it meanwhile only spoils its own records,
+ * which are checked as they are copied). Returns the bytes emitted: fewer
+ * than the range's when the rest is left for later (may_wait: see
+ * emit_range).
+ */
+static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
+		     const struct st_ring_range *g, uint64_t discarded, bool may_wait)
 {
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
-	uint64_t corrupt = st_emit_corrupt, n = 0;
-	uint8_t *buf = st_packet_buf(g->len);
+	struct st_slot_state *st = &p->pools[s].slots[i];
+	const uint8_t *src = st_ring_data(&p->pools[s].ring, i, g->idx) + g->off;
+	uint64_t corrupt = st_emit_corrupt, used, n;
 
-	/* (discard mode: the producer leaves the range alone until it is
-	 * given back, so only a misbehaving process fails the check) */
-	if (buf && st_ring_copy(&p->pools[s].ring, i, g->idx, g->seq, g->off, g->len, buf))
-		n = st_emit_into(d, p, &ses->trace, slot_stream(d, p, s, i), buf, g->len, discarded,
-				 may_wait);
-	if (n == ST_EMIT_LATER)
-		return false;
+	n = emit_range(d, p, &ses->trace, slot_stream(d, p, s, i), src, g->len, &st->pos, discarded,
+		       may_wait, &used);
 	if (stats) {
 		stats->events += n;
 		stats->corrupt_bytes += st_emit_corrupt - corrupt;
 	}
-	return true;
+	return used;
 }
 
 static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
@@ -253,9 +330,15 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 		if (g.len) {
 			uint64_t all = stream_lost(st, st_slot_lost(pool, i));
 			uint64_t lost = g.closed ? stream_lost(st, g.lost) : st->stream.discarded;
+			uint64_t used = emit(d, p, s, i, &g, lost < all ? lost : all, may_wait);
 
-			if (!emit(d, p, s, i, &g, lost < all ? lost : all, may_wait))
-				break; /* left in place, read again later */
+			if (used < g.len) {
+				/* the rest is left in place, read again later */
+				g.len = used;
+				g.closed = false;
+				st_ring_taken(&pool->ring, i, &st->cur, &g);
+				break;
+			}
 		}
 		st_ring_taken(&pool->ring, i, &st->cur, &g);
 		if (!g.closed)
@@ -278,16 +361,22 @@ static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s
 	struct st_proc_pool *pool = &p->pools[s];
 	uint64_t now = st_clock_now(&d->clock);
 	uint64_t since = p->traced_since[s] < now ? p->traced_since[s] : now, first;
-	struct st_abi_record h;
+	uint64_t commit = st_ring_commit(&pool->ring, i, idx, seq), ts = pool->slots[i].pos.ts;
+	uint8_t head[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR];
+	uint64_t n = commit > off ? commit - off : 0;
+	struct st_ring_rec r;
 	uint8_t *buf;
 
-	if (st_ring_commit(&pool->ring, i, idx, seq) < off + sizeof(h) ||
-	    !st_ring_copy(&pool->ring, i, idx, seq, off, sizeof(h), (uint8_t *)&h))
+	/* The first event's time: after the thread record, if one is first. */
+	n = n < sizeof(head) ? n : sizeof(head);
+	if (!n || !st_ring_copy(&pool->ring, i, idx, seq, off, n, head) ||
+	    !st_ring_rec_decode(head, n, &ts, &r) ||
+	    (r.id == ST_ABI_ID_THREAD && !st_ring_rec_decode(head + r.hdr, n - r.hdr, &ts, &r)))
 		return false;
 	if (lost == 0)
 		return true;
 	/* (the process's word: kept within what is possible) */
-	first = h.timestamp < since ? since : h.timestamp > now ? now : h.timestamp;
+	first = r.ts < since ? since : r.ts > now ? now : r.ts;
 	buf = st_packet_buf(0);
 	if (buf)
 		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, 0, since,
@@ -325,7 +414,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		    !overwritten_range(d, p, s, i, idx, seq, off, lost))
 			continue;
 		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
-					idx, seq, &off, lost);
+					idx, seq, &off, &st->pos, lost);
 		if (stats)
 			stats->events += events;
 		if (st->taken && st->taken[idx].seq != seq)

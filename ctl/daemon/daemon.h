@@ -105,10 +105,13 @@ bool st_evclass_used_by(const struct st_evclass *c, uid_t uid);
  * memory). */
 struct st_evclass_user *st_uid_count(struct st_evclass_user **v, uint32_t *n, uid_t uid);
 /*
- * Size of the record payload of class c at p (at most avail bytes), or -1
- * if it does not fit or a string is unterminated or too long.
+ * Copies the fields of a record of class c from src (at most avail bytes,
+ * memory the process may change meanwhile) to dst and checks the copy;
+ * their size, or -1 if they do not fit or a string is unterminated or too
+ * long.
  */
-int64_t st_evclass_payload_size(const struct st_evclass *c, const uint8_t *p, uint64_t avail);
+int64_t st_evclass_payload_copy(const struct st_evclass *c, const uint8_t *src, uint64_t avail,
+				uint8_t *dst);
 
 /* ---- messages from processes (msg.c): pure parsers, fuzzed ---- */
 
@@ -182,6 +185,7 @@ struct st_stream {
 	bool wlost_unsaid;
 	uint64_t owner;		/* the process instance whose events it holds */
 	int32_t pid;
+	int32_t tid;		/* of the records of its next packet */
 };
 
 struct st_trace {
@@ -375,10 +379,19 @@ struct st_taken {
 	uint64_t seq, events;
 };
 
+/* Where a run of ring records is read: the time of the record before it
+ * (a compact timestamp's base) and the thread whose records follow. */
+struct st_ring_pos {
+	uint64_t ts;
+	int32_t tid;
+};
+
 struct st_slot_state {
 	/* What to emit next; overwrite mode: the last sub-buffer emitted and
 	 * the bytes of it emitted (the producer may add to it in a next run). */
 	struct st_ring_cursor cur;
+	/* and what is known there (see st_ring_pos) */
+	struct st_ring_pos pos;
 	struct st_stream stream;
 	bool has_stream;
 	/* A slot lives through the runs of its session (stop, start): */
@@ -599,19 +612,12 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
-/* Events written, or ST_EMIT_LATER: with may_wait, records that need a
- * line table on its way were left for later. buf: a copy of the records,
- * in the packet buffer (st_packet_buf), validated and fixed in place. */
-#define ST_EMIT_LATER UINT64_MAX
-uint64_t st_emit_into(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      struct st_stream *stream, uint8_t *buf, uint64_t len, uint64_t discarded,
-		      bool may_wait);
 /* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r from
- * byte *off into stream, if it still holds seq after the copy; the events
- * written (*off: the end of what was emitted). */
+ * byte *off (at *pos) into stream, if it still holds seq after the copy;
+ * the events written (*off, *pos: the end of what was emitted). */
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t *off, uint64_t discarded);
+			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded);
 /* The events slot i of p's pool lost, in all runs of its session, each
  * counted once. */
 uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i);

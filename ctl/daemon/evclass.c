@@ -333,39 +333,56 @@ const struct st_evclass *st_evreg_get(const struct st_evreg *r, uint32_t id)
  * ST_STRING_MAX, the daemon's own paths at a page. */
 #define STRING_LIMIT 4096u
 
-int64_t st_evclass_payload_size(const struct st_evclass *c, const uint8_t *p, uint64_t avail)
+/*
+ * Copies the fields of a record of class c from src (avail bytes) to dst
+ * and checks the copy: src may be memory the process writes meanwhile, so
+ * what is checked is what was copied, each byte read once. Returns the
+ * fields' bytes, or -1 when they do not fit or do not parse.
+ */
+int64_t st_evclass_payload_copy(const struct st_evclass *c, const uint8_t *src, uint64_t avail,
+				uint8_t *dst)
 {
 	uint64_t off = 0;
 
-	if (c->fixed_size >= 0)
-		return (uint64_t)c->fixed_size <= avail ? c->fixed_size : -1;
+	if (c->fixed_size >= 0) {
+		if ((uint64_t)c->fixed_size > avail)
+			return -1;
+		memcpy(dst, src, (size_t)c->fixed_size);
+		return c->fixed_size;
+	}
 	for (uint32_t i = 0; i < c->nfields; i++) {
 		int64_t fixed = field_size(c->fields[i].type);
-		uint64_t n;
+		uint64_t n, left = avail - off;
 
 		if (fixed >= 0) {
 			n = (uint64_t)fixed;
-		} else if (c->fields[i].type == ST_TYPE_STRING) {
-			uint64_t lim = avail - off < STRING_LIMIT ? avail - off : STRING_LIMIT;
-			const uint8_t *nul = off < avail ? memchr(p + off, 0, lim) : NULL;
-
-			if (!nul)
+			if (n > left)
 				return -1;
-			n = (uint64_t)(nul - (p + off)) + 1;
+			memcpy(dst + off, src + off, n);
+		} else if (c->fields[i].type == ST_TYPE_STRING) {
+			uint64_t lim = left < STRING_LIMIT ? left : STRING_LIMIT;
+			const uint8_t *end = memccpy(dst + off, src + off, 0, lim);
+
+			/* (the copy must end at its first NUL) */
+			if (!end)
+				return -1;
+			n = (uint64_t)(end - (dst + off));
+			if (memchr(dst + off, 0, n) != end - 1)
+				return -1;
 		} else if (c->fields[i].type == ST_TYPE_BYTES) {
 			uint64_t len;
 
-			if (avail - off < 8)
+			if (left < 8)
 				return -1;
-			memcpy(&len, p + off, 8);
-			if (len > STRING_LIMIT)
+			memcpy(&len, src + off, 8);
+			if (len > STRING_LIMIT || len > left - 8)
 				return -1;
+			memcpy(dst + off, &len, 8);
+			memcpy(dst + off + 8, src + off + 8, len);
 			n = 8 + len;
 		} else {
 			return -1;
 		}
-		if (n > avail - off)
-			return -1;
 		off += n;
 	}
 	return (int64_t)off;

@@ -37,6 +37,7 @@
 
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/record.h"
 #include "ctl/daemon/inspect.h"
 
 #define OBJECTS_DEADLINE_MS 5000
@@ -109,9 +110,10 @@ static void put_str(struct rec_buf *b, const char *s)
 
 static void begin(struct rec_buf *b, uint32_t class_id, uint64_t ts)
 {
-	struct st_abi_record h = { (uint16_t)class_id, ts, b->pid, b->pid, 0 };
+	uint8_t h[ST_TRACE_REC_MAX_HDR];
 
-	put(b, &h, sizeof(h));
+	/* (extended: the packet's time may be moved up to its stream's) */
+	put(b, h, st_trace_rec_header(h, class_id, ts, NULL, b->pid, 0));
 	b->events++;
 }
 

@@ -30,10 +30,12 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 	int n = st_ring_order(&pool->ring, i, &order);
 
 	for (int k = 0; k < n; k++) {
+		/* (a sub-buffer begins with its thread and time) */
+		struct st_ring_pos pos = { 0, 0 };
 		uint64_t off = 0;
 
 		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
-					 order[k][0], &off, 0);
+					 order[k][0], &off, &pos, 0);
 	}
 	free(order);
 	return events;

@@ -6,10 +6,11 @@
  * Layout of every packet (little-endian, byte-packed):
  *   packet.header   magic, trace uuid, stream_id 0, stream_instance_id
  *   packet.context  timestamp_begin/end, content_size, packet_size (bits),
- *                   packet_seq_num, events_discarded, pid
- *   records         exactly as written by the process: u16 id, u64
- *                   timestamp, then the event context (s32 vpid, s32 vtid,
- *                   u64 ip), then the fields
+ *                   packet_seq_num, events_discarded, pid, tid
+ *   records         a header (u8 id and the low 16 bits of the time, or
+ *                   255, u32 id and u64 time: record.h), the event context
+ *                   (s32 vpid, u64 ip), then the fields as the process
+ *                   wrote them
  *
  * Packets are queued to the writer thread (writer.c). Stream files are
  * written with O_DIRECT where the filesystem allows it:
@@ -68,6 +69,7 @@ struct __attribute__((packed)) packet_prefix {
 	uint64_t packet_seq_num;
 	uint64_t events_discarded;
 	int32_t pid;
+	int32_t tid;
 };
 
 /* Makes s safe inside a TSDL string literal. */
@@ -322,8 +324,8 @@ int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid)
 
 	if (c->id < t->id_of_cap && t->id_of[c->id])
 		return (int32_t)t->id_of[c->id] - 1;
-	if (t->nclasses >= UINT16_MAX)
-		return -1; /* record headers carry a 16-bit id */
+	if (t->nclasses >= INT32_MAX)
+		return -1;
 	if (c->id >= ST_EV_BUILTIN_COUNT && !charge(t, uid))
 		return -1;
 	if (c->id >= t->id_of_cap) {
@@ -396,15 +398,25 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 		clk->kind == ST_CLOCK_TSC ? "TSC (constant, non-stop), calibrated" : "CLOCK_MONOTONIC",
 		(unsigned long long)freq, (long long)offset_s, (unsigned long long)offset);
 	fprintf(f, "typealias integer { size = 64; align = 8; signed = false; "
-		   "map = clock.shimtrace.value; } := uint64_clock_t;\n\n");
+		   "map = clock.shimtrace.value; } := uint64_clock_t;\n"
+		   "typealias integer { size = 16; align = 8; signed = false; "
+		   "map = clock.shimtrace.value; } := uint16_clock_t;\n\n");
+	/* The compact header: see ctl/daemon/record.h, doc/internals.md. */
 	fprintf(f, "stream {\n\tid = 0;\n"
 		   "\tpacket.context := struct {\n\t\tuint64_clock_t timestamp_begin;\n"
 		   "\t\tuint64_clock_t timestamp_end;\n\t\tuint64_t content_size;\n"
 		   "\t\tuint64_t packet_size;\n\t\tuint64_t packet_seq_num;\n"
-		   "\t\tuint64_t events_discarded;\n\t\tint32_t pid;\n\t};\n"
-		   "\tevent.header := struct {\n\t\tuint16_t id;\n\t\tuint64_clock_t timestamp;\n\t};\n"
-		   "\tevent.context := struct {\n\t\tint32_t _vpid;\n\t\tint32_t _vtid;\n"
-		   "\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n\t};\n};\n\n");
+		   "\t\tuint64_t events_discarded;\n\t\tint32_t pid;\n\t\tint32_t tid;\n\t};\n"
+		   "\tevent.header := struct {\n"
+		   "\t\tenum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+		   "\t\tvariant <id> {\n"
+		   "\t\t\tstruct { uint16_clock_t timestamp; } compact;\n"
+		   "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+		   "\t\t} v;\n\t};\n"
+		   "\tevent.context := struct {\n"
+		   "\t\tint32_t _vpid;\n"
+		   "\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n"
+		   "\t};\n};\n\n");
 	for (uint32_t i = 0; i < t->nclasses; i++) {
 		char decl[4096], *big = NULL;
 		size_t n = st_class_decl(decl, sizeof(decl), t->classes[i], i);
@@ -524,6 +536,7 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	s->trace = t;
 	s->instance_id = t->next_instance++;
 	s->pid = pid;
+	s->tid = pid; /* until the consumer says whose records follow */
 	s->owner = owner;
 	return 0;
 }
@@ -559,6 +572,7 @@ static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *re
 	h.packet_seq_num = s->seq_num++;
 	h.events_discarded = discarded + s->wlost;
 	h.pid = s->pid;
+	h.tid = s->tid;
 	memcpy(records - sizeof(h), &h, sizeof(h));
 	s->wlost_unsaid = false;
 	return total;

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ctl/daemon/record.h"
 #include "ctl/daemon/ring.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/run.h"
@@ -24,7 +25,9 @@ ST_PROVIDER_DECLARE(ut, UT_TRACEPOINTS)
 ST_PROVIDER_DEFINE(ut, UT_TRACEPOINTS)
 
 #define EVENT_ID 77
-#define REC (ST_ABI_RECORD_HDR + 12)
+/* An event's record: compact or extended header, ip, 12 bytes of fields. */
+#define REC_COMPACT (ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + 12)
+#define REC_EXTENDED (ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES + 12)
 #define TAG(seq) ((uint32_t)(seq) ^ 0x5a5a5a5au)
 
 static int daemon_sock;
@@ -44,31 +47,50 @@ struct reader {
 	struct st_ring ring;
 	uint32_t slot;
 	struct st_ring_cursor cur; /* what to read next */
+	uint64_t ts;	   /* time of the record before it */
 	uint64_t next;	   /* sequence number expected next */
 	uint64_t read;	   /* records read */
 	uint64_t skipped;  /* sequence numbers jumped over (lost) */
+	uint64_t threads;  /* thread records read */
 };
 
 /* Checks the records of [p, p + n) and counts them. */
 static void check_records(struct reader *r, const uint8_t *p, uint64_t n)
 {
-	ck_assert_uint_eq(n % REC, 0);
-	for (uint64_t off = 0; off < n; off += REC) {
-		struct st_abi_record h;
+	for (uint64_t off = 0; off < n;) {
+		struct st_ring_rec h;
 		uint64_t seq;
 		uint32_t tag;
 
-		memcpy(&h, p + off, sizeof(h));
-		memcpy(&seq, p + off + ST_ABI_RECORD_HDR, 8);
-		memcpy(&tag, p + off + ST_ABI_RECORD_HDR + 8, 4);
+		ck_assert(st_ring_rec_decode(p + off, n - off, &r->ts, &h));
+		off += h.hdr;
+		if (h.id == ST_ABI_ID_THREAD) {
+			ck_assert_int_gt(h.tid, 0);
+			r->threads++;
+			continue;
+		}
+		ck_assert_uint_le(off + 12, n);
+		memcpy(&seq, p + off, 8);
+		memcpy(&tag, p + off + 8, 4);
+		off += 12;
 		ck_assert_uint_eq(h.id, EVENT_ID);
-		ck_assert_int_eq(h.vpid, getpid());
+		ck_assert_uint_ne(h.ip, 0);
 		ck_assert_uint_eq(tag, TAG(seq));
 		ck_assert_uint_ge(seq, r->next);
 		r->skipped += seq - r->next;
 		r->next = seq + 1;
 		r->read++;
 	}
+}
+
+/* The events sub-buffer idx of slot i holds (checked). */
+static uint64_t sb_events(const struct st_ring *ring, uint32_t i, uint32_t idx)
+{
+	struct st_abi_subbuf *sb = &st_ring_slot(ring, i)->sb[idx];
+	struct reader r = { .next = 0 };
+
+	check_records(&r, st_ring_data(ring, i, idx), sb->commit);
+	return r.read;
 }
 
 /* Reads what the consumer may read now; `partial`: the open one too. The
@@ -110,8 +132,12 @@ static struct st_ring first_pool(uint32_t mode, uint32_t sb_size, uint32_t sb_co
 	return ring_of(pool, size, mode, sb_size, sb_count, nslots);
 }
 
-/* Records in one 4 KiB sub-buffer of the test. */
-#define PER_SB (4096 / REC)
+/* Events in one 4 KiB sub-buffer of the test: after its thread record,
+ * all compact (at most) or all extended (at least: more than 2^24 clock
+ * ticks between two events, a thread preempted on a busy machine). */
+#define SB_ROOM (4096 - ST_ABI_THREAD_REC - 12 - ST_ABI_RECORD_MAX_HDR - ST_PAYLOAD_SLACK)
+#define PER_SB_MAX (SB_ROOM / REC_COMPACT + 1)
+#define PER_SB_MIN (SB_ROOM / REC_EXTENDED + 1)
 
 START_TEST(wraparound)
 {
@@ -130,8 +156,8 @@ START_TEST(wraparound)
 	ck_assert_uint_eq(r.read, 10000);
 	ck_assert_uint_eq(r.skipped, 0);
 	ck_assert_uint_eq(st_ring_slot(&r.ring, 0)->lost_full, 0);
-	/* ~93 sub-buffers went through a ring of 4: it wrapped many times */
-	ck_assert_uint_gt(r.cur.rseq, 80);
+	/* ~55 sub-buffers went through a ring of 4: it wrapped many times */
+	ck_assert_uint_gt(r.cur.rseq, 40);
 }
 END_TEST
 
@@ -139,6 +165,7 @@ START_TEST(discard_when_full)
 {
 	struct reader r = { 0 };
 	struct st_abi_slot *slot;
+	uint64_t held;
 
 	daemon_sock = harness_daemon();
 	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
@@ -148,60 +175,72 @@ START_TEST(discard_when_full)
 	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
 	slot = st_ring_slot(&r.ring, 0);
 	/* four sub-buffers held, every later event dropped and counted */
-	ck_assert_uint_eq(slot->lost_full, 1000 - 4 * PER_SB);
 	drain(&r, true);
-	ck_assert_uint_eq(r.read, 4 * PER_SB);
-	ck_assert_uint_eq(r.next, 4 * PER_SB);
+	ck_assert_uint_ge(r.read, 4 * PER_SB_MIN);
+	ck_assert_uint_le(r.read, 4 * PER_SB_MAX);
+	ck_assert_uint_eq(slot->lost_full, 1000 - r.read);
+	ck_assert_uint_eq(r.next, r.read);
+	held = r.read;
 	/* room again: recording goes on, after a gap of exactly the loss */
 	for (uint64_t i = 1000; i < 1010; i++)
 		emit(i);
 	drain(&r, true);
-	ck_assert_uint_eq(r.read, 4 * PER_SB + 10);
+	ck_assert_uint_eq(r.read, held + 10);
 	ck_assert_uint_eq(r.skipped, slot->lost_full);
 	ck_assert_uint_eq(r.read + slot->lost_full, 1010);
 	/* each sub-buffer records the losses as of its close: none for the
 	 * first four, all of them for the next one */
 	for (uint32_t k = 0; k < 4; k++)
 		ck_assert_uint_eq(slot->sb[k].lost, 0);
-	/* sequence 4 (in sub-buffer 0) holds 10 events: fill it, then one
-	 * more event closes it */
-	for (uint64_t i = 1010; i < 1000 + PER_SB; i++)
-		emit(i);
+	/* sequence 4 (in sub-buffer 0) holds 10 events: fill it, and the
+	 * event that does not fit closes it */
 	ck_assert_uint_eq(slot->sb[0].seq, 4 + 1);
-	ck_assert_uint_eq(slot->sb[0].closed, 0);
-	emit(1000 + PER_SB);
+	for (uint64_t i = 1010; !slot->sb[0].closed && i < 1000 + 2 * PER_SB_MAX; i++)
+		emit(i);
 	ck_assert_uint_eq(slot->sb[0].closed, 1);
+	ck_assert_uint_ge(slot->sb[0].events, PER_SB_MIN);
+	ck_assert_uint_le(slot->sb[0].events, PER_SB_MAX);
 	ck_assert_uint_eq(slot->sb[0].lost, slot->lost_full);
 }
 END_TEST
 
 /* Reads an overwrite-mode ring as the daemon's final drain and snapshots
  * do: oldest sub-buffer first, each copy kept only if not reused during
- * it. Each kept sub-buffer s must hold exactly the records of sequence s
- * (PER_SB events each, from s * PER_SB), whole. Returns the records kept. */
+ * it. What is kept must be whole records, in order, without a gap from one
+ * kept sub-buffer to the next. Returns the records kept (*first_seq: the
+ * first one's sequence number). */
 static uint64_t read_overwrite(const struct st_ring *ring, uint64_t *first_seq)
 {
 	static uint8_t copy[1 << 20];
-	uint64_t (*order)[2], kept = 0;
+	uint64_t (*order)[2];
+	struct reader r = { 0 };
 	int n = st_ring_order(ring, 0, &order);
 
 	ck_assert_int_ge(n, 0);
 	for (int k = 0; k < n; k++) {
 		uint32_t idx = (uint32_t)order[k][1];
-		uint64_t seq = order[k][0], commit = st_ring_commit(ring, 0, idx, seq);
-		struct reader r = { 0 };
+		uint64_t seq = order[k][0], commit = st_ring_commit(ring, 0, idx, seq), seq0;
 
 		if (!commit || !st_ring_copy(ring, 0, idx, seq, 0, commit, copy))
 			continue; /* reused meanwhile: not kept */
-		r.next = (seq - 1) * PER_SB;
+		/* (a sub-buffer begins with a thread record, then an event) */
+		memcpy(&seq0, copy + ST_ABI_THREAD_REC + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES, 8);
+		if (copy[ST_ABI_THREAD_REC] == ST_ABI_ID_EXTENDED)
+			memcpy(&seq0, copy + ST_ABI_THREAD_REC + ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES, 8);
+		if (r.read == 0) {
+			r.next = seq0;
+			if (first_seq)
+				*first_seq = seq0;
+		} else if (seq0 != r.next) {
+			/* a later one was reused meanwhile: the kept ones end
+			 * here (the next lap's are newer still) */
+			break;
+		}
 		check_records(&r, copy, commit);
 		ck_assert_uint_eq(r.skipped, 0);
-		if (kept == 0 && first_seq)
-			*first_seq = (seq - 1) * PER_SB;
-		kept += r.read;
 	}
 	free(order);
-	return kept;
+	return r.read;
 }
 
 START_TEST(overwrite_keeps_newest)
@@ -218,39 +257,43 @@ START_TEST(overwrite_keeps_newest)
 	ring = first_pool(ST_MODE_OVERWRITE, 4096, 4, 1);
 	slot = st_ring_slot(&ring, 0);
 	ck_assert_uint_eq(slot->lost_full, 0);
-	/* 1000 events fill 10 sub-buffers: the first 6 were overwritten;
-	 * sequences 6..9 are held, the newest still open */
-	ck_assert_uint_eq(slot->overwritten, 6 * PER_SB);
+	/* 1000 events fill more than 4 sub-buffers: the oldest were
+	 * overwritten, the newest 4 are held, the last one still open */
+	ck_assert_uint_ge(slot->overwritten, 1000 - 4 * PER_SB_MAX);
+	ck_assert_uint_le(slot->overwritten, 1000 - 3 * PER_SB_MIN);
 	ck_assert_uint_eq(read_overwrite(&ring, &first) + slot->overwritten, 1000);
-	ck_assert_uint_eq(first, 6 * PER_SB);
+	ck_assert_uint_eq(first, slot->overwritten);
 }
 END_TEST
 
 START_TEST(overwrite_copy_of_reused_subbuf_refused)
 {
 	static uint8_t copy[4096];
-	uint64_t (*order)[2], seq;
+	uint64_t (*order)[2], seq, commit;
 	struct st_ring ring;
 	uint32_t idx;
 
 	daemon_sock = harness_daemon();
 	harness_session(0, 1, ST_MODE_OVERWRITE, 4096, 4, 1);
 	enable();
-	for (uint64_t i = 0; i < 4 * PER_SB; i++)
-		emit(i);
+	emit(0);
 	ring = first_pool(ST_MODE_OVERWRITE, 4096, 4, 1);
+	/* the four sub-buffers in use, the fourth open */
+	for (uint64_t i = 1; st_ring_slot(&ring, 0)->sb[3].seq == 0; i++)
+		emit(i);
 	ck_assert_int_eq(st_ring_order(&ring, 0, &order), 4);
 	seq = order[0][0];
 	idx = (uint32_t)order[0][1];
 	free(order);
-	ck_assert_uint_eq(st_ring_commit(&ring, 0, idx, seq), PER_SB * REC);
-	ck_assert(st_ring_copy(&ring, 0, idx, seq, 0, PER_SB * REC, copy));
+	commit = st_ring_commit(&ring, 0, idx, seq);
+	ck_assert_uint_gt(commit, 0);
+	ck_assert(st_ring_copy(&ring, 0, idx, seq, 0, commit, copy));
 	/* the producer laps the ring: the oldest sub-buffer is reused, and a
 	 * copy of it taken as if before is refused */
-	for (uint64_t i = 4 * PER_SB; i < 4 * PER_SB + 2; i++)
+	for (uint64_t i = 0; st_ring_slot(&ring, 0)->sb[idx].seq == seq; i++)
 		emit(i);
 	ck_assert_uint_eq(st_ring_commit(&ring, 0, idx, seq), 0);
-	ck_assert(!st_ring_copy(&ring, 0, idx, seq, 0, PER_SB * REC, copy));
+	ck_assert(!st_ring_copy(&ring, 0, idx, seq, 0, commit, copy));
 }
 END_TEST
 
@@ -357,7 +400,7 @@ START_TEST(nested_write_counted)
 	emit(2);
 	st__tls.busy = 0;
 	ck_assert_uint_eq(slot->lost_nested, 1);
-	ck_assert_uint_eq(slot->sb[0].commit, REC);
+	ck_assert_uint_eq(sb_events(&ring, 0, 0), 1);
 }
 END_TEST
 
@@ -387,9 +430,11 @@ START_TEST(buffer_reused_after_thread_exit)
 	/* the second thread took the same buffer and went on in the same
 	 * sub-buffer; the other slot was never used */
 	ck_assert_uint_eq(st_ring_slot(&r.ring, 1)->sb[0].seq, 0);
-	ck_assert_uint_eq(st_ring_slot(&r.ring, 0)->sb[0].commit, 20 * REC);
+	ck_assert_uint_eq(sb_events(&r.ring, 0, 0), 20);
 	drain(&r, true);
 	ck_assert_uint_eq(r.read, 20);
+	/* each thread's records begin with its thread record */
+	ck_assert_uint_eq(r.threads, 2);
 	ck_assert_uint_eq(r.skipped, 0);
 }
 END_TEST
@@ -424,7 +469,7 @@ START_TEST(no_free_buffer_counted)
 	pthread_join(t, NULL);
 	emit(3);
 	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
-	ck_assert_uint_eq(st_ring_slot(&ring, 0)->sb[0].commit, 2 * REC);
+	ck_assert_uint_eq(sb_events(&ring, 0, 0), 2);
 }
 END_TEST
 
@@ -444,7 +489,7 @@ START_TEST(dead_owner_taken_over)
 	emit(1);
 	ck_assert_uint_eq(st__control->lost_no_buffer[0], 0);
 	ck_assert_uint_eq(st_ring_slot(&ring, 0)->owner, (uint32_t)syscall(SYS_gettid));
-	ck_assert_uint_eq(st_ring_slot(&ring, 0)->sb[0].commit, 2 * REC);
+	ck_assert_uint_eq(sb_events(&ring, 0, 0), 2);
 }
 END_TEST
 
@@ -462,8 +507,8 @@ START_TEST(session_recreated_gets_new_pool)
 	fresh = first_pool(ST_MODE_DISCARD, 8192, 4, 1);
 	ck_assert_ptr_ne(old.base, fresh.base);
 	ck_assert_uint_eq(((struct st_abi_pool *)fresh.base)->generation, 2);
-	ck_assert_uint_eq(st_ring_slot(&old, 0)->sb[0].commit, REC);
-	ck_assert_uint_eq(st_ring_slot(&fresh, 0)->sb[0].commit, REC);
+	ck_assert_uint_eq(sb_events(&old, 0, 0), 1);
+	ck_assert_uint_eq(sb_events(&fresh, 0, 0), 1);
 }
 END_TEST
 
@@ -482,6 +527,78 @@ START_TEST(bad_config_refused)
 }
 END_TEST
 
+/* The ring's encoding, read back: compact timestamps are the first time
+ * after the previous record with their low 24 bits, across a wrap. */
+START_TEST(ring_record_decode)
+{
+	uint8_t b[64] = { 0 };
+	uint64_t prev = 0x12fffff0, ip = 0x7f0011223344;
+	uint32_t id = ST_ABI_ID_THREAD, big = 300;
+	uint64_t ts = 0x13000005; /* 21 ticks later: low bits wrapped */
+	int32_t tid = 4321;
+	struct st_ring_rec r;
+
+	b[0] = 7;
+	b[1] = ts & 0xff;
+	b[2] = (ts >> 8) & 0xff;
+	b[3] = (ts >> 16) & 0xff;
+	memcpy(b + 4, &ip, 6);
+	ck_assert(st_ring_rec_decode(b, 10, &prev, &r));
+	ck_assert_uint_eq(r.id, 7);
+	ck_assert_uint_eq(r.ts, ts);
+	ck_assert_uint_eq(prev, ts);
+	ck_assert_uint_eq(r.ip, ip);
+	ck_assert_uint_eq(r.hdr, 10);
+	ck_assert(!st_ring_rec_decode(b, 9, &prev, &r)); /* cut short */
+	/* extended: any id, the whole time (even an earlier one) */
+	b[0] = ST_ABI_ID_EXTENDED;
+	memcpy(b + 1, &big, 4);
+	ts = 5;
+	memcpy(b + 5, &ts, 8);
+	memcpy(b + 13, &ip, 6);
+	ck_assert(!st_ring_rec_decode(b, 18, &prev, &r));
+	ck_assert(st_ring_rec_decode(b, 19, &prev, &r));
+	ck_assert_uint_eq(r.id, 300);
+	ck_assert_uint_eq(r.ts, 5);
+	ck_assert_uint_eq(r.hdr, 19);
+	/* a thread record */
+	memcpy(b + 1, &id, 4);
+	memcpy(b + 13, &tid, 4);
+	ck_assert(st_ring_rec_decode(b, ST_ABI_THREAD_REC, &prev, &r));
+	ck_assert_uint_eq(r.id, ST_ABI_ID_THREAD);
+	ck_assert_int_eq(r.tid, 4321);
+	ck_assert_uint_eq(r.hdr, ST_ABI_THREAD_REC);
+}
+END_TEST
+
+/* The trace's: 3 bytes when the id is below 255 and less than 2^16 ticks
+ * went by, 13 otherwise; then s32 vpid and u64 ip. */
+START_TEST(trace_record_header)
+{
+	uint8_t b[ST_TRACE_REC_MAX_HDR];
+	uint64_t prev = 1000, ip;
+	uint32_t id;
+	int32_t vpid;
+
+	ck_assert_uint_eq(st_trace_rec_header(b, 9, 1000 + 65535, &prev, 42, 0xabc), 3 + 12);
+	ck_assert_uint_eq(b[0], 9);
+	ck_assert_uint_eq(b[1] | b[2] << 8, (1000 + 65535) & 0xffff);
+	memcpy(&vpid, b + 3, 4);
+	memcpy(&ip, b + 7, 8);
+	ck_assert_int_eq(vpid, 42);
+	ck_assert_uint_eq(ip, 0xabc);
+	ck_assert_uint_eq(prev, 1000 + 65535);
+	/* too long after */
+	ck_assert_uint_eq(st_trace_rec_header(b, 9, prev + 65536, &prev, 42, 0), 13 + 12);
+	ck_assert_uint_eq(b[0], 255);
+	memcpy(&id, b + 1, 4);
+	ck_assert_uint_eq(id, 9);
+	/* an id that does not fit; and no packet time known */
+	ck_assert_uint_eq(st_trace_rec_header(b, 255, prev, &prev, 42, 0), 13 + 12);
+	ck_assert_uint_eq(st_trace_rec_header(b, 1, prev, NULL, 42, 0), 13 + 12);
+}
+END_TEST
+
 int main(void)
 {
 	return st_run_tests("ring", ST_TESTS(wraparound, discard_when_full,
@@ -492,5 +609,6 @@ int main(void)
 						buffer_reused_after_thread_exit,
 						no_free_buffer_counted, dead_owner_taken_over,
 						session_recreated_gets_new_pool,
-						bad_config_refused));
+						bad_config_refused, ring_record_decode,
+						trace_record_header));
 }
