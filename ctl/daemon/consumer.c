@@ -72,6 +72,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	uint64_t off = 0, out = 0, prev_out = 0, ring_ts = sg->pos.ts;
 	uint32_t cid = UINT32_MAX; /* the process's id c is for: ids repeat */
 	int32_t tid = -1;	   /* and the trace's */
+	uint64_t site = 0, refined = 0; /* call sites repeat too */
 
 	sg->events = 0;
 	sg->corrupt = sg->unsettled = false;
@@ -107,9 +108,22 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			ts = min_ts;
 		if (sg->events == 0)
 			sg->first_ts = prev_out = ts;
-		ip = st_callsite(d, p, r.ip, &sg->unsettled);
+		if (r.ip != site || !r.ip) {
+			bool unsettled = false;
+
+			refined = st_callsite(d, p, r.ip, &unsettled);
+			site = unsettled ? 0 : r.ip; /* (asked again: may be settled) */
+			sg->unsettled |= unsettled;
+		}
+		ip = refined;
 		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, p->pid, ip);
-		size = st_evclass_payload_copy(c, src + off + r.hdr, len - off - r.hdr, dst + out + h);
+		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size <= len - off - r.hdr) {
+			memcpy(dst + out + h, src + off + r.hdr, (size_t)c->fixed_size);
+			size = c->fixed_size;
+		} else {
+			size = st_evclass_payload_copy(c, src + off + r.hdr, len - off - r.hdr,
+						       dst + out + h);
+		}
 		if (size < 0) {
 			sg->corrupt = true;
 			break;
