@@ -319,9 +319,21 @@ static int read_event(struct st__stream *s)
 
 	if (st__decode(&sc->event_header, pkt, p->content, &s->pos, s->eh, why, sizeof(why)) < 0)
 		return st__stream_fail(s, p->off + s->pos, "event header: %s", why);
-	if (sc->eh_id >= 0)
-		id = s->eh[sc->eh_id].u;
-	s->clock = clock_update(s->clock, s->eh[sc->eh_ts].u, sc->event_header.v[sc->eh_ts].size);
+	/* A compact header holds an id and the clock's low bits, an extended
+	 * one (the other option of a variant) a wider id and the whole clock:
+	 * each field the record holds counts, in order. */
+	for (uint32_t i = 0; i < sc->neh_use; i++) {
+		const struct st_header_use *u = &sc->eh_use[i];
+
+		if (u->variant >= 0 &&
+		    (s->eh[u->variant].u != u->option ||
+		     !st_field_present(&sc->event_header, s->eh, (uint32_t)u->variant)))
+			continue;
+		if (u->is_id)
+			id = s->eh[u->field].u;
+		else
+			s->clock = clock_update(s->clock, s->eh[u->field].u, u->size);
+	}
 	if (s->clock < s->order.last_ts)
 		return st__stream_fail(s, p->off + start,
 				       "event timestamp %llu goes back in time (the stream was at "

@@ -16,12 +16,16 @@
  *   type       := "integer" "{" { key "=" value ";" } "}"
  *               | "string" [ "{" { key "=" value ";" } "}" ]
  *               | "struct" [ ident ] [ "{" fields "}" ] [ "align" "(" number ")" ]
+ *               | "enum" [ ident ] [ ":" type ] [ "{" enumerator { "," enumerator } [ "," ] "}" ]
+ *               | "variant" [ ident ] [ "<" key ">" ] [ "{" fields "}" ]
  *               | ident { ident }                        (an alias)
+ *   enumerator := ( ident | string ) [ "=" value [ "..." value ] ]
  *   fields     := { type ident [ "[" ( number | key ) "]" ] ";" | typealias | typedef }
  *
- * Semantics (which keys mean what, which types are allowed) are left to
- * tsdl_plan.c; here only "floating_point", "enum" and "variant" are refused
- * early, with their own message.
+ * A named struct, enum or variant with a body declares "struct NAME" (and
+ * so on); without a body it refers to one. Semantics (which keys mean
+ * what, which types are allowed) are left to tsdl_plan.c; here only
+ * "floating_point" is refused early, with its own message.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -387,32 +391,47 @@ static bool parse_fields(struct parser *p, struct st__tnode *s)
 	return advance(p);
 }
 
+/* After "struct", "enum" or "variant": the optional name, as the alias
+ * "KIND NAME" in *name (NULL when none). */
+static bool type_name(struct parser *p, const char *kind, const char **name)
+{
+	char buf[300];
+
+	*name = NULL;
+	if (tok(p)->kind != ST__TOK_IDENT || st__tok_is(tok(p), "align"))
+		return true;
+	snprintf(buf, sizeof(buf), "%s %.*s", kind, (int)(tok(p)->len > 256 ? 256 : tok(p)->len),
+		 tok(p)->text);
+	*name = st__arena_strndup(p->a, buf, strlen(buf));
+	if (!*name)
+		return fail(p, tok(p)->off, "out of memory");
+	return advance(p);
+}
+
+/* A named type without a body: a reference to the one of that name. */
+static bool type_ref(struct parser *p, struct st__tnode *n, const char *name, const char *kind)
+{
+	char what[32];
+
+	if (!name) {
+		snprintf(what, sizeof(what), "'{' after %s", kind);
+		return unexpected(p, what);
+	}
+	n->kind = ST__TN_REF;
+	n->ref = name;
+	return true;
+}
+
 static bool parse_struct(struct parser *p, struct st__tnode *n)
 {
-	const char *name = NULL;
+	const char *name;
 	size_t off = tok(p)->off;
 
 	n->kind = ST__TN_STRUCT;
-	if (!advance(p))
+	if (!advance(p) || !type_name(p, "struct", &name))
 		return false;
-	if (tok(p)->kind == ST__TOK_IDENT && !st__tok_is(tok(p), "align")) {
-		char buf[300];
-
-		snprintf(buf, sizeof(buf), "struct %.*s", (int)(tok(p)->len > 256 ? 256 : tok(p)->len),
-			 tok(p)->text);
-		name = st__arena_strndup(p->a, buf, strlen(buf));
-		if (!name)
-			return fail(p, off, "out of memory");
-		if (!advance(p))
-			return false;
-	}
-	if (!st__tok_is(tok(p), "{")) {
-		if (!name)
-			return unexpected(p, "'{' after struct");
-		n->kind = ST__TN_REF;
-		n->ref = name;
-		return true;
-	}
+	if (!st__tok_is(tok(p), "{"))
+		return type_ref(p, n, name, "struct");
 	if (!advance(p) || !parse_fields(p, n))
 		return false;
 	if (st__tok_is(tok(p), "align")) {
@@ -426,6 +445,114 @@ static bool parse_struct(struct parser *p, struct st__tnode *n)
 		if (!advance(p) || !expect(p, ")"))
 			return false;
 	}
+	return !name || add_alias(p, name, n, off);
+}
+
+/* An enumerator's value: [ "-" ] number. */
+static bool parse_enum_value(struct parser *p, uint64_t *v, bool *neg)
+{
+	*neg = false;
+	if (st__tok_is(tok(p), "-")) {
+		if (!advance(p))
+			return false;
+		*neg = true;
+	}
+	if (tok(p)->kind != ST__TOK_NUM)
+		return unexpected(p, "an enumeration value");
+	*v = tok(p)->num;
+	*neg = *neg && *v != 0;
+	if (*neg && *v > (uint64_t)INT64_MAX + 1)
+		return fail(p, tok(p)->off, "enumeration value too small");
+	return advance(p);
+}
+
+/* The enumerators, after "{", through "}". */
+static bool parse_enumerators(struct parser *p, struct st__tnode *n)
+{
+	struct st__enumerator **tail = &n->enums;
+
+	while (!st__tok_is(tok(p), "}")) {
+		struct st__enumerator *e = alloc(p, sizeof(*e));
+
+		if (!e)
+			return false;
+		e->off = tok(p)->off;
+		if (tok(p)->kind == ST__TOK_IDENT)
+			e->label = st__arena_strndup(p->a, tok(p)->text, tok(p)->len);
+		else if (tok(p)->kind == ST__TOK_STR)
+			e->label = tok(p)->str;
+		else
+			return unexpected(p, "an enumeration label");
+		if (!e->label)
+			return fail(p, e->off, "out of memory");
+		if (!advance(p))
+			return false;
+		if (st__tok_is(tok(p), "=")) {
+			e->has_value = true;
+			if (!advance(p) || !parse_enum_value(p, &e->lo, &e->lo_neg))
+				return false;
+			e->hi = e->lo;
+			e->hi_neg = e->lo_neg;
+			if (st__tok_is(tok(p), "...") &&
+			    (!advance(p) || !parse_enum_value(p, &e->hi, &e->hi_neg)))
+				return false;
+		}
+		*tail = e;
+		tail = &e->next;
+		if (st__tok_is(tok(p), ",")) {
+			if (!advance(p))
+				return false;
+		} else if (!st__tok_is(tok(p), "}")) {
+			return unexpected(p, "',' or '}' after an enumerator");
+		}
+	}
+	if (!n->enums)
+		return fail(p, tok(p)->off, "enumeration without labels");
+	return advance(p);
+}
+
+static bool parse_enum(struct parser *p, struct st__tnode *n)
+{
+	const char *name;
+	size_t off = tok(p)->off;
+
+	n->kind = ST__TN_ENUM;
+	if (!advance(p) || !type_name(p, "enum", &name))
+		return false;
+	if (st__tok_is(tok(p), ":") && (!advance(p) || !parse_type(p, &n->container)))
+		return false;
+	if (!st__tok_is(tok(p), "{")) {
+		if (n->container)
+			return unexpected(p, "'{' after the enumeration's type");
+		return type_ref(p, n, name, "enum");
+	}
+	n->cache = alloc(p, sizeof(*n->cache));
+	if (!n->cache || !advance(p) || !parse_enumerators(p, n))
+		return false;
+	return !name || add_alias(p, name, n, off);
+}
+
+static bool parse_variant(struct parser *p, struct st__tnode *n)
+{
+	const char *name;
+	size_t off = tok(p)->off;
+
+	n->kind = ST__TN_VARIANT;
+	if (!advance(p) || !type_name(p, "variant", &name))
+		return false;
+	if (st__tok_is(tok(p), "<")) {
+		if (!advance(p))
+			return false;
+		n->tag = dotted(p);
+		if (!n->tag || !expect(p, ">"))
+			return false;
+	}
+	if (!st__tok_is(tok(p), "{"))
+		return type_ref(p, n, name, "variant");
+	if (!advance(p) || !parse_fields(p, n))
+		return false;
+	if (!n->fields)
+		return fail(p, off, "variant without options");
 	return !name || add_alias(p, name, n, off);
 }
 
@@ -468,9 +595,9 @@ static bool parse_type(struct parser *p, struct st__tnode **out)
 	} else if (st__tok_is(t, "floating_point")) {
 		ok = fail(p, t->off, "floating-point types are not supported");
 	} else if (st__tok_is(t, "enum")) {
-		ok = fail(p, t->off, "enumerations are not supported");
+		ok = parse_enum(p, n);
 	} else if (st__tok_is(t, "variant")) {
-		ok = fail(p, t->off, "variants are not supported");
+		ok = parse_variant(p, n);
 	} else if (t->kind == ST__TOK_IDENT) {
 		n->kind = ST__TN_REF;
 		ok = ident_words(p, false, &n->ref, NULL, NULL);

@@ -71,9 +71,27 @@ bool st__tok_is(const struct st__tok *t, const char *s);
 
 /* ---- syntax tree ---- */
 
-enum st__tn_kind { ST__TN_INT, ST__TN_STRING, ST__TN_STRUCT, ST__TN_REF };
+enum st__tn_kind { ST__TN_INT, ST__TN_STRING, ST__TN_STRUCT, ST__TN_ENUM, ST__TN_VARIANT,
+		   ST__TN_REF };
 
 struct st__tnode;
+
+/* One label of an enumeration, as written: "label", "label = v" or
+ * "label = lo ... hi" (has_value false for the first; values are -num when
+ * the *_neg flag is set). */
+struct st__enumerator {
+	const char *label;
+	size_t off;
+	bool has_value, lo_neg, hi_neg;
+	uint64_t lo, hi;
+	struct st__enumerator *next;
+};
+
+/* An enumeration is planned once (tsdl_types.c), however many fields use
+ * it through an alias: the node points at this, filled on first use. */
+struct st__enum_cache {
+	const struct st_enumeration *planned;
+};
 
 struct st__tfield {
 	const char *name;
@@ -92,10 +110,17 @@ struct st__tnode {
 	uint64_t size, align, base;
 	bool has_size, has_align, is_signed, big_endian, encoded;
 	const char *map; /* "clock.NAME.value" */
-	/* ST__TN_STRUCT */
+	/* ST__TN_STRUCT; ST__TN_VARIANT: its options */
 	struct st__tfield *fields;
 	uint64_t struct_align; /* align(N), 0 when not given */
-	/* ST__TN_REF: an alias name, or "struct NAME" */
+	/* ST__TN_ENUM: container NULL means the alias "int" */
+	struct st__tnode *container;
+	struct st__enumerator *enums;
+	struct st__enum_cache *cache;
+	/* ST__TN_VARIANT, and ST__TN_REF to one ("variant NAME <tag>"): the
+	 * tag's path as written, NULL when not given here */
+	const char *tag;
+	/* ST__TN_REF: an alias name, or "struct NAME", "enum NAME", "variant NAME" */
 	const char *ref;
 };
 
@@ -153,6 +178,10 @@ struct st__planner {
 	uint32_t nclocks;
 	uint64_t total; /* fields planned so far, all scopes */
 	/* the scope being planned */
+	const char *scope_path; /* its absolute name, "stream.event.header" */
+	bool no_variants;	/* event payloads: the view shows every field */
+	int32_t cur_variant;	/* the variant option fields are added to, -1 */
+	uint32_t cur_option;
 	struct st_field_desc f[ST__TSDL_MAX_FIELDS];
 	int32_t clk[ST__TSDL_MAX_FIELDS]; /* clock of each field, -1 */
 	uint32_t n;
@@ -162,7 +191,45 @@ struct st__planner {
 bool st__plan_oom(struct st__planner *pl, size_t off);
 /* Indexes the aliases; false when one is declared twice. */
 bool st__plan_aliases(struct st__planner *pl, const struct st__alias *list);
+const struct st__tnode *st__plan_resolve(struct st__planner *pl, const struct st__tnode *n,
+					 const char **tag);
 int st__plan_clock_index(struct st__planner *pl, const char *name);
+/* Counts n more fields (or labels, options) against ST__TSDL_MAX_TOTAL. */
+bool st__plan_budget(struct st__planner *pl, uint64_t n, size_t off);
+/* Checks an integer type; its alignment in bytes (0 on error), its clock
+ * in *clk (-1 when not mapped). */
+uint64_t st__plan_int(struct st__planner *pl, const struct st__tnode *n, size_t off, int32_t *clk);
+/* Appends a field named prefix + name to the scope, in the current variant
+ * option; NULL on error. */
+struct st_field_desc *st__plan_add(struct st__planner *pl, const char *tsdl_prefix,
+				   const char *disp_prefix, const char *name, size_t off);
+/* Plans field tf of a structure whose fields are named tp... (shown
+ * dp...); *pending is the structure's alignment, not yet applied. */
+bool st__plan_field(struct st__planner *pl, const struct st__tfield *tf, const char *tp,
+		    const char *dp, uint64_t *pending, int depth);
+/* "tp" + name + ".", and the same shown, for the fields inside `name`. */
+bool st__plan_prefixes(struct st__planner *pl, const char *tp, const char *dp, const char *name,
+		       size_t off, const char **np, const char **nd);
+/* Index of the field named tsdl_name, or -1. */
+int32_t st__plan_lookup(struct st__planner *pl, const char *tsdl_name);
+/* Index of the field `path` names from inside the structure whose fields
+ * are named tp...: the innermost enclosing structure that has it, else the
+ * path taken as absolute ("stream.event.header.id"); -1 when none. */
+int32_t st__plan_lookup_path(struct st__planner *pl, const char *tp, const char *path);
+/* Whether field i is decoded whenever a field added now is: it is outside
+ * any variant, or in an option that holds the current one. */
+bool st__plan_reachable(const struct st__planner *pl, uint32_t i);
+
+/* tsdl_variant.c: enumerations and variants. */
+/* The integer type of enumeration n; NULL (error set) when not one. */
+const struct st__tnode *st__plan_enum_container(struct st__planner *pl, const struct st__tnode *n);
+/* The labels of enumeration n, whose container c is checked; planned once. */
+const struct st_enumeration *st__plan_enum(struct st__planner *pl, const struct st__tnode *n,
+					   const struct st__tnode *c);
+/* Plans variant field tf of type t, tagged by `tag` (NULL: none given). */
+bool st__plan_variant(struct st__planner *pl, const struct st__tfield *tf,
+		      const struct st__tnode *t, const char *tag, const char *tp, const char *dp,
+		      uint64_t *pending, int depth);
 /* Plans the scope `what` of type n (NULL: empty) into *out; pl->clk then
  * holds the clock of each field until the next scope is planned. */
 bool st__plan_scope(struct st__planner *pl, const struct st__tnode *n, size_t off,

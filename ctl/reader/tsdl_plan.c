@@ -234,6 +234,52 @@ static bool plan_trace(struct st__planner *pl, const struct st__block *b)
 	return t->ph_magic > -2 && t->ph_stream_id > -2 && t->ph_instance_id > -2;
 }
 
+/* The event header fields the reader interprets (tsdl.h), in plan order,
+ * which is decoding order. The clock of the timestamps goes to *clk. */
+static bool plan_header_uses(struct st__planner *pl, struct st_stream_class *sc, size_t off,
+			     int32_t *clk)
+{
+	const struct st_plan *p = &sc->event_header;
+	struct st_header_use *u = st__arena_alloc(pl->a, (p->n ? p->n : 1) * sizeof(*u));
+	bool mapped = false, ts = false;
+
+	if (!u)
+		return st__plan_oom(pl, off);
+	sc->eh_use = u;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct st_field_desc *f = &p->v[i];
+		const char *dot = strrchr(f->tsdl_name, '.'), *last = dot ? dot + 1 : f->tsdl_name;
+		bool is_id = strcmp(last, "id") == 0;
+
+		if (!is_id && !f->clock && strcmp(last, "timestamp") != 0)
+			continue;
+		if ((f->kind != ST_FIELD_UINT && f->kind != ST_FIELD_HEX) || f->is_signed) {
+			st__tsdl_fail(pl->err, off, "event.header field '%s' must be an unsigned integer",
+				      f->tsdl_name);
+			return false;
+		}
+		if (!is_id && pl->clk[i] >= 0) {
+			if (mapped && pl->clk[i] != *clk) {
+				st__tsdl_fail(pl->err, off,
+					      "event.header timestamps map to different clocks");
+				return false;
+			}
+			mapped = true;
+			*clk = pl->clk[i];
+		}
+		ts |= !is_id;
+		u[sc->neh_use++] = (struct st_header_use){ .field = i, .size = f->size, .is_id = is_id,
+							   .variant = f->in_variant,
+							   .option = f->option };
+	}
+	if (!ts) {
+		st__tsdl_fail(pl->err, off, "stream %llu: event.header has no timestamp field",
+			      (unsigned long long)sc->id);
+		return false;
+	}
+	return true;
+}
+
 static bool plan_stream(struct st__planner *pl, const struct st__block *b, struct st_stream_class *sc)
 {
 	static const char *const scopes[] = { "packet.context", "event.header", "event.context",
@@ -279,18 +325,8 @@ static bool plan_stream(struct st__planner *pl, const struct st__block *b, struc
 	if (!st__plan_scope(pl, kv ? kv->type : NULL, kv ? kv->off : b->off, "event.header",
 			&sc->event_header))
 		return false;
-	sc->eh_id = st__plan_special(pl, &sc->event_header, "id", false, true, "event.header", b->off);
-	sc->eh_ts = st__plan_special(pl, &sc->event_header, "timestamp", false, true, "event.header", b->off);
-	if (sc->eh_id == -2 || sc->eh_ts == -2)
+	if (!plan_header_uses(pl, sc, kv ? kv->off : b->off, &clk))
 		return false;
-	if (sc->eh_ts < 0) {
-		st__tsdl_fail(pl->err, kv ? kv->off : b->off,
-			      "stream %llu: event.header has no timestamp field",
-			      (unsigned long long)sc->id);
-		return false;
-	}
-	if (pl->clk[sc->eh_ts] >= 0)
-		clk = pl->clk[sc->eh_ts];
 
 	kv = kv_get(b, "event.context");
 	if (!st__plan_scope(pl, kv ? kv->type : NULL, kv ? kv->off : b->off, "event.context",

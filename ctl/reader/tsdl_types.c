@@ -3,7 +3,8 @@
  * error), each type checked against what the reader decodes, and a scope's
  * structure flattened into a plan (tsdl.h): nested structures become
  * "outer.inner" fields, a structure's alignment goes to its first field,
- * sequences point at their length field.
+ * sequences point at their length field. Enumerations and variants are
+ * tsdl_variant.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,17 +63,26 @@ bool st__plan_aliases(struct st__planner *pl, const struct st__alias *list)
 	return true;
 }
 
-static const struct st__tnode *resolve(struct st__planner *pl, const struct st__tnode *n)
+/* The type n names, through aliases; with `tag`, the first tag met on the
+ * way ("variant NAME <tag>" where it is used wins over its declaration's)
+ * goes to *tag, which the caller sets to NULL. */
+const struct st__tnode *st__plan_resolve(struct st__planner *pl, const struct st__tnode *n,
+					 const char **tag)
 {
-	for (int hops = 0; n->kind == ST__TN_REF; hops++) {
-		size_t i = hash_str(n->ref) & (pl->alias_cap - 1);
+	for (int hops = 0;; hops++) {
 		const struct st__alias *found = NULL;
+		size_t i;
 
+		if (tag && !*tag)
+			*tag = n->tag;
+		if (n->kind != ST__TN_REF)
+			return n;
 		if (hops == MAX_ALIAS_CHAIN) {
 			st__tsdl_fail(pl->err, n->off, "type alias loop through '%s'", n->ref);
 			return NULL;
 		}
-		for (; pl->alias[i]; i = (i + 1) & (pl->alias_cap - 1))
+		for (i = hash_str(n->ref) & (pl->alias_cap - 1); pl->alias[i];
+		     i = (i + 1) & (pl->alias_cap - 1))
 			if (strcmp(pl->alias[i]->name, n->ref) == 0) {
 				found = pl->alias[i];
 				break;
@@ -83,7 +93,6 @@ static const struct st__tnode *resolve(struct st__planner *pl, const struct st__
 		}
 		n = found->type;
 	}
-	return n;
 }
 
 /* ---- types ---- */
@@ -105,17 +114,23 @@ static uint64_t type_align(struct st__planner *pl, const struct st__tnode *n, in
 		st__tsdl_fail(pl->err, n->off, "types nested too deep");
 		return 0;
 	}
+	if (n->kind == ST__TN_ENUM) {
+		n = st__plan_enum_container(pl, n);
+		if (!n)
+			return 0;
+	}
 	if (n->kind == ST__TN_INT) {
 		uint64_t bits = n->has_align ? n->align : 8;
 
 		return bits >= 8 && bits % 8 == 0 ? bits / 8 : 1;
 	}
+	/* a variant is aligned as its selected option's first field */
 	if (n->kind != ST__TN_STRUCT)
 		return 1;
 	if (n->struct_align >= 8)
 		a = n->struct_align / 8;
 	for (const struct st__tfield *f = n->fields; f; f = f->next) {
-		const struct st__tnode *t = resolve(pl, f->type);
+		const struct st__tnode *t = st__plan_resolve(pl, f->type, NULL);
 		uint64_t fa;
 
 		if (!t)
@@ -129,7 +144,7 @@ static uint64_t type_align(struct st__planner *pl, const struct st__tnode *n, in
 }
 
 /* Checks an integer type; its alignment in bytes, 0 on error. */
-static uint64_t check_int(struct st__planner *pl, const struct st__tnode *n, size_t off, int32_t *clk)
+uint64_t st__plan_int(struct st__planner *pl, const struct st__tnode *n, size_t off, int32_t *clk)
 {
 	uint64_t align = n->has_align ? n->align : 8;
 
@@ -138,8 +153,9 @@ static uint64_t check_int(struct st__planner *pl, const struct st__tnode *n, siz
 		st__tsdl_fail(pl->err, off, "big-endian integers are not supported");
 		return 0;
 	}
-	if (n->size != 8 && n->size != 16 && n->size != 32 && n->size != 64) {
-		st__tsdl_fail(pl->err, off, "%llu-bit integers are not supported (8, 16, 32 or 64 bits)",
+	if (n->size == 0 || n->size > 64 || n->size % 8 != 0) {
+		st__tsdl_fail(pl->err, off,
+			      "%llu-bit integers are not supported (whole bytes, 8 to 64 bits)",
 			      (unsigned long long)n->size);
 		return 0;
 	}
@@ -194,7 +210,7 @@ static const char *join(struct st__planner *pl, const char *prefix, const char *
 	return s;
 }
 
-static int32_t lookup_name(struct st__planner *pl, const char *tsdl_name)
+int32_t st__plan_lookup(struct st__planner *pl, const char *tsdl_name)
 {
 	size_t i = hash_str(tsdl_name) & (ST__NAME_HASH - 1);
 
@@ -204,9 +220,46 @@ static int32_t lookup_name(struct st__planner *pl, const char *tsdl_name)
 	return -1;
 }
 
-/* Appends a field; *align is consumed (the pending structure alignment). */
-static struct st_field_desc *add(struct st__planner *pl, const char *tsdl_prefix, const char *disp_prefix,
-			    const char *name, size_t off)
+int32_t st__plan_lookup_path(struct st__planner *pl, const char *tp, const char *path)
+{
+	size_t tl = strlen(tp), n = strlen(path), sl = strlen(pl->scope_path);
+	char *buf = malloc(tl + n + 1);
+	int32_t i = -1;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		memcpy(buf, tp, tl);
+		memcpy(buf + tl, path, n + 1);
+		i = st__plan_lookup(pl, buf);
+		if (i >= 0 || tl == 0)
+			break;
+		/* "a.b." -> "a." */
+		for (tl--; tl > 0 && tp[tl - 1] != '.'; tl--)
+			;
+	}
+	free(buf);
+	if (i < 0 && n > sl && strncmp(path, pl->scope_path, sl) == 0 && path[sl] == '.')
+		i = st__plan_lookup(pl, path + sl + 1);
+	return i;
+}
+
+bool st__plan_reachable(const struct st__planner *pl, uint32_t i)
+{
+	const struct st_field_desc *d = &pl->f[i];
+	int32_t v = pl->cur_variant;
+	uint32_t o = pl->cur_option;
+
+	if (d->in_variant < 0)
+		return true;
+	for (; v >= 0; o = pl->f[v].option, v = pl->f[v].in_variant)
+		if (v == d->in_variant && o == d->option)
+			return true;
+	return false;
+}
+
+struct st_field_desc *st__plan_add(struct st__planner *pl, const char *tsdl_prefix,
+				   const char *disp_prefix, const char *name, size_t off)
 {
 	struct st_field_desc *f;
 	size_t i;
@@ -215,10 +268,8 @@ static struct st_field_desc *add(struct st__planner *pl, const char *tsdl_prefix
 		st__tsdl_fail(pl->err, off, "more than %u fields in one scope", ST__TSDL_MAX_FIELDS);
 		return NULL;
 	}
-	if (++pl->total > ST__TSDL_MAX_TOTAL) {
-		st__tsdl_fail(pl->err, off, "the metadata describes too many fields");
+	if (!st__plan_budget(pl, 1, off))
 		return NULL;
-	}
 	f = &pl->f[pl->n];
 	memset(f, 0, sizeof(*f));
 	f->tsdl_name = join(pl, tsdl_prefix, name, false);
@@ -227,7 +278,7 @@ static struct st_field_desc *add(struct st__planner *pl, const char *tsdl_prefix
 		st__plan_oom(pl, off);
 		return NULL;
 	}
-	if (lookup_name(pl, f->tsdl_name) >= 0) {
+	if (st__plan_lookup(pl, f->tsdl_name) >= 0) {
 		st__tsdl_fail(pl->err, off, "field '%s' is declared twice", f->tsdl_name);
 		return NULL;
 	}
@@ -236,36 +287,75 @@ static struct st_field_desc *add(struct st__planner *pl, const char *tsdl_prefix
 		i = (i + 1) & (ST__NAME_HASH - 1);
 	pl->names[i] = (uint16_t)(pl->n + 1);
 	f->len_field = -1;
+	f->in_variant = pl->cur_variant;
+	f->option = pl->cur_option;
 	pl->clk[pl->n] = -1;
 	pl->n++;
 	return f;
 }
 
+bool st__plan_budget(struct st__planner *pl, uint64_t n, size_t off)
+{
+	pl->total += n;
+	if (pl->total > ST__TSDL_MAX_TOTAL) {
+		st__tsdl_fail(pl->err, off, "the metadata describes too many fields");
+		return false;
+	}
+	return true;
+}
+
+bool st__plan_prefixes(struct st__planner *pl, const char *tp, const char *dp, const char *name,
+		       size_t off, const char **np, const char **nd)
+{
+	const char *a = join(pl, tp, name, false), *b = join(pl, dp, name, true);
+
+	*np = a ? join(pl, a, ".", false) : NULL;
+	*nd = b ? join(pl, b, ".", false) : NULL;
+	return *np && *nd ? true : st__plan_oom(pl, off);
+}
+
 static bool flatten(struct st__planner *pl, const struct st__tnode *s, const char *tsdl_prefix,
 		    const char *disp_prefix, uint64_t pending, int depth);
 
-static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, const char *tp,
-		       const char *dp, uint64_t *pending, int depth)
+/* A sequence's length: an earlier unsigned integer, decoded whenever the
+ * sequence is. */
+static bool plan_sequence(struct st__planner *pl, const struct st__tfield *tf, const char *tp,
+			  struct st_field_desc *f)
 {
-	const struct st__tnode *t = resolve(pl, tf->type);
+	int32_t i = st__plan_lookup_path(pl, tp, tf->len_name);
+
+	if (i < 0 || i == (int32_t)pl->n - 1 ||
+	    (pl->f[i].kind != ST_FIELD_UINT && pl->f[i].kind != ST_FIELD_HEX) ||
+	    pl->f[i].is_signed || !st__plan_reachable(pl, (uint32_t)i)) {
+		st__tsdl_fail(pl->err, tf->off,
+			      "sequence '%s': its length '%s' is not an earlier unsigned integer field",
+			      tf->name, tf->len_name);
+		return false;
+	}
+	f->len_field = i;
+	return true;
+}
+
+bool st__plan_field(struct st__planner *pl, const struct st__tfield *tf, const char *tp,
+		    const char *dp, uint64_t *pending, int depth)
+{
+	const char *tag = NULL;
+	const struct st__tnode *t = st__plan_resolve(pl, tf->type, &tag);
+	const struct st__tnode *e = NULL;
+	const struct st_enumeration *en = NULL;
 	struct st_field_desc *f;
 	int32_t clk;
 	uint64_t align;
 
 	if (!t)
 		return false;
+	if (t->kind == ST__TN_VARIANT)
+		return st__plan_variant(pl, tf, t, tag, tp, dp, pending, depth);
 	if (tf->dim == ST__DIM_NONE && t->kind == ST__TN_STRUCT) {
-		const char *np = join(pl, tp, tf->name, false), *nd = join(pl, dp, tf->name, true);
-		char *np2, *nd2;
+		const char *np2, *nd2;
 
-		if (!np || !nd)
-			return st__plan_oom(pl, tf->off);
-		np2 = st__arena_alloc(pl->a, strlen(np) + 2);
-		nd2 = st__arena_alloc(pl->a, strlen(nd) + 2);
-		if (!np2 || !nd2)
-			return st__plan_oom(pl, tf->off);
-		sprintf(np2, "%s.", np);
-		sprintf(nd2, "%s.", nd);
+		if (!st__plan_prefixes(pl, tp, dp, tf->name, tf->off, &np2, &nd2))
+			return false;
 		align = type_align(pl, t, depth + 1);
 		if (!align)
 			return false;
@@ -281,7 +371,7 @@ static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, cons
 		return false;
 	}
 	if (t->kind == ST__TN_STRING) {
-		f = add(pl, tp, dp, tf->name, tf->off);
+		f = st__plan_add(pl, tp, dp, tf->name, tf->off);
 		if (!f)
 			return false;
 		f->kind = ST_FIELD_STRING;
@@ -289,18 +379,27 @@ static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, cons
 		*pending = 1;
 		return true;
 	}
-	align = check_int(pl, t, tf->off, &clk);
+	if (t->kind == ST__TN_ENUM) {
+		e = t;
+		t = st__plan_enum_container(pl, e);
+		if (!t)
+			return false;
+	}
+	align = st__plan_int(pl, t, tf->off, &clk);
 	if (!align)
+		return false;
+	if (e && !(en = st__plan_enum(pl, e, t)))
 		return false;
 	if (*pending > align)
 		align = *pending;
 	*pending = 1;
-	f = add(pl, tp, dp, tf->name, tf->off);
+	f = st__plan_add(pl, tp, dp, tf->name, tf->off);
 	if (!f)
 		return false;
 	f->align = (uint8_t)(align > 255 ? 128 : align);
 	f->size = (uint8_t)(t->size / 8);
 	f->is_signed = t->is_signed;
+	f->enumeration = en;
 	if (tf->dim == ST__DIM_NONE) {
 		f->kind = t->base == 16 ? ST_FIELD_HEX : t->is_signed ? ST_FIELD_SINT : ST_FIELD_UINT;
 		f->clock = clk >= 0;
@@ -310,28 +409,7 @@ static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, cons
 	f->kind = ST_FIELD_BYTES;
 	f->size = 1;
 	f->count = tf->count;
-	if (tf->dim == ST__DIM_SEQ) {
-		char *rel = st__arena_alloc(pl->a, strlen(tp) + strlen(tf->len_name) + 1);
-		int32_t i;
-
-		if (!rel)
-			return st__plan_oom(pl, tf->off);
-		sprintf(rel, "%s%s", tp, tf->len_name);
-		i = lookup_name(pl, rel);
-		if (i < 0)
-			i = lookup_name(pl, tf->len_name);
-		if (i < 0 || i == (int32_t)pl->n - 1 ||
-		    (pl->f[i].kind != ST_FIELD_UINT && pl->f[i].kind != ST_FIELD_HEX) ||
-		    pl->f[i].is_signed) {
-			st__tsdl_fail(pl->err, tf->off,
-				      "sequence '%s': its length '%s' is not an earlier unsigned "
-				      "integer field",
-				      tf->name, tf->len_name);
-			return false;
-		}
-		f->len_field = i;
-	}
-	return true;
+	return tf->dim != ST__DIM_SEQ || plan_sequence(pl, tf, tp, f);
 }
 
 /* The fields of struct s, appended to the scope being planned. */
@@ -343,9 +421,73 @@ static bool flatten(struct st__planner *pl, const struct st__tnode *s, const cha
 		return false;
 	}
 	for (const struct st__tfield *tf = s->fields; tf; tf = tf->next)
-		if (!plan_field(pl, tf, tsdl_prefix, disp_prefix, &pending, depth))
+		if (!st__plan_field(pl, tf, tsdl_prefix, disp_prefix, &pending, depth))
 			return false;
 	return true;
+}
+
+/* The most bytes fields first .. last-1 of v can take; UINT64_MAX when
+ * that depends on the record (strings, sequences) or on where it starts
+ * (alignment), or is too large to care. */
+static uint64_t max_bytes(const struct st_field_desc *v, uint32_t first, uint32_t last)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = first; i < last; i++) {
+		const struct st_field_desc *f = &v[i];
+		uint64_t n = 0;
+
+		if (f->align > 1 || f->kind == ST_FIELD_STRING ||
+		    (f->kind == ST_FIELD_BYTES && f->len_field >= 0))
+			return UINT64_MAX;
+		if (f->kind == ST_FIELD_VARIANT) {
+			for (uint32_t k = 0; k < f->variant->nopt; k++) {
+				uint64_t m = max_bytes(v, f->variant->opt[k].first, f->variant->opt[k].end);
+
+				n = m > n ? m : n;
+			}
+			i = f->variant->end - 1;
+		} else {
+			n = f->kind == ST_FIELD_BYTES ? f->count : f->size;
+		}
+		if (n > UINT32_MAX || (sum += n) > UINT32_MAX)
+			return UINT64_MAX;
+	}
+	return sum;
+}
+
+/* Sets the decoding order (tsdl.h) of fields first .. last-1, followed
+ * by field `after`: the last field of a variant option is followed by
+ * what follows the variant. */
+static void link_fields(struct st_field_desc *v, uint32_t first, uint32_t last, uint32_t after)
+{
+	for (uint32_t i = first; i < last;) {
+		uint32_t end = v[i].kind == ST_FIELD_VARIANT ? v[i].variant->end : i + 1;
+
+		v[i].next = end < last ? end : after;
+		if (v[i].kind == ST_FIELD_VARIANT)
+			for (uint32_t k = 0; k < v[i].variant->nopt; k++)
+				link_fields(v, v[i].variant->opt[k].first, v[i].variant->opt[k].end,
+					    v[i].next);
+		i = end;
+	}
+}
+
+/* The absolute name of a scope, which a variant's tag may be given by. */
+static const char *scope_path(const char *what)
+{
+	static const char *const paths[][2] = {
+		{ "packet.header", "trace.packet.header" },
+		{ "packet.context", "stream.packet.context" },
+		{ "event.header", "stream.event.header" },
+		{ "event.context", "stream.event.context" },
+		{ "fields", "event.fields" },
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (strcmp(what, paths[i][0]) == 0)
+			return paths[i][1];
+	return what;
 }
 
 /* Plans the scope `what` of type n (NULL: empty) into *out. */
@@ -355,13 +497,17 @@ bool st__plan_scope(struct st__planner *pl, const struct st__tnode *n, size_t of
 	struct st_field_desc *v;
 	uint64_t align;
 
+	pl->scope_path = scope_path(what);
+	pl->no_variants = strcmp(what, "fields") == 0;
+	pl->cur_variant = -1;
+	pl->cur_option = 0;
 	pl->n = 0;
 	memset(pl->names, 0, sizeof(pl->names));
 	memset(out, 0, sizeof(*out));
 	out->fixed = true;
 	if (!n)
 		return true;
-	n = resolve(pl, n);
+	n = st__plan_resolve(pl, n, NULL);
 	if (!n)
 		return false;
 	if (n->kind != ST__TN_STRUCT) {
@@ -377,22 +523,21 @@ bool st__plan_scope(struct st__planner *pl, const struct st__tnode *n, size_t of
 	memcpy(v, pl->f, pl->n * sizeof(*v));
 	out->v = v;
 	out->n = pl->n;
-	for (uint32_t i = 0; i < pl->n; i++) {
-		if (v[i].align > 1 || v[i].kind == ST_FIELD_STRING ||
-		    (v[i].kind == ST_FIELD_BYTES && v[i].len_field >= 0))
-			out->fixed = false;
-		else
-			out->size += v[i].kind == ST_FIELD_BYTES ? v[i].count : v[i].size;
-	}
-	if (out->size > UINT32_MAX)
-		out->fixed = false;
+	link_fields(v, 0, pl->n, pl->n);
+	out->max_size = max_bytes(v, 0, pl->n);
+	for (uint32_t i = 0; i < pl->n; i++)
+		out->fixed &= v[i].kind != ST_FIELD_VARIANT;
+	out->fixed &= out->max_size != UINT64_MAX;
+	out->size = out->fixed ? out->max_size : 0;
 	if (pl->n > pl->t->max_fields)
 		pl->t->max_fields = pl->n;
 	return true;
 }
 
 /* Index of the field named tsdl_name in the scope just planned, checked to
- * be an integer (unsigned when `uns`); -1 when absent, -2 on error. */
+ * be an integer (unsigned when `uns`); -1 when absent, -2 on error. A
+ * field of a variant option is named "variant.option", so none is one of
+ * these, which every record holds. */
 int32_t st__plan_special(struct st__planner *pl, const struct st_plan *p, const char *tsdl_name,
 		       bool by_display, bool uns, const char *what, size_t off)
 {

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/reader/decode.h"
 #include "ctl/reader/reader.h"
 #include "ctl/reader/tsdl.h"
 
@@ -67,6 +68,7 @@ static const char real_meta[] =
 	"};\n"
 	"\n"
 	"typealias integer { size = 64; align = 8; signed = false; map = clock.shimtrace.value; } := uint64_clock_t;\n"
+	"typealias integer { size = 24; align = 8; signed = false; map = clock.shimtrace.value; } := uint24_clock_t;\n"
 	"\n"
 	"stream {\n"
 	"\tid = 0;\n"
@@ -78,15 +80,18 @@ static const char real_meta[] =
 	"\t\tuint64_t packet_seq_num;\n"
 	"\t\tuint64_t events_discarded;\n"
 	"\t\tint32_t pid;\n"
+	"\t\tint32_t tid;\n"
 	"\t};\n"
 	"\tevent.header := struct {\n"
-	"\t\tuint16_t id;\n"
-	"\t\tuint64_clock_t timestamp;\n"
+	"\t\tenum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+	"\t\tvariant <id> {\n"
+	"\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
+	"\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+	"\t\t} v;\n"
 	"\t};\n"
 	"\tevent.context := struct {\n"
-	"\t\tint32_t _vpid;\n"
-	"\t\tint32_t _vtid;\n"
-	"\t\tinteger { size = 64; align = 8; signed = false; base = 16; } _ip;\n"
+	"\t\tinteger { size = 24; align = 8; signed = true; } _vpid;\n"
+	"\t\tinteger { size = 48; align = 8; signed = false; base = 16; } _ip;\n"
 	"\t};\n"
 	"};\n"
 	"\n"
@@ -289,6 +294,51 @@ static const struct st_event_class *find_class(const struct st_tsdl *t, const ch
 	return NULL;
 }
 
+/* The compact/extended event header of the real metadata, planned. */
+static void check_compact_header(const struct st_plan *eh)
+{
+	static const char *const names[] = { "id", "v", "v.compact.timestamp", "v.extended.id",
+					     "v.extended.timestamp" };
+	const struct st_enumeration *en;
+	const struct st_variant *vr;
+
+	ck_assert(!eh->fixed);
+	ck_assert_uint_eq(eh->n, 5);
+	for (uint32_t i = 0; i < eh->n; i++)
+		ck_assert_str_eq(eh->v[i].tsdl_name, names[i]);
+	en = eh->v[0].enumeration;
+	ck_assert_ptr_nonnull(en);
+	ck_assert(!en->is_signed);
+	ck_assert_uint_eq(en->n, 2);
+	ck_assert_str_eq(en->v[0].label, "compact");
+	ck_assert_uint_eq(en->v[0].lo, 0);
+	ck_assert_uint_eq(en->v[0].hi, 254);
+	ck_assert_str_eq(en->v[1].label, "extended");
+	ck_assert_uint_eq(en->v[1].lo, 255);
+	ck_assert_uint_eq(en->v[1].hi, 255);
+	ck_assert_int_eq(eh->v[1].kind, ST_FIELD_VARIANT);
+	vr = eh->v[1].variant;
+	ck_assert_uint_eq(vr->tag, 0);
+	ck_assert_uint_eq(vr->nopt, 2);
+	ck_assert_uint_eq(vr->end, 5);
+	ck_assert_str_eq(vr->opt[0].name, "compact");
+	ck_assert_uint_eq(vr->opt[0].first, 2);
+	ck_assert_uint_eq(vr->opt[0].end, 3);
+	ck_assert_uint_eq(vr->opt[1].first, 3);
+	ck_assert_uint_eq(vr->opt[1].end, 5);
+	ck_assert_uint_eq(vr->nrange, 2);
+	ck_assert_int_eq(vr->range[1].option, 1);
+	ck_assert_uint_eq(vr->range[1].lo, 255);
+	ck_assert_int_eq(eh->v[0].in_variant, -1);
+	ck_assert_int_eq(eh->v[2].in_variant, 1);
+	ck_assert_uint_eq(eh->v[2].option, 0);
+	ck_assert_uint_eq(eh->v[4].option, 1);
+	ck_assert_uint_eq(eh->v[2].size, 3);
+	ck_assert(eh->v[2].clock);
+	ck_assert(eh->v[4].clock);
+	ck_assert(!eh->v[3].clock);
+}
+
 START_TEST(test_parse_real)
 {
 	struct st_tsdl t;
@@ -316,15 +366,29 @@ START_TEST(test_parse_real)
 	ck_assert_int_ge(sc->pc_packet_size, 0);
 	ck_assert_int_ge(sc->pc_discarded, 0);
 	ck_assert_int_ge(sc->pc_pid, 0);
-	ck_assert_int_eq(sc->pc_tid, -1);
-	ck_assert_int_ge(sc->eh_id, 0);
-	ck_assert_int_ge(sc->eh_ts, 0);
-	ck_assert(sc->event_header.fixed);
-	ck_assert_uint_eq(sc->event_header.size, 10);
-	ck_assert_uint_eq(sc->event_context.size, 16);
-	ck_assert_int_ge(sc->ec_vtid, 0);
+	ck_assert_int_ge(sc->pc_tid, 0);
+	check_compact_header(&sc->event_header);
+	/* id, v.compact.timestamp, v.extended.id, v.extended.timestamp */
+	ck_assert_uint_eq(sc->neh_use, 4);
+	ck_assert(sc->eh_use[0].is_id && sc->eh_use[0].variant == -1);
+	ck_assert(!sc->eh_use[1].is_id && sc->eh_use[1].variant == 1);
+	ck_assert_uint_eq(sc->eh_use[1].option, 0);
+	ck_assert_uint_eq(sc->eh_use[1].size, 3);
+	ck_assert(sc->eh_use[2].is_id && sc->eh_use[2].variant == 1);
+	ck_assert_uint_eq(sc->eh_use[2].option, 1);
+	ck_assert_uint_eq(sc->eh_use[2].field, 3);
+	ck_assert(!sc->eh_use[3].is_id);
+	ck_assert_uint_eq(sc->eh_use[3].size, 8);
+	/* 24-bit vpid, 48-bit ip: fixed, 9 bytes */
+	ck_assert(sc->event_context.fixed);
+	ck_assert_uint_eq(sc->event_context.size, 9);
+	ck_assert_int_eq(sc->ec_vtid, -1);
 	ck_assert_str_eq(sc->event_context.v[sc->ec_vpid].name, "vpid");
 	ck_assert_str_eq(sc->event_context.v[sc->ec_vpid].tsdl_name, "_vpid");
+	ck_assert_int_eq(sc->event_context.v[sc->ec_vpid].kind, ST_FIELD_SINT);
+	ck_assert_int_eq(sc->event_context.v[sc->ec_vpid].size, 3);
+	ck_assert_int_eq(sc->event_context.v[sc->ec_ip].kind, ST_FIELD_HEX);
+	ck_assert_int_eq(sc->event_context.v[sc->ec_ip].size, 6);
 	ck_assert_int_eq(t.nevents, 16);
 
 	c = find_class(&t, "pthread:mutex_lock");
@@ -407,8 +471,158 @@ START_TEST(test_parse_variations)
 }
 END_TEST
 
+/* Enumerations and variants written every way TSDL allows: named and
+ * referred to, labels quoted, with values, ranges or none (the previous
+ * value + 1), signed, a container-less enumeration (of type "int"), the
+ * tag given where the variant is used, options of every kind (integer,
+ * structure, empty structure), a variant in a structure tagged by its
+ * sibling, labels that name no option. */
+static const char choice_meta[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 8; align = 8; signed = true; } := int;\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := clk;\n"
+	"typealias integer { size = 16; align = 8; signed = false; map = clock.c.value; } := clk16;\n"
+	"clock { name = c; };\n"
+	"trace { major = 1; minor = 8; byte_order = le; };\n"
+	"enum kind : uint8_t { SMALL, \"big one\" = 7, RANGE = 10 ... 12, AFTER, };\n"
+	"enum sign { NEG = -3 ... -1, ZERO, POS = 1 ... 5 };\n"
+	"variant opts { clk16 SMALL; struct { uint32_t id; clk timestamp; } RANGE; };\n"
+	"stream { event.header := struct {\n"
+	"  enum kind id;\n"
+	"  variant opts <id> v;\n"
+	"  struct { enum sign s; variant <s> { uint8_t NEG; struct { } ZERO; uint32_t POS; } w; } in;\n"
+	"}; };\n"
+	"event { name = \"e\"; id = 0; };\n";
+
+static const char *const choice_fields[] = {
+	"id",	"v", "v.SMALL", "v.RANGE.id", "v.RANGE.timestamp", "in.s", "in.w", "in.w.NEG",
+	"in.w.POS",
+};
+
+START_TEST(test_parse_choices)
+{
+	struct st_tsdl t;
+	char err[512];
+	const struct st_plan *eh;
+	const struct st_enumeration *en;
+	const struct st_variant *vr;
+
+	ck_assert_msg(parse(choice_meta, strlen(choice_meta), &t, err, sizeof(err)) == 0, "%s", err);
+	eh = &t.streams[0].event_header;
+	ck_assert_uint_eq(eh->n, sizeof(choice_fields) / sizeof(choice_fields[0]));
+	for (uint32_t i = 0; i < eh->n; i++)
+		ck_assert_str_eq(eh->v[i].tsdl_name, choice_fields[i]);
+	en = eh->v[0].enumeration;
+	ck_assert_uint_eq(en->n, 4);
+	ck_assert_str_eq(en->v[1].label, "big one");
+	ck_assert_uint_eq(en->v[0].lo, 0);
+	ck_assert_uint_eq(en->v[2].hi, 12);
+	ck_assert_uint_eq(en->v[3].lo, 13); /* after RANGE */
+	/* options in order, then the labels without one */
+	vr = eh->v[1].variant;
+	ck_assert_uint_eq(vr->nrange, 4);
+	ck_assert_int_eq(vr->range[0].option, 0);
+	ck_assert_int_eq(vr->range[1].option, 1);
+	ck_assert_uint_eq(vr->range[1].lo, 10);
+	ck_assert_int_eq(vr->range[2].option, -1);
+	ck_assert_str_eq(vr->range[2].label, "big one");
+	ck_assert_str_eq(vr->range[3].label, "AFTER");
+	/* the signed one, of the type "int", and its variant */
+	en = eh->v[5].enumeration;
+	ck_assert(en->is_signed);
+	ck_assert_int_eq(eh->v[5].kind, ST_FIELD_SINT);
+	ck_assert_int_eq((int64_t)en->v[0].lo, -3);
+	ck_assert_int_eq((int64_t)en->v[1].lo, 0);
+	vr = eh->v[6].variant;
+	ck_assert_uint_eq(vr->tag, 5);
+	ck_assert(vr->is_signed);
+	ck_assert_uint_eq(vr->nopt, 3);
+	ck_assert_uint_eq(vr->opt[1].first, vr->opt[1].end); /* ZERO: empty */
+	ck_assert_int_eq(eh->v[8].in_variant, 6);
+	ck_assert_uint_eq(eh->v[8].option, 2);
+	/* id, v.SMALL, v.RANGE.id, v.RANGE.timestamp */
+	ck_assert_uint_eq(t.streams[0].neh_use, 4);
+	ck_assert_uint_eq(t.streams[0].eh_use[1].size, 2);
+	st_tsdl_free(&t);
+}
+END_TEST
+
+/* Records of choice_meta's header decoded: the selected options' fields
+ * present, the others not, and tags that select nothing refused. */
+START_TEST(test_decode_choices)
+{
+	static const struct {
+		uint8_t bytes[20];
+		uint64_t len;
+		const char *present; /* one letter per field: p present, - not */
+		const char *why;     /* NULL: decodes */
+	} recs[] = {
+		{ { 0, 0x34, 0x12, 0xfe, 0x42 }, 5, "ppp--ppp-", NULL },
+		{ { 11, 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 3, 7, 0, 0, 0 }, 18, "pp-pppp-p", NULL },
+		{ { 0, 1, 0, 0 }, 4, "ppp--pp--", NULL },
+		{ { 7 }, 1, NULL, "variant 'v': its tag 'id' is 7 ('big one'), which names no option" },
+		{ { 9 }, 1, NULL, "variant 'v': its tag 'id' is 9, which has no label" },
+		{ { 0, 1, 0, 0x80 }, 4, NULL, "variant 'in.w': its tag 'in.s' is -128, which has no label" },
+		{ { 10, 1, 0 }, 3, NULL, "field 'v.RANGE.id' does not fit in the packet" },
+		{ { 0, 1, 0, 3, 1 }, 5, NULL, "field 'in.w.POS' does not fit in the packet" },
+	};
+	struct st_tsdl t;
+	struct st_value v[16];
+	char err[512], why[256];
+
+	ck_assert_msg(parse(choice_meta, strlen(choice_meta), &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(t.streams[0].event_header.max_size, 18);
+	/* each record twice: just long enough (checked field by field), and in
+	 * room for the longest header (checked once) */
+	for (size_t r = 0; r < 2 * sizeof(recs) / sizeof(recs[0]); r++) {
+		const struct st_plan *eh = &t.streams[0].event_header;
+		size_t k = r / 2;
+		uint64_t pos = 0, end = r % 2 ? sizeof(recs[k].bytes) : recs[k].len;
+		int ret;
+
+		if (end != recs[k].len && recs[k].why && !strstr(recs[k].why, "variant"))
+			continue; /* too short only when cut */
+		memset(v, 0xa5, sizeof(v));
+		why[0] = '\0';
+		ret = st__decode(eh, recs[k].bytes, end, &pos, v, why, sizeof(why));
+		if (recs[k].why) {
+			ck_assert_int_eq(ret, -EBADMSG);
+			ck_assert_msg(strcmp(why, recs[k].why) == 0, "record %zu: %s", k, why);
+			continue;
+		}
+		ck_assert_msg(ret == 0, "record %zu: %s", k, why);
+		ck_assert_uint_eq(pos, recs[k].len);
+		for (uint32_t i = 0; i < eh->n; i++)
+			ck_assert_msg(st_field_present(eh, v, i) == (recs[k].present[i] == 'p'),
+				      "record %zu field %s", k, eh->v[i].tsdl_name);
+	}
+	/* the values of the second record */
+	{
+		const struct st_plan *eh = &t.streams[0].event_header;
+		uint64_t pos = 0;
+
+		ck_assert_int_eq(st__decode(eh, recs[1].bytes, recs[1].len, &pos, v, why, sizeof(why)), 0);
+		ck_assert_uint_eq(v[1].u, 1); /* RANGE */
+		ck_assert_uint_eq(v[3].u, 1);
+		ck_assert_uint_eq(v[4].u, 9);
+		ck_assert_int_eq(v[5].i, 3);
+		ck_assert_uint_eq(v[6].u, 2); /* POS */
+		ck_assert_uint_eq(v[8].u, 7);
+		pos = 0;
+		ck_assert_int_eq(st__decode(eh, recs[0].bytes, recs[0].len, &pos, v, why, sizeof(why)), 0);
+		ck_assert_uint_eq(v[2].u, 0x1234);
+		ck_assert_int_eq(v[5].i, -2);
+		ck_assert_uint_eq(v[6].u, 0); /* NEG */
+		ck_assert_uint_eq(v[7].u, 0x42);
+	}
+	st_tsdl_free(&t);
+}
+END_TEST
+
 /* Edits of the real metadata that must be refused, and what the error
- * must say. */
+ * must say (NULL: edits that must be accepted). */
 static const struct reject {
 	const char *old, *new, *why;
 } rejects[] = {
@@ -416,8 +630,55 @@ static const struct reject {
 	{ "size = 8; align = 8; signed = false; }", "size = 8; align = 8; signed = false; byte_order = be; }",
 	  "big-endian integers" },
 	{ "byte_order = le;", "byte_order = be;", "big-endian traces" },
-	{ "string _path;", "variant <_x> { uint8_t a; } _v;", "variants are not supported" },
-	{ "string _path;", "enum : uint8_t { A, B } _e;", "enumerations are not supported" },
+	{ "string _path;", "enum : uint8_t { A, B } _e; variant <_e> { uint8_t A; } _v;",
+	  "variants are not supported in event payloads" },
+	/* enumerations and variants */
+	{ "variant <id> {", "variant {", "variant 'v' has no tag" },
+	{ "variant <id> {", "variant <nope> {", "its tag 'nope' is not an earlier field" },
+	{ "variant <id> {", "variant <stream.event.header.nope> {", "is not an earlier field" },
+	{ "variant <id> {", "variant <stream.event.context.id> {", "is not an earlier field" },
+	{ "enum : uint8_t { compact = 0 ... 254, extended = 255 } id;", "uint8_t id;",
+	  "its tag 'id' is not an enumeration" },
+	{ "} id;\n\t\tvariant <id> {\n\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
+	  "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n\t\t} v;",
+	  "} id;\n\t\tvariant <later> { struct { uint24_clock_t timestamp; } compact; } v;\n"
+	  "\t\tenum : uint8_t { compact } later;",
+	  "its tag 'later' is not an earlier field" },
+	{ "extended = 255 }", "extended = 256 }", "256 is out of the range of its 8-bit unsigned" },
+	{ "compact = 0 ...", "compact = -1 ...", "-1 is out of the range" },
+	{ "compact = 0 ... 254", "compact = 254 ... 3", "'compact': its range is empty" },
+	{ "extended = 255 }", "extended = 255, after }", "'after': no value follows" },
+	{ "enum : uint8_t {", "enum {", "unknown type 'int'" },
+	{ "enum : uint8_t {", "enum : struct { uint8_t a; } {", "type of an enumeration must be an integer" },
+	{ "enum : uint8_t {", "enum : int32_t {", "event.header field 'id' must be an unsigned integer" },
+	{ "extended = 255 }", "extended = 255, }", NULL }, /* a trailing comma is fine */
+	{ "extended = 255 }", "extended = 255 x }", "expected ',' or '}' after an enumerator" },
+	{ "enum : uint8_t { compact = 0 ... 254, extended = 255 }", "enum : uint8_t { }",
+	  "enumeration without labels" },
+	{ "struct { uint24_clock_t timestamp; } compact;", "struct { } compact; struct { } compact;",
+	  "option 'compact' is declared twice" },
+	{ "struct { uint24_clock_t timestamp; } compact;",
+	  "struct { uint24_clock_t timestamp; } compact; uint8_t compact;", "declared twice" },
+	{ "} v;", "} v[2];", "arrays of variants are not supported" },
+	{ "variant <id> {\n\t\t\tstruct { uint24_clock_t timestamp; } compact;\n"
+	  "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n\t\t} v;",
+	  "variant <id> { };", "variant without options" },
+	{ "variant <id> {", "variant <id> { variant <id> { variant <id> { variant <id> { variant <id> { "
+	  "variant <id> { variant <id> { variant <id> { variant <id> { variant <id> { variant <id> { "
+	  "variant <id> { variant <id> { variant <id> { variant <id> { variant <id> { variant <id> {",
+	  "nested too deep" },
+	{ "typealias integer { size = 8;", "variant loop <id> { variant loop x; }; typealias integer { size = 8;",
+	  NULL }, /* declared, never used: fine */
+	{ "} v;", "} v; variant loop <id> { variant loop x; uint8_t compact; } v3;",
+	  "nested too deep" },
+	/* a sequence's length: in its own option, or around it; not in another */
+	{ "uint24_clock_t timestamp; } compact;", "uint24_clock_t timestamp; uint8_t _l; "
+	  "uint8_t _s[stream.event.header.v.compact._l]; uint8_t _t[id]; } compact;", NULL },
+	{ "uint32_t id; uint64_clock_t", "uint32_t id; uint8_t _s[stream.event.header.v.compact.timestamp]; "
+	  "uint64_clock_t", "is not an earlier unsigned" },
+	{ "integer { size = 24; align = 8; signed = false; map", "integer { size = 20; align = 8; signed = false; map",
+	  "20-bit integers are not supported" },
+	{ "integer { size = 48; align = 8;", "integer { size = 72; align = 8;", "72-bit integers" },
 	{ "string _path;", "floating_point { exp_dig = 8; mant_dig = 24; } _f;",
 	  "floating-point types are not supported" },
 	{ "id = 13;", "id = 12;", "event id 12 is declared twice" },
@@ -461,6 +722,13 @@ START_TEST(test_reject)
 	char *text = replace_first(real_meta, r->old, r->new), err[512];
 	struct st_tsdl t;
 
+	if (!r->why) {
+		ck_assert_msg(parse(text, strlen(text), &t, err, sizeof(err)) == 0, "%s: %s", r->new,
+			      err);
+		st_tsdl_free(&t);
+		free(text);
+		return;
+	}
 	ck_assert_msg(parse(text, strlen(text), &t, err, sizeof(err)) < 0, "accepted: %s", r->new);
 	ck_assert_msg(strstr(err, r->why) != NULL, "'%s': got '%s'", r->why, err);
 	ck_assert_msg(strstr(err, "(at offset ") != NULL, "no offset in '%s'", err);
@@ -528,6 +796,9 @@ END_TEST
 
 /* ---- traces built by hand ---- */
 
+/* The layout `shimtrace record` writes: a compact event header (a 1-byte
+ * id and the clock's low 24 bits) or an extended one (255, a 32-bit id,
+ * the whole clock); the thread in the packet context. */
 static const char small_meta[] =
 	"/* CTF 1.8 */\n"
 	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -536,6 +807,7 @@ static const char small_meta[] =
 	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
 	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
 	"typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := clk_t;\n"
+	"typealias integer { size = 24; align = 8; signed = false; map = clock.c.value; } := clk24_t;\n"
 	"trace { major = 1; minor = 8; uuid = \"2a6422d0-6cee-11e0-8c08-cb07d7b3a564\"; byte_order = le;\n"
 	"  packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;\n"
 	"                            uint64_t stream_instance_id; }; };\n"
@@ -543,26 +815,34 @@ static const char small_meta[] =
 	"stream { id = 0;\n"
 	"  packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end;\n"
 	"    uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;\n"
-	"    uint64_t events_discarded; int32_t pid; };\n"
-	"  event.header := struct { uint16_t id; clk_t timestamp; };\n"
-	"  event.context := struct { int32_t _vpid; int32_t _vtid;\n"
-	"    integer { size = 64; align = 8; signed = false; base = 16; } _ip; }; };\n"
+	"    uint64_t events_discarded; int32_t pid; int32_t tid; };\n"
+	"  event.header := struct { enum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+	"    variant <id> { struct { clk24_t timestamp; } compact;\n"
+	"                   struct { uint32_t id; clk_t timestamp; } extended; } v; };\n"
+	"  event.context := struct { integer { size = 24; align = 8; signed = true; } _vpid;\n"
+	"    integer { size = 48; align = 8; signed = false; base = 16; } _ip; }; };\n"
 	"event { name = \"t:a\"; id = 0; stream_id = 0; fields := struct { uint32_t _x; int32_t _y; }; };\n"
 	"event { name = \"t:s\"; id = 1; stream_id = 0; fields := struct { string _s; }; };\n"
 	"event { name = \"t:b\"; id = 2; stream_id = 0; fields := struct { uint64_t __b_length;\n"
 	"  integer { size = 8; align = 8; signed = false; base = 16; } _b[__b_length]; }; };\n"
 	"event { name = \"t:al\"; id = 3; stream_id = 0; fields := struct { uint8_t _a;\n"
-	"  integer { size = 32; align = 32; signed = false; } _b; }; };\n";
+	"  integer { size = 32; align = 32; signed = false; } _b; }; };\n"
+	"event { name = \"t:big\"; id = 300; stream_id = 0; fields := struct { uint32_t _x; }; };\n";
 
 static const uint8_t small_uuid[16] = { 0x2a, 0x64, 0x22, 0xd0, 0x6c, 0xee, 0x11, 0xe0,
 					0x8c, 0x08, 0xcb, 0x07, 0xd7, 0xb3, 0xa5, 0x64 };
 
-#define PKT_HDR 84 /* packet header (32) + context (52) */
-#define EV_HDR 26  /* id, timestamp, vpid, vtid, ip */
+#define PKT_HDR 88 /* packet header (32) + context (56) */
+#define EV_CTX 9   /* vpid (3), ip (6) */
+#define EV_C (4 + EV_CTX)	   /* compact: id, timestamp (3) */
+#define EV_X (1 + 4 + 8 + EV_CTX) /* extended: 255, id, timestamp */
+#define MASK24 ((1ull << 24) - 1)
 
 struct buf {
 	uint8_t *p;
 	size_t len, cap;
+	uint64_t clock; /* as the reader will have it: for compact timestamps */
+	int32_t vpid;	/* of the next records */
 };
 
 static void put(struct buf *b, const void *d, size_t n)
@@ -578,18 +858,28 @@ static void put(struct buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
-static void put_u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
-static void put_u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
-static void put_u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+/* Little-endian, whatever the host: the trace's byte order. */
+static void put_le(struct buf *b, uint64_t v, unsigned bytes)
+{
+	uint8_t q[8];
+
+	for (unsigned i = 0; i < bytes; i++)
+		q[i] = (uint8_t)(v >> (8 * i));
+	put(b, q, bytes);
+}
+
+static void put_u8(struct buf *b, uint8_t v) { put_le(b, v, 1); }
+static void put_u32(struct buf *b, uint32_t v) { put_le(b, v, 4); }
+static void put_u64(struct buf *b, uint64_t v) { put_le(b, v, 8); }
 
 static void set_u64(struct buf *b, size_t off, uint64_t v)
 {
-	memcpy(b->p + off, &v, 8);
+	for (unsigned i = 0; i < 8; i++)
+		b->p[off + i] = (uint8_t)(v >> (8 * i));
 }
 
 static size_t pkt_begin(struct buf *b, uint64_t instance, uint64_t ts_begin, uint64_t ts_end,
-			uint64_t discarded, int32_t pid)
+			uint64_t discarded, int32_t pid, int32_t tid)
 {
 	size_t start = b->len;
 
@@ -604,6 +894,9 @@ static size_t pkt_begin(struct buf *b, uint64_t instance, uint64_t ts_begin, uin
 	put_u64(b, 0);
 	put_u64(b, discarded);
 	put_u32(b, (uint32_t)pid);
+	put_u32(b, (uint32_t)tid);
+	b->clock = ts_begin;
+	b->vpid = pid;
 	return start;
 }
 
@@ -618,31 +911,55 @@ static void pkt_end(struct buf *b, size_t start, size_t pad)
 	set_u64(b, start + 56, (content + pad) * 8);
 }
 
-static void ev_head(struct buf *b, uint16_t id, uint64_t ts, int32_t tid)
+/* The clock after a compact timestamp of `low` (CTF: the low bits of the
+ * clock, which wrapped if they went down). */
+static uint64_t after_compact(uint64_t clock, uint64_t low)
 {
-	put_u16(b, id);
-	put_u64(b, ts);
-	put_u32(b, 100);
-	put_u32(b, (uint32_t)tid);
-	put_u64(b, 0x401000 + ts);
+	uint64_t next = (clock & ~MASK24) | low;
+
+	return low < (clock & MASK24) ? next + MASK24 + 1 : next;
 }
 
-static void ev_a(struct buf *b, uint64_t ts, int32_t tid, uint32_t x, int32_t y)
+/* An event header (compact when it can be, unless `extended`) and
+ * context. */
+static void ev_head_as(struct buf *b, uint32_t id, uint64_t ts, bool extended)
 {
-	ev_head(b, 0, ts, tid);
+	if (id >= 255 || after_compact(b->clock, ts & MASK24) != ts)
+		extended = true;
+	if (extended) {
+		put_u8(b, 255);
+		put_u32(b, id);
+		put_u64(b, ts);
+	} else {
+		put_u8(b, (uint8_t)id);
+		put_le(b, ts & MASK24, 3);
+	}
+	b->clock = ts;
+	put_le(b, (uint32_t)b->vpid & 0xffffff, 3);
+	put_le(b, 0x401000 + ts, 6);
+}
+
+static void ev_head(struct buf *b, uint32_t id, uint64_t ts)
+{
+	ev_head_as(b, id, ts, false);
+}
+
+static void ev_a(struct buf *b, uint64_t ts, uint32_t x, int32_t y)
+{
+	ev_head(b, 0, ts);
 	put_u32(b, x);
 	put_u32(b, (uint32_t)y);
 }
 
 static void ev_s(struct buf *b, uint64_t ts, const char *s)
 {
-	ev_head(b, 1, ts, 101);
+	ev_head(b, 1, ts);
 	put(b, s, strlen(s) + 1);
 }
 
 static void ev_b(struct buf *b, uint64_t ts, const uint8_t *v, uint64_t n)
 {
-	ev_head(b, 2, ts, 101);
+	ev_head(b, 2, ts);
 	put_u64(b, n);
 	put(b, v, n);
 }
@@ -725,18 +1042,18 @@ START_TEST(test_merge_order)
 	static const int32_t want_tid[] = { 1, 2, 2, 1, 2, 1, 1 };
 	int n = 0;
 
-	p = pkt_begin(&a, 7, 10, 30, 0, 100);
-	ev_a(&a, 10, 1, 1, -1);
-	ev_a(&a, 30, 1, 3, -3);
+	p = pkt_begin(&a, 7, 10, 30, 0, 100, 1);
+	ev_a(&a, 10, 1, -1);
+	ev_a(&a, 30, 3, -3);
 	pkt_end(&a, p, 0);
-	p = pkt_begin(&a, 7, 50, 60, 0, 100);
-	ev_a(&a, 50, 1, 5, -5);
-	ev_a(&a, 60, 1, 6, -6);
+	p = pkt_begin(&a, 7, 50, 60, 0, 100, 1);
+	ev_a(&a, 50, 5, -5);
+	ev_a(&a, 60, 6, -6);
 	pkt_end(&a, p, 4096 - (a.len - p));
-	p = pkt_begin(&b, 3, 20, 40, 0, 100);
-	ev_a(&b, 20, 2, 2, -2);
-	ev_a(&b, 30, 2, 33, -33);
-	ev_a(&b, 40, 2, 4, -4);
+	p = pkt_begin(&b, 3, 20, 40, 0, 100, 2);
+	ev_a(&b, 20, 2, -2);
+	ev_a(&b, 30, 33, -33);
+	ev_a(&b, 40, 4, -4);
 	pkt_end(&b, p, 13);
 	write_file(d, "metadata", small_meta, strlen(small_meta));
 	write_file(d, "aa", a.p, a.len);
@@ -754,7 +1071,8 @@ START_TEST(test_merge_order)
 		ck_assert_int_eq(it.kind, ST_ITEM_EVENT);
 		ck_assert_int_lt(n, 7);
 		ck_assert_uint_eq(ev->cycles, want_ts[n]);
-		ck_assert_int_eq(ev->tid, want_tid[n]);
+		ck_assert_int_eq(ev->tid, want_tid[n]); /* the packet's */
+		ck_assert_int_eq(ev->vtid, -1);
 		ck_assert_int_eq(ev->pid, 100);
 		ck_assert_int_eq(ev->vpid, 100);
 		ck_assert_uint_eq(ev->ip, 0x401000 + want_ts[n]);
@@ -778,7 +1096,7 @@ START_TEST(test_fields)
 {
 	static const uint8_t bytes[] = { 0xa5, 0xf0, 0x00, 0x01 };
 	struct buf b = { 0 };
-	size_t p = pkt_begin(&b, 0, 5, 9, 0, 100), pad;
+	size_t p = pkt_begin(&b, 0, 5, 9, 0, 100, 101), pad;
 	char *d, err[512];
 	struct st_reader *r;
 	struct st_item it;
@@ -788,7 +1106,7 @@ START_TEST(test_fields)
 	ev_s(&b, 5, "hello \"x\"");
 	ev_b(&b, 6, bytes, sizeof(bytes));
 	ev_b(&b, 7, NULL, 0);
-	ev_head(&b, 3, 8, 101);
+	ev_head(&b, 3, 8);
 	/* The payload is a structure aligned as its widest field (4 bytes,
 	 * from the packet start), and so is _b. */
 	pad = (4 - (b.len - p) % 4) % 4;
@@ -835,6 +1153,181 @@ START_TEST(test_fields)
 }
 END_TEST
 
+/* Compact timestamps: relative to the packet's timestamp_begin for its
+ * first record, to the previous record's time after; their 24 bits wrap.
+ * Extended headers: for ids above 254 and for gaps compact ones cannot
+ * say. The thread is the packet's; the vpid is 24 bits, signed. */
+START_TEST(test_compact_times)
+{
+	static const struct {
+		uint32_t id;
+		uint64_t ts;
+		size_t size; /* of the record: says which header it has */
+	} want[] = {
+		{ 0, (5ull << 24) + 200, EV_C + 8 },	 /* relative to timestamp_begin */
+		{ 0, (5ull << 24) + MASK24 - 1, EV_C + 8 },
+		{ 0, (6ull << 24) + 3, EV_C + 8 },	 /* the low bits wrapped */
+		{ 0, (8ull << 24) + 4, EV_X + 8 },	 /* too far for 24 bits */
+		{ 300, (8ull << 24) + 10, EV_X + 4 },	 /* an id above 254 */
+		{ 0, (8ull << 24) + 20, EV_C + 8 },	 /* after an extended one */
+		{ 0, (10ull << 24) + 0x10, EV_C + 8 },	 /* first of its packet, wrapped */
+		{ 0, (10ull << 24) + 0x11, EV_X + 8 },	 /* extended though compact would do */
+	};
+	struct buf b = { 0 };
+	size_t p, n = 0;
+	char *d, err[512];
+	struct st_reader *r;
+	struct st_item it;
+	uint64_t prev_off = 0;
+
+	p = pkt_begin(&b, 0, (5ull << 24) + 100, (9ull << 24), 0, 100, 7);
+	b.vpid = -5;
+	for (size_t i = 0; i < 6; i++) {
+		ev_head(&b, want[i].id, want[i].ts);
+		put_u32(&b, (uint32_t)i);
+		if (want[i].id == 0)
+			put_u32(&b, (uint32_t)-(int32_t)i);
+	}
+	pkt_end(&b, p, 0);
+	p = pkt_begin(&b, 0, (9ull << 24) + 0xffff00, (11ull << 24), 0, 100, 8);
+	b.vpid = 0x7fffff;
+	ev_a(&b, want[6].ts, 6, -6);
+	ev_head_as(&b, 0, want[7].ts, true);
+	put_u32(&b, 7);
+	put_u32(&b, (uint32_t)-7);
+	pkt_end(&b, p, 0);
+	d = trace_of(&b);
+
+	ck_assert_msg(st_reader_open(&r, d, err, sizeof(err)) == 0, "%s", err);
+	while (st_reader_next(r, &it) > 0) {
+		const struct st_event *ev = it.event;
+
+		ck_assert_int_eq(it.kind, ST_ITEM_EVENT);
+		ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+		ck_assert_uint_eq(ev->cls->id, want[n].id);
+		ck_assert_uint_eq(ev->cycles, want[n].ts);
+		ck_assert_int_eq(ev->ns, 1700000000000000500ll + (int64_t)want[n].ts);
+		ck_assert_uint_eq(ev->fields[0].u, n);
+		ck_assert_int_eq(ev->pid, 100);
+		ck_assert_int_eq(ev->tid, n < 6 ? 7 : 8);
+		ck_assert_int_eq(ev->vpid, n < 6 ? -5 : 0x7fffff);
+		ck_assert_int_eq(ev->vtid, -1);
+		ck_assert_uint_eq(ev->ip, 0x401000 + want[n].ts);
+		if (n == 0)
+			ck_assert_uint_eq(ev->offset, PKT_HDR);
+		else if (n != 6)
+			ck_assert_uint_eq(ev->offset - prev_off, want[n - 1].size);
+		prev_off = ev->offset;
+		n++;
+	}
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	ck_assert_str_eq(st_reader_error(r), "");
+	st_reader_close(r);
+	remove_dir(d);
+	free(b.p);
+}
+END_TEST
+
+/* Tag values that select no option of the header's variant: one record
+ * makes the stream unreadable, with a message naming the value. */
+START_TEST(test_bad_tag)
+{
+	static const struct {
+		uint8_t tag;
+		const char *why;
+	} cases[] = {
+		{ 251, "event header: variant 'v': its tag 'id' is 251 ('spare'), which names no option "
+		       "(at offset 89)" },
+		{ 252, "event header: variant 'v': its tag 'id' is 252, which has no label (at offset 89)" },
+		{ 250, NULL },
+	};
+	char *meta = replace_first(small_meta, "compact = 0 ... 254,", "compact = 0 ... 250, spare = 251,");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf b = { 0 };
+		size_t p = pkt_begin(&b, 0, 10, 20, 0, 100, 1);
+		char *d = make_dir(), err[512];
+		uint64_t ev, lost;
+		int ret;
+
+		put_u8(&b, cases[i].tag);
+		put_le(&b, 20, 3);
+		put_le(&b, 100, 3);
+		put_le(&b, 0x401000, 6);
+		pkt_end(&b, p, 0);
+		write_file(d, "metadata", meta, strlen(meta));
+		write_file(d, "s0", b.p, b.len);
+		ret = read_all(d, &ev, &lost, err, sizeof(err));
+		if (!cases[i].why) {
+			/* a compact header of an id the metadata does not declare */
+			ck_assert_msg(strstr(err, "unknown event id 250") != NULL, "%s", err);
+		} else {
+			ck_assert_int_eq(ret, -EBADMSG);
+			ck_assert_msg(strstr(err, "/s0: ") && strstr(err, cases[i].why), "%s", err);
+		}
+		ck_assert_uint_eq(ev, 0);
+		remove_dir(d);
+		free(b.p);
+	}
+	free(meta);
+}
+END_TEST
+
+/* The layout before compact headers (a 16-bit id, a 64-bit timestamp, the
+ * thread in the event context) reads as well. */
+START_TEST(test_previous_layout)
+{
+	char *m1 = replace_first(small_meta, "int32_t pid; int32_t tid; };", "int32_t pid; };");
+	char *m2 = replace_first(m1, "enum : uint8_t { compact = 0 ... 254, extended = 255 } id;\n"
+			     "    variant <id> { struct { clk24_t timestamp; } compact;\n"
+			     "                   struct { uint32_t id; clk_t timestamp; } extended; } v; };\n"
+			     "  event.context := struct { integer { size = 24; align = 8; signed = true; } _vpid;\n"
+			     "    integer { size = 48;",
+			     "uint16_t id; clk_t timestamp; };\n"
+			     "  event.context := struct { int32_t _vpid; int32_t _vtid;\n"
+			     "    integer { size = 64;");
+	struct buf b = { 0 };
+	size_t p;
+	char *d = make_dir(), err[512];
+	struct st_reader *r;
+	struct st_item it;
+
+	p = pkt_begin(&b, 0, 10, 20, 3, 100, 0);
+	b.len -= 4; /* no tid in the packet context */
+	for (uint64_t ts = 10; ts <= 20; ts += 10) {
+		put_le(&b, 300, 2);
+		put_u64(&b, ts);
+		put_u32(&b, 100);
+		put_u32(&b, 42);
+		put_u64(&b, 0x401000);
+		put_u32(&b, (uint32_t)ts);
+	}
+	pkt_end(&b, p, 0);
+	write_file(d, "metadata", m2, strlen(m2));
+	write_file(d, "s0", b.p, b.len);
+	ck_assert_msg(st_reader_open(&r, d, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(st_reader_next(r, &it), 1);
+	ck_assert_int_eq(it.kind, ST_ITEM_LOST);
+	ck_assert_int_eq(it.lost->tid, 42); /* the packet's first record's */
+	for (uint64_t ts = 10; ts <= 20; ts += 10) {
+		ck_assert_int_eq(st_reader_next(r, &it), 1);
+		ck_assert_int_eq(it.kind, ST_ITEM_EVENT);
+		ck_assert_str_eq(it.event->cls->name, "t:big");
+		ck_assert_uint_eq(it.event->cycles, ts);
+		ck_assert_uint_eq(it.event->fields[0].u, ts);
+		ck_assert_int_eq(it.event->tid, 42);
+		ck_assert_int_eq(it.event->vtid, 42);
+		ck_assert_int_eq(it.event->vpid, 100);
+	}
+	ck_assert_int_eq(st_reader_next(r, &it), 0);
+	st_reader_close(r);
+	remove_dir(d);
+	free(b.p);
+	free(m1);
+	free(m2);
+}
+END_TEST
+
 START_TEST(test_lost)
 {
 	struct buf b = { 0 };
@@ -843,17 +1336,17 @@ START_TEST(test_lost)
 	struct st_reader *r;
 	struct st_item it;
 
-	p = pkt_begin(&b, 0, 10, 20, 2, 100); /* lost before the first packet */
-	ev_a(&b, 10, 1, 0, 0);
-	ev_a(&b, 20, 1, 0, 0);
+	p = pkt_begin(&b, 0, 10, 20, 2, 100, 1); /* lost before the first packet */
+	ev_a(&b, 10, 0, 0);
+	ev_a(&b, 20, 0, 0);
 	pkt_end(&b, p, 0);
-	p = pkt_begin(&b, 0, 30, 40, 2, 100); /* none more */
-	ev_a(&b, 30, 1, 0, 0);
+	p = pkt_begin(&b, 0, 30, 40, 2, 100, 1); /* none more */
+	ev_a(&b, 30, 0, 0);
 	pkt_end(&b, p, 0);
-	p = pkt_begin(&b, 0, 50, 70, 7002, 100); /* 7000 more */
-	ev_a(&b, 50, 5, 0, 0);
+	p = pkt_begin(&b, 0, 50, 70, 7002, 100, 5); /* 7000 more */
+	ev_a(&b, 50, 0, 0);
 	pkt_end(&b, p, 100);
-	p = pkt_begin(&b, 0, 80, 80, 7003, 100); /* one more, no event */
+	p = pkt_begin(&b, 0, 80, 80, 7003, 100, 6); /* one more, no event */
 	pkt_end(&b, p, 0);
 	d = trace_of(&b);
 
@@ -883,7 +1376,7 @@ START_TEST(test_lost)
 	ck_assert_int_eq(st_reader_next(r, &it), 1);
 	ck_assert_int_eq(it.kind, ST_ITEM_LOST);
 	ck_assert_uint_eq(it.lost->count, 1);
-	ck_assert_int_eq(it.lost->tid, -1);
+	ck_assert_int_eq(it.lost->tid, 6);
 	ck_assert_int_eq(st_reader_next(r, &it), 0);
 	ck_assert_uint_eq(st_reader_lost(r), 7003);
 	st_reader_close(r);
@@ -914,21 +1407,31 @@ END_TEST
 /* ---- corruptions of a valid one-stream trace ---- */
 
 /* Two packets (at 0 and `second`), four events. */
+/* Two packets (at 0 and `second`), four events: compact, extended,
+ * compact; extended. */
 static struct buf good_trace(size_t *second)
 {
 	struct buf b = { 0 };
-	size_t p = pkt_begin(&b, 0, 10, 30, 0, 100);
+	size_t p = pkt_begin(&b, 0, 10, 30, 0, 100, 1);
 
-	ev_a(&b, 10, 1, 1, 1);
-	ev_a(&b, 20, 1, 2, 2);
+	ev_a(&b, 10, 1, 1);
+	ev_head_as(&b, 0, 20, true);
+	put_u32(&b, 2);
+	put_u32(&b, 2);
 	ev_s(&b, 30, "abc");
 	pkt_end(&b, p, 10);
 	*second = b.len;
-	p = pkt_begin(&b, 0, 40, 40, 0, 100);
-	ev_a(&b, 40, 1, 4, 4);
+	p = pkt_begin(&b, 0, 40, 40, 0, 100, 1);
+	ev_head_as(&b, 0, 40, true);
+	put_u32(&b, 4);
+	put_u32(&b, 4);
 	pkt_end(&b, p, 0);
 	return b;
 }
+
+/* Offsets in good_trace's first packet: its records */
+#define REC2 (PKT_HDR + EV_C + 8)
+#define REC3 (REC2 + EV_X + 8)
 
 static const struct corruption {
 	const char *what;
@@ -949,16 +1452,28 @@ static const struct corruption {
 	{ "header beyond content", 48, false, 8, 40 * 8, "exceed content_size" },
 	{ "truncated header", 30, false, 0, 0, "does not fit in the packet" },
 	{ "truncated packet", PKT_HDR + 5, false, 0, 0, "runs past the end of the file" },
-	{ "event cut by content", 48, false, 8, (PKT_HDR + EV_HDR + 3) * 8, "does not fit in the packet" },
-	{ "unknown event id", PKT_HDR, false, 2, 77, "unknown event id 77" },
-	{ "event ts backwards", PKT_HDR + 2, false, 8, 35, "goes back in time" },
-	{ "event ts backwards in packet", PKT_HDR + EV_HDR + 8 + 2, true, 8, 5, "goes back in time" },
+	{ "extended header cut", 48, false, 8, (PKT_HDR + 3) * 8,
+	  "event header: field 'v.extended.id' does not fit in the packet" },
+	{ "extended timestamp cut", 48, false, 8, (PKT_HDR + 9) * 8,
+	  "event header: field 'v.extended.timestamp' does not fit in the packet" },
+	{ "compact header cut", 48, true, 8, (REC3 + 2) * 8,
+	  "event header: field 'v.compact.timestamp' does not fit in the packet" },
+	{ "context cut", 48, false, 8, (PKT_HDR + EV_X - 2) * 8,
+	  "event t:a: field 'ip' does not fit in the packet" },
+	{ "unknown event id", PKT_HDR + 1, false, 4, 77, "unknown event id 77" },
+	{ "unknown compact event id", PKT_HDR, true, 1, 77, "unknown event id 77" },
+	{ "event ts backwards", PKT_HDR + 5, false, 8, 35, "goes back in time" },
+	{ "event ts backwards in packet", REC2 + 5, true, 8, 5, "goes back in time" },
+	/* a compact timestamp below the clock's low bits: they wrapped */
+	{ "compact ts after the packet's end", REC3 + 1, true, 1, 5,
+	  "timestamp_end 30 is before the packet's last event (16777221)" },
+	{ "compact ts after the next", PKT_HDR + 1, true, 1, 5, "goes back in time" },
 	{ "packet begins before previous end", 32, false, 8, 25, "goes back in time" },
 	{ "end before begin", 40, false, 8, 39, "is before timestamp_begin" },
 	{ "end before last event", 40, true, 8, 25, "before the packet's last event" },
 	{ "discarded goes down", 72, true, 8, 50, "events_discarded goes down" },
 	/* the string ends the packet's content: nothing after it can stop it */
-	{ "string without NUL", PKT_HDR + 2 * (EV_HDR + 8) + EV_HDR + 3, true, 1, 'x', "has no terminator" },
+	{ "string without NUL", REC3 + EV_C + 3, true, 1, 'x', "has no terminator" },
 	{ "sequence too long", 0, false, -1, 0, "does not fit in the packet" },
 	{ "trailing garbage", 0, false, -2, 0, "does not fit in the packet" },
 };
@@ -980,7 +1495,7 @@ START_TEST(test_corrupt)
 		b.len = off;
 	} else if (c->width == -1) {
 		/* a packet whose sequence length runs past its content */
-		size_t p = pkt_begin(&b, 0, 50, 50, 0, 100);
+		size_t p = pkt_begin(&b, 0, 50, 50, 0, 100, 1);
 
 		ev_b(&b, 50, (const uint8_t *)"xy", 2);
 		set_u64(&b, b.len - 10, 1000);
@@ -1071,6 +1586,8 @@ static Suite *reader_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_parse_real);
 	tcase_add_test(tc, test_parse_variations);
+	tcase_add_test(tc, test_parse_choices);
+	tcase_add_test(tc, test_decode_choices);
 	tcase_add_loop_test(tc, test_reject, 0, (int)(sizeof(rejects) / sizeof(rejects[0])));
 	tcase_add_test(tc, test_reject_other);
 	suite_add_tcase(s, tc);
@@ -1079,6 +1596,9 @@ static Suite *reader_suite(void)
 	tcase_add_test(tc, test_merge_order);
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_lost);
+	tcase_add_test(tc, test_compact_times);
+	tcase_add_test(tc, test_bad_tag);
+	tcase_add_test(tc, test_previous_layout);
 	tcase_add_test(tc, test_empty_and_missing);
 	tcase_add_test(tc, test_good_trace);
 	tcase_add_loop_test(tc, test_corrupt, 0, (int)(sizeof(corruptions) / sizeof(corruptions[0])));
