@@ -4,8 +4,8 @@
  *
  *   [2026-11-22 04:27:23.372642099] pid 18856 (t1) tid 18856 pthread:mutex_lock mutex=0x5630bb6e6060 result=0 wait_ns=0
  *
- * The time is the local wall-clock time. The pid is the packet's, the tid
- * the event's own (event context vtid; older traces: the packet's); the
+ * The time is the local wall-clock time. The pid and tid are the packet's
+ * (older traces: the tid is the event context's vtid); the
  * process name comes from the process's shimtrace:process event, which
  * precedes its other events, '?' until one is seen. Fields: integers in
  * decimal, base-16 ones as 0x..., strings quoted with C escapes, byte

@@ -14,6 +14,7 @@
 
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/quota.h"
+#include "ctl/daemon/record.h"
 #include "ctl/daemon/writer.h"
 #include "ctl/reader/reader.h"
 #include "tests/unit/run.h"
@@ -73,10 +74,10 @@ static size_t put(uint8_t *p, const void *v, size_t n)
 	return n;
 }
 
-/* One record of class ut:all. */
-static size_t record_all(uint8_t *p, uint16_t id, uint64_t ts, int k)
+/* One record of class ut:all; *prev: the packet's time before it (NULL:
+ * an extended header). */
+static size_t record_all(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev, int k)
 {
-	struct st_abi_record h = { id, ts, 4242, 4243 + k, 0x1234 + (uint64_t)k };
 	uint8_t a = 200;
 	uint16_t b = 60000;
 	uint32_t c = 4000000000u, al = 7;
@@ -85,9 +86,8 @@ static size_t record_all(uint8_t *p, uint16_t id, uint64_t ts, int k)
 	int16_t f = -30000;
 	int32_t g = -2000000000 + k;
 	int64_t h64 = -9000000000000000000ll;
-	size_t n = 0;
+	size_t n = st_trace_rec_header(p, id, ts, prev, 4242, 0x1234 + (uint64_t)k);
 
-	n += put(p + n, &h, sizeof(h));
 	n += put(p + n, &a, 1);
 	n += put(p + n, &b, 2);
 	n += put(p + n, &c, 4);
@@ -102,13 +102,11 @@ static size_t record_all(uint8_t *p, uint16_t id, uint64_t ts, int k)
 	return n;
 }
 
-static size_t record_bytes(uint8_t *p, uint16_t id, uint64_t ts)
+static size_t record_bytes(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev)
 {
-	struct st_abi_record h = { id, ts, 4242, 4242, 0 };
 	uint64_t base = 0x400000, len = 3;
-	size_t n = 0;
+	size_t n = st_trace_rec_header(p, id, ts, prev, 4242, 0);
 
-	n += put(p + n, &h, sizeof(h));
 	n += put(p + n, &base, 8);
 	n += put(p + n, &len, 8);
 	n += put(p + n, "\x01\xab\xff", 3);
@@ -134,14 +132,19 @@ START_TEST(round_trip)
 	uint8_t recs[1024];
 	char err[512];
 	size_t n = 0;
+	uint64_t prev = 1000;
 	int events = 0, losts = 0, ret;
 
 	setup(&f);
 	ck_assert_int_eq(st_stream_open(&f.t, &s, "s0", 4242, 1), 0);
-	n += record_all(recs + n, (uint16_t)f.all, 1000, 0);
-	n += record_bytes(recs + n, (uint16_t)f.bytes, 1500);
+	/* compact headers in the first packet, an extended one in the second;
+	 * each packet names its thread */
+	n += record_all(recs + n, f.all, 1000, &prev, 0);
+	n += record_bytes(recs + n, f.bytes, 1500, &prev);
+	s.tid = 4243;
 	write_packet(&f, &s, recs, n, 1000, 1500, 5);
-	n = record_all(recs, (uint16_t)f.all, 2000, 1);
+	n = record_all(recs, f.all, 2000, NULL, 1);
+	s.tid = 4244;
 	write_packet(&f, &s, recs, n, 2000, 2000, 7);
 	st_stream_close(&s);
 	st_writer_sync();
