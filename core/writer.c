@@ -10,7 +10,9 @@
  * Slow path (first event of a thread, full sub-buffer, session recreated):
  * claim a ring buffer from the session's pool, close the full sub-buffer and
  * open the next. It may make system calls (pool creation, the sub-buffer
- * notification); it saves and restores errno.
+ * notification); it saves and restores errno. In a blocking session
+ * (--blocking) a full buffer waits there for the consumer (block.c): the
+ * one wait of the event path, and only when the user asked for it.
  *
  * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
  * to the slot's own cache line), and between the two the writer reads the
@@ -69,19 +71,13 @@ static void count_full(struct st__writer *w)
 
 void st__writer_close(struct st__writer *w)
 {
-	struct st_abi_subbuf_msg m = {
-		.hdr = { ST_MSG_SUBBUF, sizeof(m) },
-		.session = w->pool->session,
-		.slot = w->index,
-	};
-
 	w->ctl->events = w->events;
 	w->ctl->lost = w->lost_full + w->overwritten +
 		       __atomic_load_n(&w->slot->lost_nested, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ctl->closed, 1, __ATOMIC_RELEASE);
 	w->closed = true;
 	w->off = w->sb_size; /* any further write takes the slow path */
-	st__reg_notify(&m, sizeof(m));
+	st__reg_subbuf_ready(w->pool->session, w->index);
 }
 
 /*
@@ -147,8 +143,34 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 	return w;
 }
 
+/*
+ * Moves w on to its next sub-buffer; when the buffer is full, a blocking
+ * session's writer first waits for room (block.c). NULL when the event is
+ * not written: counted as lost, or not at all if its session ended or it
+ * was disabled during the wait.
+ */
+static struct st__writer *writer_room(struct st__writer *w, const uint32_t *enabled)
+{
+	for (;;) {
+		enum st__wait r;
+
+		if (writer_switch(w)) {
+			w->gave_up = false;
+			return w;
+		}
+		r = w->pool->block_ms ? st__block_wait(w, enabled) : ST_WAIT_LOST;
+		if (r == ST_WAIT_ENDED)
+			return NULL;
+		if (r == ST_WAIT_LOST) {
+			count_full(w);
+			return NULL;
+		}
+	}
+}
+
+/* tp: the event's tracepoint (a blocking wait looks at its enable bit). */
 static __attribute__((noinline)) struct st__writer *
-writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
+writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, const struct st_tracepoint *tp)
 {
 	int saved_errno = errno;
 	struct st__writer *w = t->w[s];
@@ -171,9 +193,11 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec)
 		}
 	}
 	st__reg_offer_pool(w->pool); /* (until the daemon has it) */
-	if (rec > w->sb_size || (w->off + rec > w->sb_size && !writer_switch(w))) {
+	if (rec > w->sb_size) {
 		count_full(w);
 		w = NULL;
+	} else if (w->off + rec > w->sb_size) {
+		w = writer_room(w, &tp->state->mask[tp->slot]);
 	}
 out:
 	errno = saved_errno;
@@ -227,7 +251,7 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 				     0)) {
 			int tsc = st__clock_tsc;
 
-			w = writer_slow(t, s, rec);
+			w = writer_slow(t, s, rec, tp);
 			if (!w)
 				continue;
 			/* The slow path connected to a daemon that found the process
