@@ -21,7 +21,8 @@
  *                  heartbeat moves
  *
  * The daemon is gone when its heartbeat (control.heartbeat, raised every
- * 100 ms while it serves the process) has stood still for DEAD_MS and its
+ * 100 ms while it serves the process; it counts only once the daemon has
+ * taken the pool, control.pool_taken) has stood still for DEAD_MS and its
  * process has exited (a pidfd of control.daemon_pid says so, a zombie
  * too), or has stood still for STALE_MS whatever its process does (it
  * dropped this process, or it is stopped). A daemon that is only slow, on
@@ -33,7 +34,8 @@
  * A slice that ends with nothing changed repeats the sub-buffer notice, in
  * case the one sent at the close did not go (the connection lock busy, the
  * socket full): the daemon then drains this buffer at once rather than on
- * its next timer.
+ * its next timer; and it offers the pool again if the daemon never got it
+ * (the first offer found the lock busy or the socket full).
  *
  * Signals: a handler that interrupts the wait (or any event write) and
  * writes an event finds st__tls.busy set: its event is counted as nested
@@ -91,11 +93,20 @@ static uint64_t heartbeat(void)
 	return __atomic_load_n(&st__control->heartbeat, __ATOMIC_RELAXED);
 }
 
-static bool daemon_gone(struct beat *b, uint64_t now)
+/* Whether the daemon has mapped pool p (it says so in the control page). */
+static bool pool_taken(const struct st__pool *p)
+{
+	return __atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) ==
+	       p->generation;
+}
+
+static bool daemon_gone(struct beat *b, const struct st__pool *p, uint64_t now)
 {
 	uint64_t v = heartbeat();
 
-	if (v != b->value) {
+	/* (a daemon that has not taken the pool does not serve this buffer:
+	 * as if its heartbeat stood still) */
+	if (v != b->value && pool_taken(p)) {
 		b->value = v;
 		b->since = now;
 		return false;
@@ -152,7 +163,7 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 			if (p->block_ms - (now - start) < SLICE_MS)
 				slice.tv_nsec = (long)(p->block_ms - (now - start)) * 1000000L;
 		}
-		if (daemon_gone(&b, now)) {
+		if (daemon_gone(&b, p, now)) {
 			__atomic_store_n(&p->unserved, 1 + b.value, __ATOMIC_RELAXED);
 			ret = ST_WAIT_LOST;
 			break;
@@ -160,8 +171,10 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 		/* A shared futex (not FUTEX_PRIVATE): the daemon wakes it
 		 * through its own mapping of the pool. */
 		r = st__sys4(SYS_futex, &slot->rseq, FUTEX_WAIT, (uint32_t)rseq, &slice);
-		if (r == -ETIMEDOUT)
+		if (r == -ETIMEDOUT) {
+			st__reg_offer_pool(p); /* (if an earlier offer could not go) */
 			st__reg_subbuf_ready(p->session, w->index);
+		}
 	}
 	__atomic_store_n(&slot->waiting, 0, __ATOMIC_RELAXED);
 	return ret;

@@ -491,6 +491,13 @@ static void blocking_session(uint32_t block_ms, uint32_t nslots)
 	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, nslots);
 }
 
+/* The daemon took the pool (after the test received it: the process no
+ * longer sends a pool the daemon has). */
+static void taken(void)
+{
+	__atomic_store_n(&st__control->pool_taken[0], 1, __ATOMIC_RELEASE);
+}
+
 /* The daemon's part: drains until done, and keeps its heartbeat going. */
 static void *blocking_consumer(void *arg)
 {
@@ -516,6 +523,7 @@ START_TEST(blocking_loses_nothing)
 	enable();
 	emit(0);
 	c.r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	taken();
 	ck_assert_int_eq(pthread_create(&t, NULL, blocking_consumer, &c), 0);
 	/* 16 KiB of buffer for 24 MB of events: the writer waits, often */
 	for (uint64_t i = 1; i < n; i++)
@@ -600,6 +608,7 @@ START_TEST(blocking_session_stopped)
 	while (!(pool = harness_pool(daemon_sock, &size)))
 		sched_yield();
 	ring = ring_of(pool, size, ST_MODE_DISCARD, 4096, 4, 1);
+	taken();
 	slot = st_ring_slot(&ring, 0);
 	/* the thread's last event waits for room... */
 	while (!__atomic_load_n(&slot->waiting, __ATOMIC_ACQUIRE))
