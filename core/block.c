@@ -131,7 +131,11 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 	struct beat b = { heartbeat(), start };
 	enum st__wait ret;
 
-	if (w->gave_up || __atomic_load_n(&p->unserved, __ATOMIC_RELAXED) == 1 + b.value)
+	uint64_t unserved = __atomic_load_n(&p->unserved, __ATOMIC_RELAXED);
+
+	/* (found gone before: waits again once the heartbeat moved on with
+	 * the pool taken) */
+	if (w->gave_up || (unserved && (unserved == 1 + b.value || !pool_taken(p))))
 		return ST_WAIT_LOST;
 	for (;;) {
 		struct timespec slice = { 0, SLICE_MS * 1000000L };
