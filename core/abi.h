@@ -28,13 +28,29 @@
  *                       slot.rseq = s + 1 (discard mode only)
  *
  *   discard mode: the producer opens s + 1 only when s + 1 - rseq < sb_count,
- *                 otherwise it drops the event and counts it in lost_full.
+ *                 otherwise it drops the event and counts it in lost_full;
+ *                 a blocking session's producer first waits for room (below).
  *   overwrite:    the producer opens s + 1 unconditionally; the consumer
  *                 copies a sub-buffer and keeps the copy only if sb.seq is
  *                 unchanged afterwards (the producer writes seq before data).
  *
  * Every committed byte is a whole record, so a consumer reading after the
  * process died (SIGKILL) finds complete records up to sb.commit.
+ *
+ * Blocking sessions (--blocking, discard mode only): a producer that finds
+ * its buffer full waits for the consumer (core/block.c). The futex word is
+ * the low 32 bits of slot.rseq (x86-64: the first four bytes), a shared
+ * futex on the pool memfd both sides map:
+ *
+ *   producer waits      store slot.waiting = 1; full fence; load rseq: if
+ *                       still full, FUTEX_WAIT(&rseq, (u32)rseq, slice)
+ *   consumer gives back store-release rseq; full fence; load waiting: if
+ *                       nonzero, FUTEX_WAKE(&rseq)
+ *
+ * (either the consumer sees `waiting`, or the producer sees the new rseq
+ * and does not sleep). The producer also watches control.heartbeat, which
+ * the daemon bumps while it serves the process, to never wait for a daemon
+ * that is gone.
  */
 #ifndef ST_ABI_H
 #define ST_ABI_H
@@ -107,8 +123,11 @@ struct st_abi_session {
 	uint32_t sb_size;    /* bytes per sub-buffer, a multiple of ST_ABI_PAGE */
 	uint32_t sb_count;   /* sub-buffers per thread buffer */
 	uint32_t nslots;     /* thread buffers per process: the memory bound */
-	uint32_t pad;
+	uint32_t block_ms;   /* --blocking: 0 not blocking, else the longest
+			      * wait for room in ms, or ST_ABI_BLOCK_FOREVER */
 };
+
+#define ST_ABI_BLOCK_FOREVER UINT32_MAX
 
 struct st_abi_control {
 	uint32_t magic; /* ST_ABI_CONTROL_MAGIC, written by the process */
@@ -140,6 +159,10 @@ struct st_abi_control {
 	/* daemon-written: the generation of the pool of session s it holds;
 	 * the process may then close its descriptor */
 	uint32_t pool_taken[ST_ABI_MAX_SESSIONS];
+	/* daemon-written: a count the daemon raises on its timer (every 100
+	 * ms) while it serves this process; a writer waiting for room
+	 * (--blocking) stops waiting when it stands still too long */
+	uint64_t heartbeat;
 };
 
 /*
@@ -198,7 +221,11 @@ struct st_abi_slot {
 	 * for this to be 0 (see core/writer.c) */
 	uint32_t writing;
 	uint32_t pad2;
-	uint64_t reserved[2];
+	/* producer (--blocking): 1 while the owner waits for the consumer to
+	 * give a sub-buffer back, which then wakes it (FUTEX_WAKE on rseq) */
+	uint32_t waiting;
+	uint32_t pad3;
+	uint64_t reserved;
 	struct st_abi_subbuf sb[]; /* sb_count */
 };
 

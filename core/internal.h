@@ -10,7 +10,8 @@
  *   3. the transport, the one socket and its lock: transport.c
  *   4. registration: registry.c (the provider table and its messages),
  *      registration.c (connecting, announcing, the dlopen reports), dl.c
- *   5. the event writer: writer.c
+ *   5. the event writer: block.c (the one wait, blocking sessions only),
+ *      writer.c
  *   6. process start, fork and exit: init.c
  *
  * Concurrency map of the process side:
@@ -102,6 +103,8 @@ struct st__writer {
 	bool populated;		    /* its memory was made resident (pool.c) */
 	uint64_t lost_full;	    /* mirrors slot->lost_full (single writer) */
 	uint64_t overwritten;	    /* mirrors slot->overwritten */
+	bool gave_up;		    /* --blocking: a wait timed out, and the
+				     * buffer has had no room since */
 };
 
 struct st__thread {
@@ -136,6 +139,10 @@ struct st__pool {
 	uint32_t nslots;
 	uint64_t slot_size;
 	uint64_t hdr_size;
+	uint32_t block_ms;	    /* --blocking (abi.h), 0 when not */
+	/* --blocking: 1 + the daemon's heartbeat when a wait found it gone
+	 * (block.c): no thread waits again until the heartbeat moves */
+	uint64_t unserved;
 	struct st__writer *writers; /* nslots, process-private */
 };
 
@@ -152,6 +159,19 @@ void st__writer_release(struct st__writer *w) ST_HIDDEN;
 void st__pools_forget(void) ST_HIDDEN;
 /* The pool of session s if it exists for the session's generation. */
 struct st__pool *st__pool_current(uint32_t s) ST_HIDDEN;
+
+/* ---- blocking sessions (block.c) ---- */
+
+enum st__wait {
+	ST_WAIT_ROOM,	 /* the consumer gave a sub-buffer back */
+	ST_WAIT_LOST,	 /* timed out, or the daemon is gone: count the event lost */
+	ST_WAIT_ENDED,	 /* the session ended or the event was disabled: drop it */
+};
+
+/* w's buffer is full and its pool's session blocks: waits for room.
+ * enabled: the event's enable mask, bit s its session's. Async-signal-
+ * safe; leaves errno changed (the caller restores it). */
+enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled) ST_HIDDEN;
 
 /* ---- writer slow paths (writer.c) ---- */
 
@@ -234,8 +254,9 @@ void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono) S
 void st__reg_offer_pool(struct st__pool *p) ST_HIDDEN;
 /* Now, in both clocks (dl.c dates a dlopen before the loader runs). */
 void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
-/* Event path: a sub-buffer notice, if it can go without waiting. */
-void st__reg_notify(const void *msg, uint32_t len) ST_HIDDEN;
+/* Event path: the notice that sub-buffers of a slot are ready, if it can
+ * go without waiting. */
+void st__reg_subbuf_ready(uint32_t session, uint32_t slot) ST_HIDDEN;
 /* Process exit: the EXIT notice. */
 void st__reg_exit(void) ST_HIDDEN;
 /* Fork child (one thread). */

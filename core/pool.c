@@ -55,6 +55,8 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->sb_size = c->sb_size;
 	p->sb_count = c->sb_count;
 	p->nslots = c->nslots;
+	/* (a blocking overwrite session would be the daemon's mistake) */
+	p->block_ms = p->mode == ST_MODE_DISCARD ? c->block_ms : 0;
 	if (p->generation == 0)
 		return -ENOENT;
 	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &g) < 0)

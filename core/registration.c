@@ -18,7 +18,7 @@
  * and go in constructors and destructors, the dlopen hooks report from any
  * thread, and this module alone sends providers, from the one message
  * buffer of the registry. The event path never comes here except for
- * st__reg_offer_pool and st__reg_notify, which only try the lock.
+ * st__reg_offer_pool and st__reg_subbuf_ready, which only try the lock.
  *
  * A process a daemon found running (it started first, or its connection
  * was lost: the daemon died, or the program closed our socket) is traced
@@ -380,11 +380,17 @@ void st__reg_offer_pool(struct st__pool *p)
 	st__conn_unlock();
 }
 
-void st__reg_notify(const void *msg, uint32_t len)
+void st__reg_subbuf_ready(uint32_t session, uint32_t slot)
 {
+	struct st_abi_subbuf_msg m = {
+		.hdr = { ST_MSG_SUBBUF, sizeof(m) },
+		.session = session,
+		.slot = slot,
+	};
+
 	if (!st__conn_trylock())
 		return; /* the daemon's scan finds the sub-buffer */
-	st__transport_send(msg, len, -1);
+	st__transport_send(&m, sizeof(m), -1);
 	st__conn_unlock();
 }
 

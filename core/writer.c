@@ -12,7 +12,10 @@
  * claim a ring buffer from the session's pool, close the full sub-buffer and
  * open the next, and write the thread record that begins each sub-buffer
  * and each new owner's records. It may make system calls (pool creation,
- * the sub-buffer notification); it saves and restores errno.
+ * the sub-buffer notification); it saves and restores errno. In a blocking
+ * session (--blocking) a full buffer waits there for the consumer
+ * (block.c): the one wait of the event path, and only when the user asked
+ * for it.
  *
  * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
  * to the slot's own cache line), and between the two the writer reads the
@@ -71,19 +74,13 @@ static void count_full(struct st__writer *w)
 
 void st__writer_close(struct st__writer *w)
 {
-	struct st_abi_subbuf_msg m = {
-		.hdr = { ST_MSG_SUBBUF, sizeof(m) },
-		.session = w->pool->session,
-		.slot = w->index,
-	};
-
 	w->ctl->events = w->events;
 	w->ctl->lost = w->lost_full + w->overwritten +
 		       __atomic_load_n(&w->slot->lost_nested, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->ctl->closed, 1, __ATOMIC_RELEASE);
 	w->closed = true;
 	w->off = w->sb_size; /* any further write takes the slow path */
-	st__reg_notify(&m, sizeof(m));
+	st__reg_subbuf_ready(w->pool->session, w->index);
 }
 
 /*
@@ -172,13 +169,40 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 }
 
 /*
+ * Moves w on to its next sub-buffer; when the buffer is full, a blocking
+ * session's writer first waits for room (block.c). NULL when the event is
+ * not written: counted as lost, or not at all if its session ended or it
+ * was disabled during the wait.
+ */
+static struct st__writer *writer_room(struct st__writer *w, const uint32_t *enabled)
+{
+	for (;;) {
+		enum st__wait r;
+
+		if (writer_switch(w)) {
+			w->gave_up = false;
+			return w;
+		}
+		r = w->pool->block_ms ? st__block_wait(w, enabled) : ST_WAIT_LOST;
+		if (r == ST_WAIT_ENDED)
+			return NULL;
+		if (r == ST_WAIT_LOST) {
+			count_full(w);
+			return NULL;
+		}
+	}
+}
+
+/*
  * Makes room for a record of at most rec bytes (header and ip included)
  * and the thread record before it if one is due; NULL when the event is
  * not written (counted, unless the session had ended). *ts is the event's
- * time, read again if the slow path took a daemon's clock.
+ * time, read again if the slow path took a daemon's clock; tp its
+ * tracepoint (a blocking wait looks at its enable bit).
  */
 static __attribute__((noinline)) struct st__writer *
-writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts)
+writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts,
+	    const struct st_tracepoint *tp)
 {
 	int saved_errno = errno, tsc = st__clock_tsc;
 	struct st__writer *w = t->w[s];
@@ -214,11 +238,9 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts)
 	}
 	if (w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 	    (w->tid != t->tid && w->off + ST_ABI_THREAD_REC + rec + ST_PAYLOAD_SLACK > w->sb_size)) {
-		if (!writer_switch(w)) {
-			count_full(w);
-			w = NULL;
+		w = writer_room(w, &tp->state->mask[tp->slot]);
+		if (!w)
 			goto out;
-		}
 	}
 	if (w->tid != t->tid)
 		write_thread_record(w, t->tid, *ts);
@@ -272,7 +294,7 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		if (__builtin_expect(w == NULL || w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 					     w->generation != *w->live_generation,
 				     0)) {
-			w = writer_slow(t, s, rec, &ts);
+			w = writer_slow(t, s, rec, &ts, tp);
 			if (!w)
 				continue;
 		}

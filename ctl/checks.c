@@ -193,3 +193,68 @@ int st_geometry(uint64_t b, uint64_t s, struct st_geometry *g, char *why, size_t
 	g->sb_count = (uint32_t)(b / s);
 	return 0;
 }
+
+static const struct {
+	const char *name;
+	uint32_t ms;
+} time_units[] = { { "h", 3600000 }, { "min", 60000 }, { "s", 1000 }, { "ms", 1 } };
+
+int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n)
+{
+	unsigned long long v = 0;
+	const char *u = arg;
+
+	if (!arg) {
+		*ms = ST_ABI_BLOCK_FOREVER;
+		return 0;
+	}
+	for (; *u >= '0' && *u <= '9'; u++)
+		if ((v = v * 10 + (unsigned)(*u - '0')) > ST_BLOCK_MAX_MS)
+			break;
+	if (u == arg || (*u >= '0' && *u <= '9'))
+		goto bad; /* no number, or one far too large */
+	for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++)
+		if (strcmp(u, time_units[i].name) == 0) {
+			if (v == 0 || v * time_units[i].ms > ST_BLOCK_MAX_MS)
+				goto bad;
+			*ms = (uint32_t)(v * time_units[i].ms);
+			return 0;
+		}
+bad:
+	snprintf(why, n, "--blocking=%s: TIMEOUT is a whole number and a unit (ms, s, min or h), "
+			 "from 1ms to 24h, like 100ms or 2s", arg);
+	return -1;
+}
+
+int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n)
+{
+	if (block_ms && mode == ST_MODE_OVERWRITE) {
+		snprintf(why, n, "--blocking and --overwrite do not go together: an overwriting "
+				 "buffer never waits (--blocking is for discard mode)");
+		return -1;
+	}
+	if (block_ms > ST_BLOCK_MAX_MS && block_ms != ST_ABI_BLOCK_FOREVER) {
+		snprintf(why, n, "--blocking: a TIMEOUT is at most 24h");
+		return -1;
+	}
+	return 0;
+}
+
+void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	if (mode == ST_MODE_OVERWRITE || !block_ms) {
+		snprintf(buf, n, "%s", mode == ST_MODE_OVERWRITE ? "overwrite" : "discard");
+		return;
+	}
+	if (block_ms == ST_ABI_BLOCK_FOREVER) {
+		snprintf(buf, n, "discard, blocking (no timeout)");
+		return;
+	}
+	/* the largest unit that divides it: 2s, not 2000ms */
+	while (block_ms % time_units[i].ms)
+		i++;
+	snprintf(buf, n, "discard, blocking (timeout %u%s)", block_ms / time_units[i].ms,
+		 time_units[i].name);
+}

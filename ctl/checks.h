@@ -61,4 +61,18 @@ void st_geometry_text(const struct st_geometry *g, char *buf, size_t n);
 /* A size exactly, in the largest unit that divides it: "256 KiB", "4097 bytes". */
 void st_size_text(uint64_t bytes, char *buf, size_t n);
 
+/*
+ * --blocking[=TIMEOUT] (discard mode only): TIMEOUT is a whole number and
+ * a unit, ms, s, min or h (100ms, 2s, 1min), from 1ms to 24h. Without it
+ * (arg NULL) a writer waits as long as needed: ST_ABI_BLOCK_FOREVER.
+ * 0, or -1 with the reason (naming the option) in why.
+ */
+#define ST_BLOCK_MAX_MS 86400000u
+int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n);
+/* A session's mode: --blocking only with discard mode, within bounds. */
+int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n);
+/* "discard", "discard, blocking (no timeout)", "discard, blocking
+ * (timeout 2s)", "overwrite" */
+void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n);
+
 #endif

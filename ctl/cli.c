@@ -37,12 +37,14 @@ void st_verb_help(const struct st_verb *v)
 	for (const struct st_opt *o = v->opts; o->name; o++) {
 		char left[64];
 
+		/* "--name ARG", "--name[=ARG]" */
+		const char *sep = o->arg && !st_opt_arg_optional(o) ? " " : "";
+
 		if (o->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name, sep,
 				 o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, sep, o->arg ? o->arg : "");
 		printf("  %-28s %s\n", left, o->help);
 	}
 }
@@ -78,7 +80,9 @@ const struct st_opt *st_getopt(const struct st_verb *v, int argc, char **argv,
 		shorts[k++] = ':';
 		for (const struct st_opt *o = v->opts; o->name && n < 63; o++, n++) {
 			longs[n].name = o->name;
-			longs[n].has_arg = o->arg ? required_argument : no_argument;
+			longs[n].has_arg = st_opt_arg_optional(o) ? optional_argument
+					   : o->arg		   ? required_argument
+								   : no_argument;
 			longs[n].flag = NULL;
 			longs[n].val = 256 + (int)n;
 			if (o->short_name) {

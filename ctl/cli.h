@@ -11,7 +11,8 @@
 struct st_opt {
 	const char *name;  /* long option */
 	char short_name;   /* 0 when none */
-	const char *arg;   /* argument name, NULL for a flag */
+	const char *arg;   /* argument name, NULL for a flag; "[=NAME]" when
+			    * optional (given as --name=VALUE only) */
 	const char *help;  /* one line for --help */
 	const char *more;  /* extra text for the man page, or NULL */
 };
@@ -24,6 +25,12 @@ struct st_verb {
 	const struct st_opt *opts; /* terminated by a zero entry */
 	int (*run)(int argc, char **argv);
 };
+
+/* Whether o's argument may be left out ("[=NAME]"). */
+static inline bool st_opt_arg_optional(const struct st_opt *o)
+{
+	return o->arg && o->arg[0] == '[';
+}
 
 extern const struct st_verb st_verbs[];
 /* shimtraced's options (name ""): its --help and man page. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/checks.h"
 #include "ctl/cli.h"
 #include "ctl/client.h"
@@ -91,6 +92,22 @@ static int number_item(struct items *it, const char *verb, const char *key, cons
 	return add(it, key, arg);
 }
 
+/* --blocking[=TIMEOUT]: the wait bound in ms, or "forever". */
+static int blocking_item(struct items *it, const char *verb, const char *arg)
+{
+	uint32_t ms;
+	char why[256], num[16];
+
+	if (st_blocking_parse(arg, &ms, why, sizeof(why)) < 0) {
+		st_err(verb, "%s", why);
+		return -1;
+	}
+	if (ms == ST_ABI_BLOCK_FOREVER)
+		return add(it, "blocking", "forever");
+	snprintf(num, sizeof(num), "%u", ms);
+	return add(it, "blocking", num);
+}
+
 /* --pid 12,34,56: one item per pid. */
 static int pids_item(struct items *it, const char *verb, const char *arg)
 {
@@ -148,6 +165,8 @@ int st_cmd_control(int argc, char **argv)
 	struct st_geometry geo;
 	int nops, ret = ST_EXIT_USAGE;
 	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
+	bool blocking_bare = false;
+	uint32_t ms;
 
 	rules = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0;
 	probe = strcmp(verb, "load-probe") == 0;
@@ -172,6 +191,9 @@ int st_cmd_control(int argc, char **argv)
 			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
 		} else if (st_opt_is(o, "max-memory")) {
 			bad = size_item(&it, verb, o->name, arg, NULL);
+		} else if (st_opt_is(o, "blocking")) {
+			bad = blocking_item(&it, verb, arg);
+			blocking_bare = !arg;
 		} else if (st_opt_is(o, "pid")) {
 			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
@@ -205,6 +227,11 @@ int st_cmd_control(int argc, char **argv)
 		if (add(&it, "session", argv[st_optind()]) < 0)
 			goto out;
 	}
+	/* "--blocking 2s" would name the session 2s */
+	if (blocking_bare && nops && st_blocking_parse(argv[st_optind()], &ms, why, sizeof(why)) == 0) {
+		st_err(verb, "--blocking takes its TIMEOUT after an '=': --blocking=%s", argv[st_optind()]);
+		goto out;
+	}
 	for (int i = st_optind(); i < argc; i++) {
 		if (rules) {
 			if (st_pattern_check(argv[i], why, sizeof(why)) < 0) {
@@ -233,7 +260,9 @@ int st_cmd_control(int argc, char **argv)
 	if (create) {
 		/* before a daemon is started for it (the daemon checks again, and
 		 * --max-memory against the buffer) */
-		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0) {
+		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0 ||
+		    st_blocking_check(has(&it, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
+				      has(&it, "blocking") ? 1 : 0, why, sizeof(why)) < 0) {
 			st_err(verb, "%s", why);
 			goto out;
 		}

@@ -47,6 +47,8 @@ struct record {
 	const char **patterns;
 	int npatterns;
 	bool overwrite, quiet;
+	uint32_t block_ms;	  /* --blocking (ctl/checks.h), 0 without */
+	bool blocking_bare;	  /* --blocking without =TIMEOUT */
 	uint64_t buffer_size, subbuf_size, max_memory;
 	uint32_t clock;
 	char command[PATH_MAX];
@@ -75,6 +77,8 @@ static int parse_args(struct record *r, int argc, char **argv)
 	const struct st_verb *v = st_verb_find(V);
 	const struct st_opt *o;
 	const char *arg;
+	char why[256];
+	uint32_t ms;
 
 	while ((o = st_getopt(v, argc, argv, true, &arg)) != NULL) {
 		if (o == &st_opt_error)
@@ -90,6 +94,12 @@ static int parse_args(struct record *r, int argc, char **argv)
 			exit(0);
 		} else if (st_opt_is(o, "overwrite")) {
 			r->overwrite = true;
+		} else if (st_opt_is(o, "blocking")) {
+			if (st_blocking_parse(arg, &r->block_ms, why, sizeof(why)) < 0) {
+				st_err(V, "%s", why);
+				return -1;
+			}
+			r->blocking_bare = !arg;
 		} else if (st_opt_is(o, "buffer-size")) {
 			if (parse_size_opt(o->name, arg, &r->buffer_size) < 0)
 				return -1;
@@ -111,6 +121,16 @@ static int parse_args(struct record *r, int argc, char **argv)
 		return -1;
 	}
 	r->argv = argv + st_optind();
+	if (st_blocking_check(r->overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD, r->block_ms, why,
+			      sizeof(why)) < 0) {
+		st_err(V, "%s", why);
+		return -1;
+	}
+	/* "--blocking 2s -- cmd" would run a command named 2s */
+	if (r->blocking_bare && st_blocking_parse(r->argv[0], &ms, why, sizeof(why)) == 0) {
+		st_err(V, "--blocking takes its TIMEOUT after an '=': --blocking=%s", r->argv[0]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -520,6 +540,7 @@ int st_cmd_record(int argc, char **argv)
 	scfg.name = "record";
 	scfg.outdir = r.outdir;
 	scfg.mode = r.overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	scfg.block_ms = r.block_ms;
 	scfg.buffer_size = r.buffer_size;
 	scfg.subbuf_size = r.subbuf_size;
 	scfg.max_memory = r.max_memory;

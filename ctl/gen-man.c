@@ -63,7 +63,7 @@ static void options(FILE *o, const struct st_verb *v)
 		text(o, opt->name);
 		fprintf(o, "\\fR");
 		if (opt->arg) {
-			fprintf(o, " \\fI");
+			fprintf(o, st_opt_arg_optional(opt) ? "\\fI" : " \\fI");
 			text(o, opt->arg);
 			fprintf(o, "\\fR");
 		}

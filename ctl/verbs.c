@@ -23,6 +23,22 @@
 	  "(--overwrite). Without --buffer-size the buffer stays 32M if that is 2 to 1024 "    \
 	  "sub-buffers, else it is 2 (or 1024) of them; with it, the two must agree." }
 
+/* --blocking of record and create (st_blocking_parse, ctl/checks.h). */
+#define BLOCKING_OPT                                                                        \
+	{ "blocking", 0, "[=TIMEOUT]",                                                       \
+	  "lose no event: a thread whose buffer is full waits for the consumer (at most TIMEOUT)", \
+	  "Discard mode only (not with --overwrite). A thread that finds its buffer full "     \
+	  "waits, in the traced call, until the consumer has written a sub-buffer out, so "    \
+	  "that a program faster than the consumer is slowed down instead of losing events. "  \
+	  "Without TIMEOUT it waits as long as needed and never loses an event; with it, "      \
+	  "a wait that lasts TIMEOUT gives up: the event is lost (counted as buffer full), "   \
+	  "and so are the thread's next ones, without waiting, until its buffer has room "     \
+	  "again. TIMEOUT is a whole number and a unit, ms, s, min or h (100ms, 2s, 1min), "   \
+	  "1ms to 24h, and follows an '=' (--blocking=2s). A thread never waits for a daemon " \
+	  "that is gone: when the daemon has exited, or has not served the process for 10 "    \
+	  "seconds, its events are lost (counted) instead. A signal handler that interrupts "  \
+	  "an event being written never waits: its event is lost (nested)." }
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
@@ -34,7 +50,8 @@ static const struct st_opt record_opts[] = {
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
-	  "is recorded in the trace and shown in the summary." },
+	  "is recorded in the trace and shown in the summary (or waits: --blocking)." },
+	BLOCKING_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE",
@@ -60,6 +77,7 @@ static const struct st_opt create_opts[] = {
 	  "write the trace into DIR (default: ~/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
 	  "The daemon creates DIR with your rights: only where you could yourself." },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
+	BLOCKING_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
 	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },

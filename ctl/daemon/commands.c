@@ -104,9 +104,10 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
 	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
-		mm = num(r, "max-memory", ST_DEFAULT_MAX_MEMORY);
+		mm = num(r, "max-memory", ST_DEFAULT_MAX_MEMORY), bl;
+	const char *blocking = st_req_get(r, "blocking");
 	struct st_geometry geo;
-	char geotext[128];
+	char geotext[128], mode[64];
 	int s;
 
 	if (!outdir || outdir[0] != '/')
@@ -133,6 +134,12 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.name = name;
 	cfg.outdir = outdir;
 	cfg.mode = st_req_get(r, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	if (blocking && strcmp(blocking, "forever") == 0)
+		cfg.block_ms = ST_ABI_BLOCK_FOREVER;
+	else if (blocking && (bl = num(r, "blocking", 0)) >= 1 && bl <= ST_BLOCK_MAX_MS)
+		cfg.block_ms = (uint32_t)bl;
+	else if (blocking)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed --blocking");
 	cfg.buffer_size = (uint64_t)bs;
 	cfg.subbuf_size = (uint64_t)sb;
 	cfg.max_memory = (uint64_t)mm;
@@ -146,8 +153,8 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	d->sessions[s]->created = ++created_seq;
 	st_session_geometry(d->sessions[s], &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
-	st_reply(r, "session %s created (%s mode; buffers of %s), trace in %s\n", name,
-		 cfg.mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", geotext,
+	st_mode_text(cfg.mode, cfg.block_ms, mode, sizeof(mode));
+	st_reply(r, "session %s created (%s mode; buffers of %s), trace in %s\n", name, mode, geotext,
 		 d->sessions[s]->trace.dir);
 	return ST_EXIT_OK;
 }
@@ -486,14 +493,20 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 	struct st_session_totals t;
 	uint64_t by[ST_LOSS_KINDS];
 	struct st_geometry geo;
-	char geotext[128], mm[32];
+	char geotext[128], mm[32], mode[64];
 
 	st_session_totals(ses, &t);
 	if (json) {
 		st_reply(r, "{\"name\": ");
 		json_str(r, ses->name);
-		st_reply(r, ", \"state\": \"%s\", \"mode\": \"%s\", \"output\": ", state_name(ses),
-			 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard");
+		st_reply(r, ", \"state\": \"%s\", \"mode\": \"%s\", \"blocking\": %s", state_name(ses),
+			 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard",
+			 ses->block_ms ? "true" : "false");
+		if (ses->block_ms && ses->block_ms != ST_ABI_BLOCK_FOREVER)
+			st_reply(r, ", \"blocking_timeout_ms\": %u", ses->block_ms);
+		else
+			st_reply(r, ", \"blocking_timeout_ms\": null");
+		st_reply(r, ", \"output\": ");
 		json_str(r, ses->trace.dir);
 		st_reply(r,
 			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
@@ -519,8 +532,9 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 		st_reply(r, "}}");
 		return;
 	}
-	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses),
-		 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard", ses->trace.dir);
+	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
+	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses), mode,
+		 ses->trace.dir);
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
 	st_size_text(ses->max_memory, mm, sizeof(mm));

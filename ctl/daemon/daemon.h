@@ -332,6 +332,7 @@ struct st_session {
 	bool all_users;	    /* traces every user's processes (root's sessions) */
 	enum st_session_state state;
 	uint32_t mode, sb_size, sb_count, nslots;
+	uint32_t block_ms;  /* --blocking: 0 not, else abi.h's st_abi_session */
 	uint64_t buffer_size, max_memory;
 	struct st_rule *rules;
 	uint32_t nrules;
@@ -351,6 +352,8 @@ struct st_session_config {
 	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/checks.h) */
 	uint64_t subbuf_size; /* 0: chosen */
 	uint64_t max_memory;  /* per process */
+	uint32_t block_ms;    /* --blocking: 0 not, 1 to ST_BLOCK_MAX_MS, or
+			       * ST_ABI_BLOCK_FOREVER (ctl/checks.h) */
 	uid_t owner;
 	gid_t owner_gid;
 	bool all_users;

@@ -5,7 +5,9 @@
  * 100 ms timer, a signalfd, and (for `shimtrace record`) the command's
  * pidfd. The timer drains closed sub-buffers whose notification was lost
  * (a full socket) and, every second, flushes what open sub-buffers hold,
- * so the trace on disk is never far behind the running program.
+ * so the trace on disk is never far behind the running program; it also
+ * raises each process's heartbeat, which tells writers waiting for room
+ * (--blocking) that the daemon still serves them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +202,9 @@ static void tick(struct st_daemon *d)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		if (p->ended)
 			continue;
+		/* we still serve it: its blocked writers wait on (core/block.c) */
+		if (p->control)
+			__atomic_store_n(&p->control->heartbeat, d->ticks, __ATOMIC_RELAXED);
 		st_objects_refresh(d, p);
 		st_proc_apply_due(d, p);
 		if (p->end_deferred && !st_proc_waiting(p))

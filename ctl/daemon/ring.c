@@ -9,14 +9,19 @@
  *   sb.commit   read with acquire: the record bytes below it are complete;
  *   sb.closed   read with acquire: sb.events and sb.lost are final;
  *   slot.rseq   written with release after the copy: the producer reuses
- *               the sub-buffer only once our reads of it are done.
+ *               the sub-buffer only once our reads of it are done; then
+ *               a producer waiting for it (--blocking) is woken.
  * In overwrite mode the producer does not wait for rseq, so a copy can
  * race with a new lap: the producer stores the new seq before writing new
  * data, hence an acquire fence after the copy and an unchanged seq prove
  * the copy holds the old lap's bytes only.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "ctl/daemon/ring.h"
 
@@ -100,12 +105,22 @@ bool st_ring_next(const struct st_ring *r, uint32_t i, const struct st_ring_curs
 void st_ring_taken(const struct st_ring *r, uint32_t i, struct st_ring_cursor *c,
 		   const struct st_ring_range *g)
 {
+	struct st_abi_slot *slot = st_ring_slot(r, i);
+
 	c->roff = (uint32_t)(g->off + g->len);
 	if (!g->closed)
 		return;
 	c->rseq++;
 	c->roff = 0;
-	__atomic_store_n(&st_ring_slot(r, i)->rseq, c->rseq, __ATOMIC_RELEASE);
+	__atomic_store_n(&slot->rseq, c->rseq, __ATOMIC_RELEASE);
+	/* A producer of a blocking session may wait for this (core/abi.h):
+	 * our store of rseq before our load of `waiting`, as its store of
+	 * `waiting` comes before its load of rseq. The wake never blocks,
+	 * and on an address of our own mapping it is harmless whatever the
+	 * process wrote there. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&slot->waiting, __ATOMIC_RELAXED))
+		syscall(SYS_futex, &slot->rseq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 static int cmp_seq(const void *a, const void *b)

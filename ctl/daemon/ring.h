@@ -65,7 +65,7 @@ struct st_ring_range {
 bool st_ring_next(const struct st_ring *r, uint32_t i, const struct st_ring_cursor *c,
 		  bool partial, struct st_ring_range *out);
 /* The range was taken: moves c past it, and gives a closed sub-buffer back
- * to the producer. */
+ * to the producer (waking it if it waits for room: --blocking). */
 void st_ring_taken(const struct st_ring *r, uint32_t i, struct st_ring_cursor *c,
 		   const struct st_ring_range *g);
 

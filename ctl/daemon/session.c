@@ -1,6 +1,6 @@
 /*
  * Sessions: up to 32 at once, each with its own rules, buffer geometry,
- * mode and trace.
+ * mode (discard, blocking or not, or overwrite) and trace.
  *
  * Enable state reaches a process as memory: for every registered process
  * the daemon writes, in the process's control page, the configuration of
@@ -121,6 +121,8 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	}
 	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0)
 		return -EINVAL;
+	if (st_blocking_check(cfg->mode, cfg->block_ms, err, errlen) < 0)
+		return -EINVAL;
 	slot_bytes = st_abi_slot_hdr_size(geo.sb_count) + geo.buffer_size;
 	nslots = cfg->max_memory / slot_bytes;
 	if (nslots < 1) {
@@ -150,6 +152,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->all_users = cfg->all_users;
 	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
+	ses->block_ms = cfg->block_ms;
 	ses->sb_size = geo.sb_size;
 	ses->sb_count = geo.sb_count;
 	ses->nslots = (uint32_t)nslots;
@@ -209,6 +212,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->sb_size = ses->sb_size;
 				cs->sb_count = ses->sb_count;
 				cs->nslots = ses->nslots;
+				cs->block_ms = ses->block_ms;
 				p->traced_since[s] = st_clock_now(&d->clock);
 				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
 			}
@@ -319,8 +323,9 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 
 const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
 	[ST_LOSS_FULL] = { "buffer full", "full",
-			   "a thread wrote faster than its buffer drained: a larger --buffer-size "
-			   "keeps them (or fewer tracepoints)" },
+			   "a thread wrote faster than its buffer drained: --blocking keeps them "
+			   "(a full buffer waits for the consumer); a larger --buffer-size keeps "
+			   "them if a burst fits (or fewer tracepoints)" },
 	[ST_LOSS_OVERWRITTEN] = { "overwritten", "overwritten",
 				  "--overwrite keeps the newest events: a larger --buffer-size keeps "
 				  "more of the past" },
@@ -363,6 +368,16 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 		st->lost += st->lost_by[k];
 }
 
+/* What keeps the events a blocking session lost with its buffers full. */
+static const char *blocked_hint(const struct st_session *ses)
+{
+	if (ses->block_ms == ST_ABI_BLOCK_FOREVER)
+		return "a full buffer stopped waiting when the daemon was gone (it had exited, or "
+		       "had not served the process for 10 seconds)";
+	return "a full buffer waited --blocking's TIMEOUT for the consumer in vain: a longer "
+	       "TIMEOUT, or --blocking without one, keeps them";
+}
+
 void st_session_loss_report(const struct st_session *ses, const char *prefix, char *buf, size_t n)
 {
 	uint64_t by[ST_LOSS_KINDS];
@@ -383,7 +398,9 @@ void st_session_loss_report(const struct st_session *ses, const char *prefix, ch
 	for (int k = 0; k < ST_LOSS_KINDS; k++)
 		if (by[k] && len < n)
 			len += (size_t)snprintf(buf + len, n - len, "%s  %s: %s\n", prefix,
-						st_loss_kinds[k].name, st_loss_kinds[k].hint);
+						st_loss_kinds[k].name,
+						k == ST_LOSS_FULL && ses->block_ms ? blocked_hint(ses)
+										   : st_loss_kinds[k].hint);
 }
 
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])

@@ -199,9 +199,61 @@ START_TEST(sizes_as_text)
 }
 END_TEST
 
+static void timeout_is(const char *arg, uint32_t want)
+{
+	uint32_t ms = 0;
+	char why[256] = "";
+
+	ck_assert_msg(st_blocking_parse(arg, &ms, why, sizeof(why)) == 0, "'%s' refused: %s", arg, why);
+	ck_assert_uint_eq(ms, want);
+}
+
+START_TEST(blocking_timeouts)
+{
+	static const char *const bad[] = { "", "0ms", "0s", "5", "ms", "1.5s", "2sec", "2 s", "-1s",
+					   "+1s", "25h", "1441min", "86400001ms",
+					   "99999999999999999999ms", "1S", "10x" };
+	char why[256], text[64];
+	uint32_t ms;
+
+	timeout_is(NULL, ST_ABI_BLOCK_FOREVER);
+	timeout_is("1ms", 1);
+	timeout_is("100ms", 100);
+	timeout_is("2s", 2000);
+	timeout_is("1min", 60000);
+	timeout_is("24h", 86400000);
+	timeout_is("86400000ms", 86400000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(st_blocking_parse(bad[i], &ms, why, sizeof(why)) == -1, "'%s' accepted",
+			      bad[i]);
+		ck_assert_msg(strstr(why, "TIMEOUT is a whole number and a unit"), "'%s': %s", bad[i],
+			      why);
+	}
+	/* discard mode only */
+	ck_assert_int_eq(st_blocking_check(ST_MODE_DISCARD, ST_ABI_BLOCK_FOREVER, why, sizeof(why)), 0);
+	ck_assert_int_eq(st_blocking_check(ST_MODE_OVERWRITE, 0, why, sizeof(why)), 0);
+	ck_assert_int_eq(st_blocking_check(ST_MODE_OVERWRITE, 100, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "--blocking and --overwrite"), "%s", why);
+	ck_assert_int_eq(st_blocking_check(ST_MODE_DISCARD, ST_BLOCK_MAX_MS + 1, why, sizeof(why)), -1);
+	/* shown in the largest unit that divides it */
+	st_mode_text(ST_MODE_DISCARD, 0, text, sizeof(text));
+	ck_assert_str_eq(text, "discard");
+	st_mode_text(ST_MODE_OVERWRITE, 0, text, sizeof(text));
+	ck_assert_str_eq(text, "overwrite");
+	st_mode_text(ST_MODE_DISCARD, ST_ABI_BLOCK_FOREVER, text, sizeof(text));
+	ck_assert_str_eq(text, "discard, blocking (no timeout)");
+	st_mode_text(ST_MODE_DISCARD, 2000, text, sizeof(text));
+	ck_assert_str_eq(text, "discard, blocking (timeout 2s)");
+	st_mode_text(ST_MODE_DISCARD, 1500, text, sizeof(text));
+	ck_assert_str_eq(text, "discard, blocking (timeout 1500ms)");
+	st_mode_text(ST_MODE_DISCARD, 7200000, text, sizeof(text));
+	ck_assert_str_eq(text, "discard, blocking (timeout 2h)");
+}
+END_TEST
+
 int main(void)
 {
 	return st_run_tests("checks", ST_TESTS(session_names, patterns, pid_lists, geometry_defaults, geometry_from_buffer,
 					       geometry_from_subbuf, geometry_from_both,
-					       sizes_as_text));
+					       sizes_as_text, blocking_timeouts));
 }

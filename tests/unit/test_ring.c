@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl/daemon/record.h"
@@ -599,6 +600,157 @@ START_TEST(trace_record_header)
 }
 END_TEST
 
+/* A blocking session (--blocking), its daemon this process: alive. */
+static void blocking_session(uint32_t block_ms, uint32_t nslots)
+{
+	st__control->daemon_pid = getpid();
+	st__control->session[0].block_ms = block_ms;
+	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, nslots);
+}
+
+/* The daemon took the pool (after the test received it: the process no
+ * longer sends a pool the daemon has). */
+static void taken(void)
+{
+	__atomic_store_n(&st__control->pool_taken[0], 1, __ATOMIC_RELEASE);
+}
+
+/* The daemon's part: drains until done, and keeps its heartbeat going. */
+static void *blocking_consumer(void *arg)
+{
+	struct concurrent *c = arg;
+
+	while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&st__control->heartbeat, 1, __ATOMIC_RELAXED);
+		drain(&c->r, false);
+		sched_yield();
+	}
+	drain(&c->r, true);
+	return NULL;
+}
+
+START_TEST(blocking_loses_nothing)
+{
+	struct concurrent c = { 0 };
+	pthread_t t;
+	uint64_t n = 1000000;
+
+	daemon_sock = harness_daemon();
+	blocking_session(ST_ABI_BLOCK_FOREVER, 1);
+	enable();
+	emit(0);
+	c.r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	taken();
+	ck_assert_int_eq(pthread_create(&t, NULL, blocking_consumer, &c), 0);
+	/* 16 KiB of buffer for 24 MB of events: the writer waits, often */
+	for (uint64_t i = 1; i < n; i++)
+		emit(i);
+	__atomic_store_n(&c.done, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(st_ring_slot(&c.r.ring, 0)->lost_full, 0);
+	ck_assert_uint_eq(c.r.skipped, 0);
+	ck_assert_uint_eq(c.r.read, n);
+	ck_assert_uint_eq(st_ring_slot(&c.r.ring, 0)->waiting, 0);
+}
+END_TEST
+
+START_TEST(blocking_timeout_counted)
+{
+	struct reader r = { 0 };
+	struct st_abi_slot *slot;
+
+	daemon_sock = harness_daemon();
+	blocking_session(20, 1);
+	enable();
+	/* nobody drains: the first event that finds the buffer full waits
+	 * 20 ms and is lost; the next ones are lost without a wait */
+	for (uint64_t i = 0; i < 1000; i++)
+		emit(i);
+	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	slot = st_ring_slot(&r.ring, 0);
+	ck_assert_uint_eq(slot->waiting, 0);
+	/* room again: the thread writes (and would wait) again */
+	drain(&r, true);
+	ck_assert_uint_eq(slot->lost_full, 1000 - r.read);
+	ck_assert_uint_ge(r.read, 4 * PER_SB_MIN);
+	for (uint64_t i = 1000; i < 1010; i++)
+		emit(i);
+	drain(&r, true);
+	ck_assert_uint_eq(r.read + slot->lost_full, 1010);
+	ck_assert_uint_eq(r.skipped, slot->lost_full);
+}
+END_TEST
+
+START_TEST(blocking_daemon_gone)
+{
+	struct st_ring ring;
+	pid_t dead = fork();
+
+	if (dead == 0)
+		_exit(0);
+	ck_assert_int_gt(dead, 0);
+	waitpid(dead, NULL, 0);
+	daemon_sock = harness_daemon();
+	blocking_session(ST_ABI_BLOCK_FOREVER, 1);
+	/* a daemon that has exited, and whose heartbeat stands still */
+	st__control->daemon_pid = dead;
+	enable();
+	for (uint64_t i = 0; i < 1000; i++)
+		emit(i);
+	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	ck_assert_uint_eq(st_ring_slot(&ring, 0)->lost_full,
+			  1000 - sb_events(&ring, 0, 0) - sb_events(&ring, 0, 1) -
+				  sb_events(&ring, 0, 2) - sb_events(&ring, 0, 3));
+	ck_assert_uint_eq(st_ring_slot(&ring, 0)->waiting, 0);
+}
+END_TEST
+
+/* Fills the buffer, then one more event (that waits). */
+static void *emit_until_blocked(void *arg)
+{
+	volatile struct st_abi_slot **slot = arg;
+	uint64_t i = 0;
+
+	emit(i++);
+	while (!*slot)
+		sched_yield();
+	while ((*slot)->sb[3].seq == 0)
+		emit(i++);
+	while (!(*slot)->sb[3].closed)
+		emit(i++);
+	return NULL;
+}
+
+START_TEST(blocking_session_stopped)
+{
+	struct st_ring ring;
+	struct st_abi_slot *slot = NULL;
+	uint8_t *pool;
+	uint64_t size;
+	pthread_t t;
+
+	daemon_sock = harness_daemon();
+	blocking_session(ST_ABI_BLOCK_FOREVER, 1);
+	enable();
+	ck_assert_int_eq(pthread_create(&t, NULL, emit_until_blocked, (void *)&slot), 0);
+	while (!(pool = harness_pool(daemon_sock, &size)))
+		sched_yield();
+	ring = ring_of(pool, size, ST_MODE_DISCARD, 4096, 4, 1);
+	taken();
+	__atomic_store_n(&slot, st_ring_slot(&ring, 0), __ATOMIC_RELEASE);
+	/* the thread's last event waits for room... */
+	while (!__atomic_load_n(&slot->waiting, __ATOMIC_ACQUIRE))
+		sched_yield();
+	/* ...until the session stops: it is not written, and not lost */
+	__atomic_store_n(&st__control->session[0].generation, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(slot->lost_full, 0);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 0);
+	ck_assert_uint_eq(slot->waiting, 0);
+	ck_assert_uint_ge(sb_events(&ring, 0, 3), PER_SB_MIN);
+}
+END_TEST
+
 int main(void)
 {
 	return st_run_tests("ring", ST_TESTS(wraparound, discard_when_full,
@@ -610,5 +762,7 @@ int main(void)
 						no_free_buffer_counted, dead_owner_taken_over,
 						session_recreated_gets_new_pool,
 						bad_config_refused, ring_record_decode,
-						trace_record_header));
+						trace_record_header, blocking_loses_nothing,
+						blocking_timeout_counted, blocking_daemon_gone,
+						blocking_session_stopped));
 }
