@@ -144,7 +144,8 @@ int st_cmd_control(int argc, char **argv)
 	const struct st_opt *o;
 	struct items it = { .n = 0 };
 	char path[PATH_MAX], why[256];
-	uint64_t buffer_size = 0, subbuf_size = 0;
+	uint64_t buffer_size = 0, subbuf_size = 0, max_memory = 0, process_memory = 0;
+	struct st_memory_bounds mem;
 	struct st_geometry geo;
 	int nops, ret = ST_EXIT_USAGE;
 	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
@@ -171,7 +172,9 @@ int st_cmd_control(int argc, char **argv)
 		} else if (st_opt_is(o, "subbuf-size")) {
 			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
 		} else if (st_opt_is(o, "max-memory")) {
-			bad = size_item(&it, verb, o->name, arg, NULL);
+			bad = size_item(&it, verb, o->name, arg, &max_memory);
+		} else if (st_opt_is(o, "process-memory")) {
+			bad = size_item(&it, verb, o->name, arg, &process_memory);
 		} else if (st_opt_is(o, "pid")) {
 			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
@@ -231,9 +234,10 @@ int st_cmd_control(int argc, char **argv)
 		}
 	}
 	if (create) {
-		/* before a daemon is started for it (the daemon checks again, and
-		 * --max-memory against the buffer) */
-		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0) {
+		/* before a daemon is started for it (the daemon checks again) */
+		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0 ||
+		    st_memory_bounds(max_memory, process_memory, st_default_max_memory(), &geo, &mem,
+				     why, sizeof(why)) < 0) {
 			st_err(verb, "%s", why);
 			goto out;
 		}

@@ -23,6 +23,34 @@
 	  "(--overwrite). Without --buffer-size the buffer stays 32M if that is 2 to 1024 "    \
 	  "sub-buffers, else it is 2 (or 1024) of them; with it, the two must agree." }
 
+/* The memory bounds of record and create (st_memory_bounds, ctl/checks.h;
+ * ctl/daemon/memory.h). */
+#define MAX_MEMORY_OPT                                                                     \
+	{ "max-memory", 0, "SIZE",                                                          \
+	  "bound on the buffer memory of all the session's processes together (default: "    \
+	  "half the physical memory)",                                                      \
+	  "A thread's buffer (--buffer-size, and a 4k header) is committed when the thread "  \
+	  "writes its first event, and its process keeps it for its later threads until it " \
+	  "ends. The daemon grants each process its share (--process-memory) while the "     \
+	  "bound has room for it, then what is left (the process is shrunk), then nothing "   \
+	  "(refused): a thread that finds no buffer within its process's grant loses its "    \
+	  "events, counted as \"no memory left in the session\". When nothing is left, a "    \
+	  "process started later takes one buffer from the grant with the most buffers no "  \
+	  "thread claimed (every process keeps those its threads claimed, and at least "     \
+	  "one), and a process whose threads found no buffer is granted up to twice as many " \
+	  "at the daemon's next tick (a tenth of a second) from memory ended processes "     \
+	  "gave back. record's summary, stop and status show the memory committed and "      \
+	  "granted, and how many processes were shrunk or refused. The daemon's own bound "  \
+	  "(shimtraced --max-memory) applies as well." }
+#define PROCESS_MEMORY_OPT                                                                 \
+	{ "process-memory", 0, "SIZE",                                                      \
+	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \
+	  "smaller); threads beyond it lose their events (counted)",                        \
+	  "It holds SIZE / (--buffer-size + 4k) buffers, one per thread that writes at "      \
+	  "once; a thread that finds none free loses its events, counted as \"no thread "     \
+	  "buffer\". Memory is only committed as threads write: the share is what a "        \
+	  "process may reach, not what it takes up front. It may not be above --max-memory." }
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
@@ -37,10 +65,8 @@ static const struct st_opt record_opts[] = {
 	  "is recorded in the trace and shown in the summary." },
 	BUFFER_OPT,
 	SUBBUF_OPT,
-	{ "max-memory", 0, "SIZE",
-	  "bound on the buffer memory of one process (default: 2G); threads beyond it lose their events (counted)",
-	  "Memory is only used as threads write: the bound is what a process may reach, "
-	  "not what it takes up front." },
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
 	{ "clock", 0, "tsc|monotonic",
 	  "trace clock (default: tsc when constant and non-stop, else monotonic); also SHIMTRACE_CLOCK",
 	  NULL },
@@ -62,7 +88,8 @@ static const struct st_opt create_opts[] = {
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
 	BUFFER_OPT,
 	SUBBUF_OPT,
-	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
 	HELP_OPT,
 	END_OPT,
 };
