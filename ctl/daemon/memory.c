@@ -108,15 +108,16 @@ static bool take_back(struct st_daemon *d, struct st_proc *p, uint32_t s, struct
 }
 
 /*
- * Frees one buffer of session s for a process configured when nothing is
- * left: from the grant with the most unclaimed, in session s if its own
- * bound is short, else (the daemon's bound is) in any session.
+ * Makes room for `need` buffers of session s for process p, taking back
+ * one buffer at a time from the grant with the most unclaimed (other than
+ * p's in s): in session s while its own bound is short, else (the
+ * daemon's bound is) in any session. It may make less.
  */
-static void make_room(struct st_daemon *d, uint32_t s)
+static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, uint32_t need)
 {
 	const struct st_session *ses = d->sessions[s];
 
-	for (int tries = 0; tries < TAKE_BACK_TRIES && !fit(d, ses, 1); tries++) {
+	for (int tries = 0; tries < TAKE_BACK_TRIES && fit(d, ses, need) < need; tries++) {
 		bool own = free_of(&ses->mem) < ses->slot_bytes;
 		struct st_proc *best = NULL;
 		uint64_t most = 0;
@@ -124,7 +125,9 @@ static void make_room(struct st_daemon *d, uint32_t s)
 
 		for (struct st_proc *q = d->procs; q; q = q->next)
 			for (uint32_t t = 0; t < ST_ABI_MAX_SESSIONS; t++) {
-				struct st_grant *g = (own && t != s) ? NULL : grant_of(d, q, t);
+				struct st_grant *g = (own && t != s) || (q == p && t == s)
+							     ? NULL
+							     : grant_of(d, q, t);
 				uint64_t bytes = g ? unclaimed(d, q, t, g) * d->sessions[t]->slot_bytes : 0;
 
 				if (bytes > most) {
@@ -151,7 +154,7 @@ void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
 		g->lost_seen = __atomic_load_n(&p->control->lost_no_memory[s], __ATOMIC_RELAXED);
 		n = fit(d, ses, ses->nslots);
 		if (!n) {
-			make_room(d, s);
+			make_room(d, s, p, 1);
 			n = fit(d, ses, 1);
 		}
 		set_slots(d, ses, g, n);
@@ -232,7 +235,8 @@ void st_memory_session_gone(struct st_daemon *d, uint32_t s)
 }
 
 /* Raises g (p's grant in session s) if its threads found it too small
- * since the last look: twice as large, within its share and the bounds. */
+ * since the last look: twice as large, within its share, from what the
+ * bounds have free or others have not claimed. */
 static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, struct st_grant *g)
 {
 	struct st_session *ses = d->sessions[s];
@@ -245,7 +249,10 @@ static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, s
 	if (g->slots >= ses->nslots)
 		return;
 	want = g->slots ? g->slots : 1;
-	n = fit(d, ses, want < ses->nslots - g->slots ? want : ses->nslots - g->slots);
+	if (want > ses->nslots - g->slots)
+		want = ses->nslots - g->slots;
+	make_room(d, s, p, want);
+	n = fit(d, ses, want);
 	if (!n)
 		return;
 	set_slots(d, ses, g, g->slots + n);

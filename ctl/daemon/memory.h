@@ -12,18 +12,22 @@
  *
  *   configured   granted its share, or what the bounds have left (shrunk);
  *                with nothing left, one buffer taken back from the grant
- *                with the most unclaimed (each keeps the buffers its
- *                threads claimed, and at least one); else refused (none):
- *                its threads' events are lost, counted as no_memory
+ *                with the most unclaimed ("taken back": each keeps the
+ *                buffers its threads claimed, and at least one); else
+ *                refused (none): its threads' events are lost, counted
+ *                as no_memory
  *   short        its threads lost events for want of a grant since the
  *                last tick: granted twice as much (at most its share)
- *                from what the bounds have free, e.g. given back by
- *                processes that ended
+ *                from what the bounds have free (given back by processes
+ *                that ended), else taken back from others' unclaimed
  *   ended        its grants are given back; so are a destroyed session's
  *
- * Grants only follow claims: a thread's buffer is never taken back, so a
- * process never loses a buffer it has used, and a process that writes
- * nothing keeps one buffer at most once memory runs short.
+ * A buffer a thread claimed is never taken back, so a process never loses
+ * a buffer it has used; unclaimed grants go where threads need them; and
+ * once memory runs short, a process that writes nothing holds one buffer.
+ * A process that was refused, or is short, records again as soon as the
+ * daemon has something for it: a thread without a buffer tries again at
+ * each event.
  */
 #ifndef ST_DAEMON_MEMORY_H
 #define ST_DAEMON_MEMORY_H

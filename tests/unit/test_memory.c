@@ -2,7 +2,7 @@
  * Unit tests of the daemon's buffer memory accounting (ctl/daemon/memory.c):
  * grants within the session's and the daemon's bounds, shrunk, refused,
  * unclaimed buffers taken back for a newcomer, raised for a process whose
- * threads found none, given back when a process ends or a session goes;
+ * threads found none (from free memory, or others' unclaimed), given back when a process ends or a session goes;
  * the bounds are never exceeded, and what a process writes in its control
  * page (its claims) never raises what is counted against them.
  */
@@ -174,6 +174,42 @@ START_TEST(given_back_and_raised)
 }
 END_TEST
 
+START_TEST(raised_from_unclaimed)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 4, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	claim(a, 0, 1);
+	ck_assert_uint_eq(grant(b, 0), 1);
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	/* b's threads claim its buffer and want more: a's unclaimed go to b,
+	 * one, then two more; a keeps the one it claimed */
+	claim(b, 0, 1);
+	b->control->lost_no_memory[0] = 5;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(a->control->slots_allowed[0], 2);
+	claim(b, 0, 2);
+	b->control->lost_no_memory[0] = 9;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 3);
+	ck_assert_uint_eq(a->grants[0].slots, 1);
+	claim(b, 0, 3);
+	b->control->lost_no_memory[0] = 12;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 3);
+	ck_assert_uint_eq(ses->memc.taken_back, 3);
+	ck_assert_uint_eq(ses->memc.raised, 2);
+	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
+}
+END_TEST
+
 START_TEST(configured_again_keeps_its_grant)
 {
 	struct st_session *ses;
@@ -255,6 +291,7 @@ int main(void)
 {
 	return st_run_tests("memory", ST_TESTS(shrunk_then_taken_back_then_refused,
 					       claimed_buffers_are_kept, given_back_and_raised,
+					       raised_from_unclaimed,
 					       configured_again_keeps_its_grant,
 					       daemon_bound_over_sessions,
 					       session_bound_takes_back_in_its_session));
