@@ -32,16 +32,16 @@
 	  "A thread's buffer (--buffer-size, and a 4k header) is committed when the thread "  \
 	  "writes its first event, and its process keeps it for its later threads until it " \
 	  "ends. The daemon grants each process its share (--process-memory) while the "     \
-	  "bound has room for it, then what is left (the process is shrunk), then nothing "   \
-	  "(refused): a thread that finds no buffer within its process's grant loses its "    \
-	  "events, counted as \"no memory left in the session\". When nothing is left, a "    \
-	  "process started later takes one buffer from the grant with the most buffers no "  \
-	  "thread claimed (every process keeps those its threads claimed, and at least "     \
-	  "one), and a process whose threads found no buffer is granted up to twice as many " \
-	  "at the daemon's next tick (a tenth of a second) from memory ended processes "     \
-	  "gave back. record's summary, stop and status show the memory committed and "      \
-	  "granted, and how many processes were shrunk or refused. The daemon's own bound "  \
-	  "(shimtraced --max-memory) applies as well." }
+	  "bound has room for it; after that, what is left and half the buffers no thread "  \
+	  "claimed of the process with the most (the process is shrunk; every process keeps " \
+	  "the buffers its threads claimed, and at least one); with nothing to take, none "  \
+	  "(refused). A thread that finds no buffer within its process's grant loses its "   \
+	  "events, counted as \"no memory left in the session\", and its process is granted " \
+	  "up to twice as many at the daemon's next tick (a tenth of a second), from memory " \
+	  "ended processes gave back or others did not claim. record's summary and status "  \
+	  "show the memory committed and granted, and how many processes were shrunk or "    \
+	  "refused. The daemon's own bound (shimtraced --max-memory) applies as well; see "   \
+	  "MEMORY below for what N processes of T threads take." }
 #define PROCESS_MEMORY_OPT                                                                 \
 	{ "process-memory", 0, "SIZE",                                                      \
 	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \

@@ -87,14 +87,15 @@ static uint32_t unclaimed(const struct st_daemon *d, const struct st_proc *p, ui
 }
 
 /*
- * Takes back one buffer of g, p's grant in session s, unless the process
- * claimed it meanwhile: the daemon's half of the exchange in core/abi.h
- * (lower the grant, then look at the claims).
+ * Takes back n buffers of g, p's grant in session s, unless the process
+ * claimed one of them meanwhile: the daemon's half of the exchange in
+ * core/abi.h (lower the grant, then look at the claims).
  */
-static bool take_back(struct st_daemon *d, struct st_proc *p, uint32_t s, struct st_grant *g)
+static bool take_back(struct st_daemon *d, struct st_proc *p, uint32_t s, struct st_grant *g,
+		      uint32_t n)
 {
 	struct st_session *ses = d->sessions[s];
-	uint32_t keep = g->slots - 1;
+	uint32_t keep = g->slots - n;
 
 	publish(p, s, keep);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -103,17 +104,22 @@ static bool take_back(struct st_daemon *d, struct st_proc *p, uint32_t s, struct
 		return false;
 	}
 	set_slots(d, ses, g, keep);
-	ses->memc.taken_back++;
+	ses->memc.taken_back += n;
 	return true;
 }
 
 /*
- * Makes room for `need` buffers of session s for process p, taking back
- * one buffer at a time from the grant with the most unclaimed (other than
- * p's in s): in session s while its own bound is short, else (the
- * daemon's bound is) in any session. It may make less.
+ * Makes room for `need` buffers of session s for process p by taking back
+ * unclaimed buffers: from the grant with the most (other than p's in s),
+ * half of them (at least one, at most what is missing), in session s
+ * while its own bound is short, else (the daemon's is) in any session;
+ * then from the next, unless `one` donor is all p may take from. Halves,
+ * so that processes configured while the bound is reached share what the
+ * first ones were granted, rather than each taking one buffer. It may
+ * make less room than asked.
  */
-static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, uint32_t need)
+static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, uint32_t need,
+		      bool one)
 {
 	const struct st_session *ses = d->sessions[s];
 
@@ -121,7 +127,7 @@ static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, 
 		bool own = free_of(&ses->mem) < ses->slot_bytes;
 		struct st_proc *best = NULL;
 		uint64_t most = 0;
-		uint32_t best_s = 0;
+		uint32_t best_s = 0, n;
 
 		for (struct st_proc *q = d->procs; q; q = q->next)
 			for (uint32_t t = 0; t < ST_ABI_MAX_SESSIONS; t++) {
@@ -138,7 +144,11 @@ static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, 
 			}
 		if (!best)
 			return;
-		take_back(d, best, best_s, &best->grants[best_s]);
+		n = unclaimed(d, best, best_s, &best->grants[best_s]) / 2;
+		if (best_s == s && n > need - fit(d, ses, need))
+			n = need - fit(d, ses, need);
+		if (take_back(d, best, best_s, &best->grants[best_s], n ? n : 1) && one)
+			return;
 	}
 }
 
@@ -152,11 +162,9 @@ void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
 		memset(g, 0, sizeof(*g));
 		g->generation = ses->generation;
 		g->lost_seen = __atomic_load_n(&p->control->lost_no_memory[s], __ATOMIC_RELAXED);
+		if (fit(d, ses, ses->nslots) < ses->nslots)
+			make_room(d, s, p, ses->nslots, true);
 		n = fit(d, ses, ses->nslots);
-		if (!n) {
-			make_room(d, s, p, 1);
-			n = fit(d, ses, 1);
-		}
 		set_slots(d, ses, g, n);
 		if (n < ses->nslots)
 			st_log(ST_LOG_INFO, "session %s: process %d (%s) granted %u of its %u thread buffers "
@@ -251,7 +259,7 @@ static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, s
 	want = g->slots ? g->slots : 1;
 	if (want > ses->nslots - g->slots)
 		want = ses->nslots - g->slots;
-	make_room(d, s, p, want);
+	make_room(d, s, p, want, false);
 	n = fit(d, ses, want);
 	if (!n)
 		return;

@@ -10,12 +10,13 @@
  * claims it, so the grant is what the process may commit, and the sum of
  * the grants never exceeds a bound.
  *
- *   configured   granted its share, or what the bounds have left (shrunk);
- *                with nothing left, one buffer taken back from the grant
- *                with the most unclaimed ("taken back": each keeps the
- *                buffers its threads claimed, and at least one); else
- *                refused (none): its threads' events are lost, counted
- *                as no_memory
+ *   configured   granted its share if the bounds have room; else what
+ *                they have left and half the unclaimed buffers of the
+ *                grant with the most ("taken back": each keeps the
+ *                buffers its threads claimed, and at least one), so that
+ *                processes share the bound (shrunk); with nothing to
+ *                take, refused (none): its threads' events are lost,
+ *                counted as no_memory
  *   short        its threads lost events for want of a grant since the
  *                last tick: granted twice as much (at most its share)
  *                from what the bounds have free (given back by processes

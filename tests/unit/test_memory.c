@@ -78,12 +78,15 @@ START_TEST(shrunk_then_taken_back_then_refused)
 	for (int i = 0; i < 6; i++)
 		p[i] = proc(100 + i);
 	ck_assert_uint_eq(grant(p[0], 0), 4); /* its share */
-	ck_assert_uint_eq(grant(p[1], 0), 1); /* what was left */
-	/* nothing left: one buffer from the grant with the most unclaimed */
-	ck_assert_uint_eq(grant(p[2], 0), 1);
+	/* what was left, and half of p[0]'s unclaimed beyond its first */
+	ck_assert_uint_eq(grant(p[1], 0), 2);
 	ck_assert_uint_eq(p[0]->grants[0].slots, 3);
 	ck_assert_uint_eq(p[0]->control->slots_allowed[0], 3);
+	/* nothing left: from the grant with the most unclaimed, at least one */
+	ck_assert_uint_eq(grant(p[2], 0), 1);
+	ck_assert_uint_eq(p[0]->grants[0].slots, 2);
 	ck_assert_uint_eq(grant(p[3], 0), 1);
+	ck_assert_uint_eq(p[1]->grants[0].slots, 1);
 	ck_assert_uint_eq(grant(p[4], 0), 1);
 	ck_assert_uint_eq(p[0]->grants[0].slots, 1); /* each keeps one */
 	ck_assert_uint_eq(grant(p[5], 0), 0);	     /* refused */
@@ -92,7 +95,7 @@ START_TEST(shrunk_then_taken_back_then_refused)
 	ck_assert_uint_eq(ses->mem.granted_peak, 5 * SLOT);
 	ck_assert_uint_eq(ses->memc.shrunk, 4);
 	ck_assert_uint_eq(ses->memc.refused, 1);
-	ck_assert_uint_eq(ses->memc.taken_back, 3);
+	ck_assert_uint_eq(ses->memc.taken_back, 4);
 	ck_assert_uint_eq(d.mem.granted, 5 * SLOT);
 }
 END_TEST
@@ -109,11 +112,12 @@ START_TEST(claimed_buffers_are_kept)
 	c = proc(3);
 	e = proc(4);
 	ck_assert_uint_eq(grant(a, 0), 4);
-	ck_assert_uint_eq(grant(b, 0), 2);
 	claim(a, 0, 3);
+	ck_assert_uint_eq(grant(b, 0), 3); /* the two left, and a's fourth */
+	ck_assert_uint_eq(a->grants[0].slots, 3);
 	claim(b, 0, 2);
 	ck_assert_uint_eq(st_memory_committed(&d, ses), 5 * SLOT);
-	ck_assert_uint_eq(grant(c, 0), 1); /* a's fourth, never claimed */
+	ck_assert_uint_eq(grant(c, 0), 1); /* b's third, never claimed */
 	ck_assert_uint_eq(a->grants[0].slots, 3);
 	ck_assert_uint_eq(b->grants[0].slots, 2);
 	ck_assert_uint_eq(grant(e, 0), 0);
@@ -220,11 +224,12 @@ START_TEST(configured_again_keeps_its_grant)
 	a = proc(1);
 	b = proc(2);
 	ck_assert_uint_eq(grant(a, 0), 4);
-	ck_assert_uint_eq(grant(b, 0), 1);
+	ck_assert_uint_eq(grant(b, 0), 2);
+	ck_assert_uint_eq(a->grants[0].slots, 3);
 	/* stopped and started: configured again, same pool, same grant */
 	a->control->slots_allowed[0] = 0;
-	ck_assert_uint_eq(grant(a, 0), 4);
-	ck_assert_uint_eq(grant(b, 0), 1);
+	ck_assert_uint_eq(grant(a, 0), 3);
+	ck_assert_uint_eq(grant(b, 0), 2);
 	ck_assert_uint_eq(ses->mem.granted, 5 * SLOT);
 	ck_assert_uint_eq(ses->memc.shrunk, 1);
 }
