@@ -626,10 +626,10 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
 			 (unsigned)d->uid);
 		json_str(r, d->rundir);
-		st_reply(r, ", \"clock\": \"%s\", \"processes\": %u, \"memory\": ",
-			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", nprocs);
+		st_reply(r, ", \"clock\": \"%s\", \"memory\": ",
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
 		memory_json(r, d, NULL);
-		st_reply(r, "}");
+		st_reply(r, ", \"processes\": %u}", nprocs);
 		users_text(r, true);
 		st_reply(r, ", \"sessions\": [");
 	} else {
