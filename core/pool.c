@@ -123,6 +123,10 @@ static struct st__pool *pool_create(uint32_t s)
 		st__munmap(p, wsize);
 		goto fail_map;
 	}
+	/* No slot of the new pool is claimed (a fork child may have counted
+	 * one of its parent's, finishing a claim a signal handler interrupted). */
+	__atomic_store_n(&st__control->slots_claimed[s], (uint64_t)p->generation << 32,
+			 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd,
 			 __ATOMIC_RELEASE);
 	return p;
@@ -191,10 +195,15 @@ static void populate(struct st__pool *p, uint32_t i)
 	st__sys3(SYS_madvise, slot_at(p, i), p->slot_size, MADV_POPULATE_WRITE);
 }
 
-/* The slots of p claimed at least once, as the control page counts them. */
+/*
+ * The slots of p claimed at least once, as the control page counts them.
+ * (A fork child whose status memory could not be made has none: a claim
+ * its signal handler interrupted goes on in private memory.)
+ */
 static uint32_t claimed(const struct st__pool *p)
 {
-	uint64_t c = __atomic_load_n(&st__control->slots_claimed[p->session], __ATOMIC_SEQ_CST);
+	struct st_abi_control *ctl = st__control;
+	uint64_t c = ctl ? __atomic_load_n(&ctl->slots_claimed[p->session], __ATOMIC_SEQ_CST) : 0;
 
 	return (uint32_t)(c >> 32) == p->generation ? (uint32_t)c : 0;
 }
@@ -207,14 +216,18 @@ static uint32_t claimed(const struct st__pool *p)
  */
 static bool grant_covers(struct st__pool *p, uint32_t i)
 {
-	uint64_t *c = &st__control->slots_claimed[p->session];
-	uint64_t tag = (uint64_t)p->generation << 32, old = __atomic_load_n(c, __ATOMIC_SEQ_CST);
+	struct st_abi_control *ctl = st__control;
+	uint64_t *c, tag = (uint64_t)p->generation << 32, old;
 
+	if (!ctl)
+		return true; /* (see claimed()) */
+	c = &ctl->slots_claimed[p->session];
+	old = __atomic_load_n(c, __ATOMIC_SEQ_CST);
 	while (old >> 32 != p->generation || (uint32_t)old <= i)
 		if (__atomic_compare_exchange_n(c, &old, tag | (i + 1), false, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST))
 			break;
-	if (i < __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_SEQ_CST))
+	if (i < __atomic_load_n(&ctl->slots_allowed[p->session], __ATOMIC_SEQ_CST))
 		return true;
 	old = tag | (i + 1);
 	__atomic_compare_exchange_n(c, &old, tag | i, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
@@ -261,7 +274,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 		w = take(p, i, 0, tid);
 		if (w)
 			return w;
-		if (i >= claimed(p) &&
+		if (i >= claimed(p) && st__control &&
 		    i >= __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_RELAXED)) {
 			*no_memory = true;
 			break;
