@@ -134,7 +134,7 @@ void st_size_text(uint64_t b, char *buf, size_t n)
 
 void st_size_approx(uint64_t b, char *buf, size_t n)
 {
-	if (b >= 10ull << 30)
+	if (b >= 1ull << 30)
 		snprintf(buf, n, "%.1f GiB", b / 1073741824.0);
 	else if (b >= 10ull << 20)
 		snprintf(buf, n, "%.1f MiB", b / 1048576.0);

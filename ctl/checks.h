@@ -77,7 +77,8 @@ int st_memory_bounds(uint64_t max_memory, uint64_t process_memory, uint64_t defa
 uint64_t st_default_max_memory(void);
 /* A size exactly, in the largest unit that divides it: "256 KiB", "4097 bytes". */
 void st_size_text(uint64_t bytes, char *buf, size_t n);
-/* A size to a tenth of its unit: "12.3 MiB", "1.5 GiB", "4000 bytes". */
+/* A size to a tenth of its unit, GiB from 1 GiB, MiB and KiB from 10 of
+ * them: "12.3 MiB", "1.5 GiB", "9.0 MiB" is "9216.0 KiB", "4000 bytes". */
 void st_size_approx(uint64_t bytes, char *buf, size_t n);
 
 #endif

@@ -205,6 +205,10 @@ START_TEST(sizes_as_text)
 	ck_assert_str_eq(buf, "32.0 MiB");
 	st_size_approx(12 * G + 512 * M, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "12.5 GiB");
+	st_size_approx(2 * G, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2.0 GiB");
+	st_size_approx(1000 * M, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1000.0 MiB");
 }
 END_TEST
 
