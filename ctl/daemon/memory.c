@@ -116,9 +116,9 @@ static bool take_back(struct st_daemon *d, struct st_proc *p, uint32_t s, struct
  * then from the next, unless `one` donor is all p may take from. Halves,
  * so that processes configured while the bound is reached share what the
  * first ones were granted, rather than each taking one buffer. It may
- * make less room than asked.
+ * make less room than asked; false if it found nothing to take back.
  */
-static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, uint32_t need,
+static bool make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, uint32_t need,
 		      bool one)
 {
 	const struct st_session *ses = d->sessions[s];
@@ -143,13 +143,14 @@ static void make_room(struct st_daemon *d, uint32_t s, const struct st_proc *p, 
 				}
 			}
 		if (!best)
-			return;
+			return false;
 		n = unclaimed(d, best, best_s, &best->grants[best_s]) / 2;
 		if (best_s == s && n > need - fit(d, ses, need))
 			n = need - fit(d, ses, need);
 		if (take_back(d, best, best_s, &best->grants[best_s], n ? n : 1) && one)
-			return;
+			return true;
 	}
+	return true;
 }
 
 void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
@@ -195,26 +196,30 @@ uint64_t st_memory_committed(const struct st_daemon *d, const struct st_session 
 	return sum;
 }
 
-/* The committed memory now, in the peaks. */
+/* The committed memory now, in the peaks (one pass over the processes). */
 static void sample(struct st_daemon *d)
 {
-	uint64_t all = 0;
+	uint64_t by[ST_ABI_MAX_SESSIONS] = { 0 }, all = 0;
 
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+			const struct st_grant *g = grant_of(d, p, s);
+
+			if (g)
+				by[s] += (uint64_t)st_memory_claimed(p, s, g->generation,
+								     d->sessions[s]->nslots) *
+					 d->sessions[s]->slot_bytes;
+		}
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st_session *ses = d->sessions[s];
-		uint64_t c;
 
-		if (!ses)
-			continue;
-		c = st_memory_committed(d, ses);
-		if (c > ses->mem.committed_peak)
-			ses->mem.committed_peak = c;
-		all += c;
+		if (ses && by[s] > ses->mem.committed_peak)
+			ses->mem.committed_peak = by[s];
+		all += by[s];
 	}
 	if (all > d->mem.committed_peak)
 		d->mem.committed_peak = all;
 }
-
 
 void st_memory_release(struct st_daemon *d, struct st_proc *p)
 {
@@ -244,8 +249,10 @@ void st_memory_session_gone(struct st_daemon *d, uint32_t s)
 
 /* Raises g (p's grant in session s) if its threads found it too small
  * since the last look: twice as large, within its share, from what the
- * bounds have free or others have not claimed. */
-static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, struct st_grant *g)
+ * bounds have free or others have not claimed (unless *dry: a look this
+ * tick found nothing unclaimed, set then). */
+static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, struct st_grant *g,
+			   bool *dry)
 {
 	struct st_session *ses = d->sessions[s];
 	uint64_t lost = __atomic_load_n(&p->control->lost_no_memory[s], __ATOMIC_RELAXED);
@@ -259,7 +266,8 @@ static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, s
 	want = g->slots ? g->slots : 1;
 	if (want > ses->nslots - g->slots)
 		want = ses->nslots - g->slots;
-	make_room(d, s, p, want, false);
+	if (!*dry && fit(d, ses, want) < want && !make_room(d, s, p, want, false))
+		*dry = true;
 	n = fit(d, ses, want);
 	if (!n)
 		return;
@@ -270,12 +278,16 @@ static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, s
 
 void st_memory_tick(struct st_daemon *d)
 {
+	/* (nothing unclaimed in reach of session s: not looked for again
+	 * this tick, however many of its processes are short) */
+	bool dry[ST_ABI_MAX_SESSIONS] = { false };
+
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 			struct st_grant *g = grant_of(d, p, s);
 
 			if (g)
-				raise_if_short(d, p, s, g);
+				raise_if_short(d, p, s, g, &dry[s]);
 		}
 	sample(d);
 }
