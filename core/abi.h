@@ -57,7 +57,7 @@
 
 #include <stdint.h>
 
-#define ST_ABI_VERSION 1
+#define ST_ABI_VERSION 2
 #define ST_ABI_PAGE 4096u
 
 #define ST_ABI_MAX_SESSIONS 32
@@ -163,7 +163,33 @@ struct st_abi_control {
 	 * ms) while it serves this process; a writer waiting for room
 	 * (--blocking) stops waiting when it stands still too long */
 	uint64_t heartbeat;
+	/*
+	 * Buffer memory (ABI 2). A pool has `nslots` slots (the process's
+	 * share), but a thread may claim a slot never claimed before only
+	 * below slots_allowed (the daemon's grant, within the session's
+	 * bound). Claiming and the daemon's taking back of a grant are a
+	 * Dekker exchange, all sequentially consistent:
+	 *
+	 *   process (claim slot i)            daemon (grant lowered to a)
+	 *   slots_claimed = max(.., i + 1)    slots_allowed = a
+	 *   read slots_allowed: i < it?       read slots_claimed: <= a?
+	 *
+	 * at least one side sees the other: either the claimer sees the
+	 * lower grant and gives the slot back, or the daemon sees the claim
+	 * and restores the grant.
+	 */
+	/* daemon-written */
+	uint32_t slots_allowed[ST_ABI_MAX_SESSIONS];
+	/* process-written: ((uint64)pool generation << 32) | n: slots [0, n)
+	 * of that pool were claimed at least once (a claim given back for want
+	 * of a grant may stay counted) */
+	uint64_t slots_claimed[ST_ABI_MAX_SESSIONS];
+	/* process-written: events dropped because the thread's slot was beyond
+	 * slots_allowed (the session had no memory left for it), per session */
+	uint64_t lost_no_memory[ST_ABI_MAX_SESSIONS];
 };
+
+_Static_assert(sizeof(struct st_abi_control) <= ST_ABI_PAGE, "the control page is one page");
 
 /*
  * The registration log: from byte ST_ABI_REGLOG_OFF of the status memfd,

@@ -151,8 +151,9 @@ enum { ST_POOL_NONE = 0, ST_POOL_CREATING, ST_POOL_READY, ST_POOL_FAILED };
 /* Creates (once) the pool of session s from the control page; NULL if it
  * cannot exist now. Async-signal-safe, no lock. */
 struct st__pool *st__pool_get(uint32_t s) ST_HIDDEN;
-/* Claims a free ring buffer of the pool for the calling thread. */
-struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid) ST_HIDDEN;
+/* Claims a free ring buffer of the pool for the calling thread; NULL if
+ * none is free, with *no_memory set if one was, beyond the daemon's grant. */
+struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_memory) ST_HIDDEN;
 /* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */

@@ -17,6 +17,12 @@
  * giving it back (a thread killed by pthread_cancel in a non-cancellable
  * place, say) is taken over when no slot is free.
  *
+ * The pool holds the process's share of memory (nslots), but a slot never
+ * claimed before is claimed only within the daemon's grant (the control
+ * page's slots_allowed): the session's bound is shared by its processes,
+ * and the daemon grants memory as threads need it (ctl/daemon/memory.c).
+ * A thread beyond the grant drops its events, counted in lost_no_memory.
+ *
  * Pools are never unmapped while the process lives: writers of other threads
  * may hold pointers into them. A session recreated under the same index gets
  * a new pool; the old one stays mapped and unused.
@@ -119,6 +125,10 @@ static struct st__pool *pool_create(uint32_t s)
 		st__munmap(p, wsize);
 		goto fail_map;
 	}
+	/* No slot of the new pool is claimed (a fork child may have counted
+	 * one of its parent's, finishing a claim a signal handler interrupted). */
+	__atomic_store_n(&st__control->slots_claimed[s], (uint64_t)p->generation << 32,
+			 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd,
 			 __ATOMIC_RELEASE);
 	return p;
@@ -187,6 +197,45 @@ static void populate(struct st__pool *p, uint32_t i)
 	st__sys3(SYS_madvise, slot_at(p, i), p->slot_size, MADV_POPULATE_WRITE);
 }
 
+/*
+ * The slots of p claimed at least once, as the control page counts them.
+ * (A fork child whose status memory could not be made has none: a claim
+ * its signal handler interrupted goes on in private memory.)
+ */
+static uint32_t claimed(const struct st__pool *p)
+{
+	struct st_abi_control *ctl = st__control;
+	uint64_t c = ctl ? __atomic_load_n(&ctl->slots_claimed[p->session], __ATOMIC_SEQ_CST) : 0;
+
+	return (uint32_t)(c >> 32) == p->generation ? (uint32_t)c : 0;
+}
+
+/*
+ * Whether slot i, never claimed before, is within the daemon's grant: the
+ * claim is counted first, then the grant read (the Dekker exchange of
+ * core/abi.h, against the daemon taking back what is not claimed). A claim
+ * refused is uncounted again unless a later one was counted meanwhile.
+ */
+static bool grant_covers(struct st__pool *p, uint32_t i)
+{
+	struct st_abi_control *ctl = st__control;
+	uint64_t *c, tag = (uint64_t)p->generation << 32, old;
+
+	if (!ctl)
+		return true; /* (see claimed()) */
+	c = &ctl->slots_claimed[p->session];
+	old = __atomic_load_n(c, __ATOMIC_SEQ_CST);
+	while (old >> 32 != p->generation || (uint32_t)old <= i)
+		if (__atomic_compare_exchange_n(c, &old, tag | (i + 1), false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			break;
+	if (i < __atomic_load_n(&ctl->slots_allowed[p->session], __ATOMIC_SEQ_CST))
+		return true;
+	old = tag | (i + 1);
+	__atomic_compare_exchange_n(c, &old, tag | i, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	return false;
+}
+
 static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, int32_t tid)
 {
 	struct st_abi_slot *slot = slot_at(p, i);
@@ -196,6 +245,10 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	if (!__atomic_compare_exchange_n(&slot->owner, &expect, (uint32_t)tid, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return NULL;
+	if (i >= claimed(p) && !grant_covers(p, i)) {
+		__atomic_store_n(&slot->owner, 0, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	while (used <= i && !__atomic_compare_exchange_n(&hdr->slots_used, &used, i + 1, false,
 							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
@@ -206,9 +259,11 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 /*
  * The lowest free slot: buffers released by exited threads are reused
  * first (their pages are already there), and a program with N threads at a
- * time uses N buffers, however many threads it creates over time.
+ * time uses N buffers, however many threads it creates over time. A free
+ * slot never claimed and beyond the grant ends the search (the ones after
+ * it are beyond it too): *no_memory is then set if no slot is found.
  */
-struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
+struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memory)
 {
 	uint32_t n = p->nslots;
 	int32_t pid = st__live->pid;
@@ -221,6 +276,11 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
 		w = take(p, i, 0, tid);
 		if (w)
 			return w;
+		if (i >= claimed(p) && st__control &&
+		    i >= __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_RELAXED)) {
+			*no_memory = true;
+			break;
+		}
 	}
 	/* No free slot: take over one whose owner thread no longer exists. */
 	for (uint32_t i = 0; i < n; i++) {
@@ -230,8 +290,10 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid)
 		if (owner == 0 || st__sys3(SYS_tgkill, pid, owner, 0) != -ESRCH)
 			continue;
 		w = take(p, i, owner, tid);
-		if (w)
+		if (w) {
+			*no_memory = false;
 			return w;
+		}
 	}
 	return NULL;
 }

@@ -60,10 +60,12 @@ static void drop_nested(struct st__thread *t, uint32_t mask)
 	}
 }
 
-static void count_no_buffer(uint32_t s)
+static void count_no_buffer(uint32_t s, bool no_memory)
 {
 	if (st__control)
-		__atomic_fetch_add(&st__control->lost_no_buffer[s], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(no_memory ? &st__control->lost_no_memory[s]
+					     : &st__control->lost_no_buffer[s],
+				   1, __ATOMIC_RELAXED);
 }
 
 static void count_full(struct st__writer *w)
@@ -147,7 +149,7 @@ static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
 	__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
 }
 
-static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
+static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s, bool *no_memory)
 {
 	struct st__pool *pool = st__pool_get(s);
 	struct st__writer *w;
@@ -156,7 +158,7 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s)
 		return NULL;
 	if (!t->tid)
 		t->tid = st__gettid();
-	w = st__pool_claim(pool, t->tid);
+	w = st__pool_claim(pool, t->tid, no_memory);
 	if (!w)
 		return NULL;
 	if (!t->exit_hook && exit_key_ok) {
@@ -214,13 +216,15 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts,
 		w = NULL;
 	}
 	if (!w) {
-		w = writer_acquire(t, s);
+		bool no_memory = false;
+
+		w = writer_acquire(t, s, &no_memory);
 		if (!w) {
 			/* A session switched off while this event was under way
 			 * (stop, destroy) did not lose it: it had ended. */
 			if (st__control && __atomic_load_n(&st__control->session[s].generation,
 							   __ATOMIC_RELAXED))
-				count_no_buffer(s);
+				count_no_buffer(s, no_memory);
 			goto out;
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/abi.h"
 #include "ctl/checks.h"
@@ -129,6 +130,18 @@ void st_size_text(uint64_t b, char *buf, size_t n)
 		}
 	}
 	snprintf(buf, n, "%llu bytes", (unsigned long long)b);
+}
+
+void st_size_approx(uint64_t b, char *buf, size_t n)
+{
+	if (b >= 1ull << 30)
+		snprintf(buf, n, "%.1f GiB", b / 1073741824.0);
+	else if (b >= 10ull << 20)
+		snprintf(buf, n, "%.1f MiB", b / 1048576.0);
+	else if (b >= 10ull << 10)
+		snprintf(buf, n, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, n, "%llu bytes", (unsigned long long)b);
 }
 
 void st_geometry_text(const struct st_geometry *g, char *buf, size_t n)
@@ -257,4 +270,47 @@ void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n)
 		i++;
 	snprintf(buf, n, "discard, blocking (timeout %u%s)", block_ms / time_units[i].ms,
 		 time_units[i].name);
+}
+uint64_t st_default_max_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return ST_DEFAULT_PROCESS_MEMORY;
+	return (uint64_t)pages * (uint64_t)size / 2 / (1u << 20) * (1u << 20);
+}
+
+int st_memory_bounds(uint64_t max_memory, uint64_t process_memory, uint64_t default_bound,
+		     const struct st_geometry *g, struct st_memory_bounds *out, char *why, size_t n)
+{
+	uint64_t slot = st_abi_slot_hdr_size(g->sb_count) + g->buffer_size;
+	uint64_t bound = max_memory ? max_memory : default_bound;
+	char bt[32], pt[32], st[32];
+	const char *which = max_memory ? "--max-memory" : "the default --max-memory (half the "
+							  "physical memory)";
+
+	st_size_text(bound, bt, sizeof(bt));
+	st_size_text(process_memory, pt, sizeof(pt));
+	st_size_text(slot, st, sizeof(st));
+	if (bound < slot) {
+		snprintf(why, n, "%s %s is below one thread's buffer (%s)", which, bt, st);
+		return -1;
+	}
+	if (process_memory && process_memory < slot) {
+		snprintf(why, n, "--process-memory %s is below one thread's buffer (%s)", pt, st);
+		return -1;
+	}
+	if (process_memory > bound) {
+		snprintf(why, n, "--process-memory %s is above the session's bound, %s %s", pt, which,
+			 bt);
+		return -1;
+	}
+	out->session = bound;
+	out->process = process_memory ? process_memory
+				      : (bound < ST_DEFAULT_PROCESS_MEMORY ? bound
+									   : ST_DEFAULT_PROCESS_MEMORY);
+	out->slot_bytes = slot;
+	out->nslots = out->process / slot > ST_ABI_SLOTS_MAX ? ST_ABI_SLOTS_MAX
+							     : (uint32_t)(out->process / slot);
+	return 0;
 }

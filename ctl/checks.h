@@ -58,8 +58,28 @@ int st_geometry(uint64_t buffer_size, uint64_t subbuf_size, struct st_geometry *
 		size_t n);
 /* "1 MiB per thread: 4 sub-buffers of 256 KiB" */
 void st_geometry_text(const struct st_geometry *g, char *buf, size_t n);
+/*
+ * The memory bounds of a session (memory.h), each at least one thread
+ * buffer of geometry g: `max_memory` for all its processes (0: the
+ * default, default_bound), `process_memory` for one (0: 2 GiB, or the
+ * session's bound if smaller), which must not be above the session's.
+ * Returns 0, or -1 with the reason (naming the options) in why.
+ */
+struct st_memory_bounds {
+	uint64_t session, process; /* bytes */
+	uint64_t slot_bytes;	   /* of a thread buffer and its header */
+	uint32_t nslots;	   /* thread buffers of the process's share */
+};
+int st_memory_bounds(uint64_t max_memory, uint64_t process_memory, uint64_t default_bound,
+		     const struct st_geometry *g, struct st_memory_bounds *out, char *why, size_t n);
+/* The default bound of a session, and of the daemon's sessions together:
+ * half the physical memory, in whole MiB (2 GiB if it cannot be known). */
+uint64_t st_default_max_memory(void);
 /* A size exactly, in the largest unit that divides it: "256 KiB", "4097 bytes". */
 void st_size_text(uint64_t bytes, char *buf, size_t n);
+/* A size to a tenth of its unit, GiB from 1 GiB, MiB and KiB from 10 of
+ * them: "12.3 MiB", "1.5 GiB", "9.0 MiB" is "9216.0 KiB", "4000 bytes". */
+void st_size_approx(uint64_t bytes, char *buf, size_t n);
 
 /*
  * --blocking[=TIMEOUT] (discard mode only): TIMEOUT is a whole number and

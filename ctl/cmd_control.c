@@ -161,7 +161,8 @@ int st_cmd_control(int argc, char **argv)
 	const struct st_opt *o;
 	struct items it = { .n = 0 };
 	char path[PATH_MAX], why[256];
-	uint64_t buffer_size = 0, subbuf_size = 0;
+	uint64_t buffer_size = 0, subbuf_size = 0, max_memory = 0, process_memory = 0;
+	struct st_memory_bounds mem;
 	struct st_geometry geo;
 	int nops, ret = ST_EXIT_USAGE;
 	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
@@ -190,7 +191,9 @@ int st_cmd_control(int argc, char **argv)
 		} else if (st_opt_is(o, "subbuf-size")) {
 			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
 		} else if (st_opt_is(o, "max-memory")) {
-			bad = size_item(&it, verb, o->name, arg, NULL);
+			bad = size_item(&it, verb, o->name, arg, &max_memory);
+		} else if (st_opt_is(o, "process-memory")) {
+			bad = size_item(&it, verb, o->name, arg, &process_memory);
 		} else if (st_opt_is(o, "blocking")) {
 			bad = blocking_item(&it, verb, arg);
 			blocking_bare = !arg;
@@ -258,9 +261,10 @@ int st_cmd_control(int argc, char **argv)
 		}
 	}
 	if (create) {
-		/* before a daemon is started for it (the daemon checks again, and
-		 * --max-memory against the buffer) */
+		/* before a daemon is started for it (the daemon checks again) */
 		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0 ||
+		    st_memory_bounds(max_memory, process_memory, st_default_max_memory(), &geo, &mem,
+				     why, sizeof(why)) < 0 ||
 		    st_blocking_check(has(&it, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
 				      has(&it, "blocking") ? 1 : 0, why, sizeof(why)) < 0) {
 			st_err(verb, "%s", why);

@@ -49,7 +49,7 @@ struct record {
 	bool overwrite, quiet;
 	uint32_t block_ms;	  /* --blocking (ctl/checks.h), 0 without */
 	bool blocking_bare;	  /* --blocking without =TIMEOUT */
-	uint64_t buffer_size, subbuf_size, max_memory;
+	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
 	uint32_t clock;
 	char command[PATH_MAX];
 	char **argv;
@@ -108,6 +108,9 @@ static int parse_args(struct record *r, int argc, char **argv)
 				return -1;
 		} else if (st_opt_is(o, "max-memory")) {
 			if (parse_size_opt(o->name, arg, &r->max_memory) < 0)
+				return -1;
+		} else if (st_opt_is(o, "process-memory")) {
+			if (parse_size_opt(o->name, arg, &r->process_memory) < 0)
 				return -1;
 		} else if (st_opt_is(o, "clock")) {
 			if (st_parse_clock(arg, &r->clock) < 0) {
@@ -408,22 +411,12 @@ static void on_child(struct st_daemon *d, void *arg)
 	st_loop_unwatch(d, d->child_pidfd);
 }
 
-static void human(uint64_t bytes, char *buf, size_t n)
-{
-	if (bytes >= 10ull << 20)
-		snprintf(buf, n, "%.1f MiB", bytes / 1048576.0);
-	else if (bytes >= 10ull << 10)
-		snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
-	else
-		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
-}
-
-static void summary(struct st_session *ses)
+static void summary(struct st_daemon *d, struct st_session *ses)
 {
 	uint64_t corrupt = 0;
 	struct st_session_totals t;
 	struct st_geometry geo;
-	char size[32], buffers[256], losses[1024];
+	char size[32], buffers[256], losses[1024], memory[512];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -450,7 +443,7 @@ static void summary(struct st_session *ses)
 		}
 	}
 	st_session_totals(ses, &t);
-	human(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));
+	st_size_approx(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));
 	fprintf(stderr, "shimtrace record: %llu events recorded, %llu lost, from %u process%s\n",
 		(unsigned long long)t.events, (unsigned long long)t.lost, t.processes,
 		t.processes == 1 ? "" : "es");
@@ -465,9 +458,11 @@ static void summary(struct st_session *ses)
 	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n", ses->trace.dir, size);
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, buffers, sizeof(buffers));
-	st_size_text(ses->max_memory, size, sizeof(size));
+	st_size_text(ses->process_memory, size, sizeof(size));
 	fprintf(stderr, "shimtrace record: buffers of %s; at most %s per process (%u thread buffers)\n",
 		buffers, size, ses->nslots);
+	st_session_memory_text(d, ses, false, memory, sizeof(memory));
+	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
 int st_cmd_record(int argc, char **argv)
@@ -477,7 +472,8 @@ int st_cmd_record(int argc, char **argv)
 	struct record r = {
 		.buffer_size = 0, /* chosen with the sub-buffer size (ctl/checks.h) */
 		.subbuf_size = 0,
-		.max_memory = ST_DEFAULT_MAX_MEMORY,
+		.max_memory = 0, /* chosen (st_memory_bounds) */
+		.process_memory = 0,
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
 	char preload[4 * PATH_MAX];
@@ -532,6 +528,7 @@ int st_cmd_record(int argc, char **argv)
 	dcfg.rundir = rundir;
 	dcfg.clock = r.clock;
 	dcfg.private_instance = true;
+	dcfg.max_memory = UINT64_MAX; /* its one session's bound is the bound */
 	if (st_daemon_init(&d, &dcfg, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);
 		rundir_remove(rundir, lockfd);
@@ -544,6 +541,7 @@ int st_cmd_record(int argc, char **argv)
 	scfg.buffer_size = r.buffer_size;
 	scfg.subbuf_size = r.subbuf_size;
 	scfg.max_memory = r.max_memory;
+	scfg.process_memory = r.process_memory;
 	scfg.owner = getuid();
 	scfg.owner_gid = getgid();
 	scfg.all_users = true; /* the command's processes, whoever they become */
@@ -592,7 +590,7 @@ int st_cmd_record(int argc, char **argv)
 	st_daemon_settle(&d, 3000);
 	st_session_stop(&d, (uint32_t)s);
 	if (!r.quiet)
-		summary(d.sessions[s]);
+		summary(&d, d.sessions[s]);
 	ret = r.status;
 out:
 	st_daemon_fini(&d);

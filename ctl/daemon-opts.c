@@ -25,6 +25,12 @@ static const struct st_opt daemon_opts[] = {
 	{ "quota", 'q', "NAME=VALUE", "a per-user limit (repeatable; see QUOTAS)",
 	  "NAME is connections, processes, classes, fields, metadata or symbols; sizes take "
 	  "K, M and G. See QUOTAS below." },
+	{ "max-memory", 0, "SIZE",
+	  "bound on the buffer memory of all sessions together (default: half the physical memory)",
+	  "Each session has its own bound (shimtrace create --max-memory); this one holds for "
+	  "them all: a process is granted thread buffers only while both have room, as "
+	  "shimtrace(1) describes under --max-memory. status shows what is committed and "
+	  "granted." },
 	{ "inspector-memory", 0, "SIZE", "address space of one inspector (default 1G)",
 	  "Inspectors read the objects traced processes map (ELF, DWARF); one that needs more "
 	  "fails, and that object's call sites stay unrefined." },

@@ -10,7 +10,10 @@
 
 #define ST_DEFAULT_SUBBUF_SIZE (1ull << 20)	/* 1 MiB */
 #define ST_DEFAULT_BUFFER_SIZE (32ull << 20)	/* per thread: 32 sub-buffers */
-#define ST_DEFAULT_MAX_MEMORY (2ull << 30)	/* per process and session */
+/* A process's share of a session's buffer memory (--process-memory), at
+ * most the session's bound; the bound (--max-memory) is half the physical
+ * memory (st_default_max_memory, ctl/checks.h). */
+#define ST_DEFAULT_PROCESS_MEMORY (2ull << 30)
 #define ST_DEFAULT_PATTERN "pthread:*"
 
 #define ST_STR_(x) #x

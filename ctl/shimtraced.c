@@ -38,6 +38,7 @@ struct options {
 	bool syslog;
 	int level;
 	uint32_t clock;
+	uint64_t max_memory; /* 0: the default */
 };
 
 static int parse_level(const char *s)
@@ -97,6 +98,14 @@ static int parse_args(struct options *o, int argc, char **argv)
 				return -1;
 			}
 			st_insp_limits.memory = (uint64_t)v;
+		} else if (st_opt_is(opt, "max-memory")) {
+			int64_t v = st_parse_size(arg);
+
+			if (v <= 0) {
+				st_err(NULL, "--max-memory: '%s' is not a size (examples: 512M, 8G)", arg);
+				return -1;
+			}
+			o->max_memory = (uint64_t)v;
 		} else if (st_opt_is(opt, "inspector-timeout")) {
 			char *end;
 			unsigned long v = strtoul(arg, &end, 10);
@@ -270,6 +279,7 @@ int main(int argc, char **argv)
 	cfg.foreground = o.foreground;
 	cfg.log_level = o.level;
 	cfg.group = o.group;
+	cfg.max_memory = o.max_memory;
 	ret = st_daemon_init(&d, &cfg, err, sizeof(err));
 	if (ret < 0) {
 		st_err(NULL, "%s", err);

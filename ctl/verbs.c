@@ -38,6 +38,33 @@
 	  "that is gone: when the daemon has exited, or has not served the process for 10 "    \
 	  "seconds, its events are lost (counted) instead. A signal handler that interrupts "  \
 	  "an event being written never waits: its event is lost (nested)." }
+/* The memory bounds of record and create (st_memory_bounds, ctl/checks.h;
+ * ctl/daemon/memory.h). */
+#define MAX_MEMORY_OPT                                                                     \
+	{ "max-memory", 0, "SIZE",                                                          \
+	  "bound on the buffer memory of all the session's processes together (default: "    \
+	  "half the physical memory)",                                                      \
+	  "A thread's buffer (--buffer-size, and a 4k header) is committed when the thread "  \
+	  "writes its first event, and its process keeps it for its later threads until it " \
+	  "ends. The daemon grants each process its share (--process-memory) while the "     \
+	  "bound has room for it; after that, what is left and half the buffers no thread "  \
+	  "claimed of the process with the most (the process is shrunk; every process keeps " \
+	  "the buffers its threads claimed, and at least one); with nothing to take, none "  \
+	  "(refused). A thread that finds no buffer within its process's grant loses its "   \
+	  "events, counted as \"no memory left in the session\", and its process is granted " \
+	  "up to twice as many at the daemon's next tick (a tenth of a second), from memory " \
+	  "ended processes gave back or others did not claim. record's summary and status "  \
+	  "show the memory committed and granted, and how many processes were shrunk or "    \
+	  "refused. The daemon's own bound (shimtraced --max-memory) applies as well; see "   \
+	  "MEMORY below for what N processes of T threads take." }
+#define PROCESS_MEMORY_OPT                                                                 \
+	{ "process-memory", 0, "SIZE",                                                      \
+	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \
+	  "smaller); threads beyond it lose their events (counted)",                        \
+	  "It holds SIZE / (--buffer-size + 4k) buffers, one per thread that writes at "      \
+	  "once; a thread that finds none free loses its events, counted as \"no thread "     \
+	  "buffer\". Memory is only committed as threads write: the share is what a "        \
+	  "process may reach, not what it takes up front. It may not be above --max-memory." }
 
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
@@ -54,10 +81,8 @@ static const struct st_opt record_opts[] = {
 	BLOCKING_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
-	{ "max-memory", 0, "SIZE",
-	  "bound on the buffer memory of one process (default: 2G); threads beyond it lose their events (counted)",
-	  "Memory is only used as threads write: the bound is what a process may reach, "
-	  "not what it takes up front." },
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
 	{ "clock", 0, "tsc|monotonic",
 	  "trace clock (default: tsc when constant and non-stop, else monotonic); also SHIMTRACE_CLOCK",
 	  NULL },
@@ -80,7 +105,8 @@ static const struct st_opt create_opts[] = {
 	BLOCKING_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
-	{ "max-memory", 0, "SIZE", "bound on the buffer memory of one process (default: 2G)", NULL },
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
 	HELP_OPT,
 	END_OPT,
 };

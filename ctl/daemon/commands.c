@@ -104,16 +104,17 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
 	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
-		mm = num(r, "max-memory", ST_DEFAULT_MAX_MEMORY), bl;
+		mm = num(r, "max-memory", 0), pm = num(r, "process-memory", 0), bl;
 	const char *blocking = st_req_get(r, "blocking");
+	struct st_session *ses;
 	struct st_geometry geo;
-	char geotext[128], mode[64];
+	char geotext[128], share[32], bound[32], mode[64];
 	int s;
 
 	if (!outdir || outdir[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
 							"be an absolute path");
-	if (bs < 0 || sb < 0 || mm <= 0)
+	if (bs < 0 || sb < 0 || mm < 0 || pm < 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
 	if (name && !st_session_name_ok(name))
 		return st_reply_error(r, ST_EXIT_USAGE,
@@ -143,6 +144,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.buffer_size = (uint64_t)bs;
 	cfg.subbuf_size = (uint64_t)sb;
 	cfg.max_memory = (uint64_t)mm;
+	cfg.process_memory = (uint64_t)pm;
 	cfg.owner = r->uid;
 	cfg.owner_gid = r->gid;
 	cfg.all_users = r->root;
@@ -150,12 +152,16 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	if (s < 0)
 		return st_reply_error(r, s == -EEXIST || s == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
 				      "shimtrace create: %s", err);
-	d->sessions[s]->created = ++created_seq;
-	st_session_geometry(d->sessions[s], &geo);
+	ses = d->sessions[s];
+	ses->created = ++created_seq;
+	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
 	st_mode_text(cfg.mode, cfg.block_ms, mode, sizeof(mode));
-	st_reply(r, "session %s created (%s mode; buffers of %s), trace in %s\n", name, mode, geotext,
-		 d->sessions[s]->trace.dir);
+	st_size_text(ses->process_memory, share, sizeof(share));
+	st_size_text(ses->max_memory, bound, sizeof(bound));
+	st_reply(r, "session %s created (%s mode; buffers of %s; at most %s (%u thread buffers) per "
+		    "process, %s in all), trace in %s\n",
+		 name, mode, geotext, share, ses->nslots, bound, ses->trace.dir);
 	return ST_EXIT_OK;
 }
 
@@ -488,12 +494,30 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 	st_reply(r, "\n");
 }
 
-static void session_text(struct st_request *r, struct st_session *ses, bool json)
+/* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
+static void memory_json(struct st_request *r, const struct st_daemon *d, const struct st_session *ses)
+{
+	const struct st_membound *m = ses ? &ses->mem : &d->mem;
+
+	st_reply(r,
+		 "{\"bound\": %llu, \"committed\": %llu, \"granted\": %llu, "
+		 "\"committed_peak\": %llu, \"granted_peak\": %llu",
+		 (unsigned long long)m->bound, (unsigned long long)st_memory_committed(d, ses),
+		 (unsigned long long)m->granted, (unsigned long long)m->committed_peak,
+		 (unsigned long long)m->granted_peak);
+	if (ses)
+		st_reply(r, ", \"shrunk\": %u, \"refused\": %u, \"raised\": %u, \"taken_back\": %u",
+			 ses->memc.shrunk, ses->memc.refused, ses->memc.raised, ses->memc.taken_back);
+	st_reply(r, "}");
+}
+
+static void session_text(struct st_request *r, const struct st_daemon *d, struct st_session *ses,
+			 bool json)
 {
 	struct st_session_totals t;
 	uint64_t by[ST_LOSS_KINDS];
 	struct st_geometry geo;
-	char geotext[128], mm[32], mode[64];
+	char geotext[128], mm[32], memory[512], mode[64];
 
 	st_session_totals(ses, &t);
 	if (json) {
@@ -510,10 +534,12 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 		json_str(r, ses->trace.dir);
 		st_reply(r,
 			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
-			 "\"max_memory\": %llu, \"processes\": %u, \"events\": %llu, \"lost\": %llu, "
+			 "\"max_memory\": %llu, \"process_memory\": %llu, \"thread_buffers\": %u, "
+			 "\"processes\": %u, \"events\": %llu, \"lost\": %llu, "
 			 "\"lost_writing\": %llu, \"write_error\": ",
 			 (unsigned)ses->owner, (unsigned long long)ses->buffer_size, ses->sb_size,
-			 (unsigned long long)ses->max_memory, t.processes, (unsigned long long)t.events,
+			 (unsigned long long)ses->max_memory, (unsigned long long)ses->process_memory,
+			 ses->nslots, t.processes, (unsigned long long)t.events,
 			 (unsigned long long)t.lost, (unsigned long long)t.write_lost);
 		if (t.write_lost)
 			json_str(r, strerror(t.write_err));
@@ -529,7 +555,9 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 		for (int k = 0; k < ST_LOSS_KINDS; k++)
 			st_reply(r, "%s\"%s\": %llu", k ? ", " : "", st_loss_kinds[k].key,
 				 (unsigned long long)by[k]);
-		st_reply(r, "}}");
+		st_reply(r, "}, \"memory\": ");
+		memory_json(r, d, ses);
+		st_reply(r, "}");
 		return;
 	}
 	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
@@ -537,9 +565,11 @@ static void session_text(struct st_request *r, struct st_session *ses, bool json
 		 ses->trace.dir);
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
-	st_size_text(ses->max_memory, mm, sizeof(mm));
+	st_size_text(ses->process_memory, mm, sizeof(mm));
 	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
 		 ses->nslots);
+	st_session_memory_text(d, ses, true, memory, sizeof(memory));
+	st_reply(r, "  memory: %s\n", memory);
 	st_reply(r, "  recorded: ");
 	totals_text(r, ses, "events");
 	st_reply(r, "\n");
@@ -610,14 +640,22 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
 			 (unsigned)d->uid);
 		json_str(r, d->rundir);
-		st_reply(r, ", \"clock\": \"%s\", \"processes\": %u}",
-			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", nprocs);
+		st_reply(r, ", \"clock\": \"%s\", \"memory\": ",
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+		memory_json(r, d, NULL);
+		st_reply(r, ", \"processes\": %u}", nprocs);
 		users_text(r, true);
 		st_reply(r, ", \"sessions\": [");
 	} else {
-		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock\n",
+		char com[32], gr[32], bound[32];
+
+		st_size_approx(st_memory_committed(d, NULL), com, sizeof(com));
+		st_size_approx(d->mem.granted, gr, sizeof(gr));
+		st_size_approx(d->mem.bound, bound, sizeof(bound));
+		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock; buffer "
+			    "memory of all sessions: %s committed, %s granted of %s\n",
 			 (int)getpid(), (unsigned)d->uid, d->rundir, nprocs,
-			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", com, gr, bound);
 		users_text(r, false);
 	}
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
@@ -627,7 +665,7 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 			continue;
 		if (json)
 			st_reply(r, "%s", n ? ", " : "");
-		session_text(r, ses, json);
+		session_text(r, d, ses, json);
 		n++;
 	}
 	if (json)

@@ -544,7 +544,7 @@ int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint
 	}
 	/* Events lost for want of a buffer are counted on this stream (those
 	 * of earlier runs were said by theirs). */
-	lost = p->control ? __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) : 0;
+	lost = st_proc_lost_unbuffered(p, s);
 	ret = st_stream_packet(&ses->trace, &pool->meta, buf, len, events, ts_begin, ts_end,
 			       lost > pool->meta_lost_said ? lost - pool->meta_lost_said : 0);
 	pool->lost_reported = lost;

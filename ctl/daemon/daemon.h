@@ -23,6 +23,7 @@
 
 #include "core/abi.h"
 #include "ctl/checks.h"
+#include "ctl/daemon/memory.h"
 #include "ctl/daemon/ring.h"
 #include "ctl/daemon/writer.h"
 
@@ -292,7 +293,8 @@ struct st_rule {
 enum st_loss {
 	ST_LOSS_FULL,	     /* discard mode: the thread's buffer was full */
 	ST_LOSS_OVERWRITTEN, /* overwrite mode: older events written over */
-	ST_LOSS_NO_BUFFER,   /* the thread found no free buffer (max-memory) */
+	ST_LOSS_NO_BUFFER,   /* the thread found no free buffer (process-memory) */
+	ST_LOSS_NO_MEMORY,   /* its buffer was beyond the grant (max-memory) */
 	ST_LOSS_NESTED,	     /* a signal handler interrupted an event's write */
 	ST_LOSS_WRITING,     /* the trace could not be written (disk full...) */
 	ST_LOSS_KINDS,
@@ -331,9 +333,13 @@ struct st_session {
 	gid_t owner_gid;
 	bool all_users;	    /* traces every user's processes (root's sessions) */
 	enum st_session_state state;
-	uint32_t mode, sb_size, sb_count, nslots;
-	uint32_t block_ms;  /* --blocking: 0 not, else abi.h's st_abi_session */
-	uint64_t buffer_size, max_memory;
+	uint32_t mode, sb_size, sb_count;
+	uint32_t nslots;	 /* thread buffers of a process's share (its pool) */
+	uint32_t block_ms;	 /* --blocking: 0 not, else abi.h's st_abi_session */
+	uint64_t buffer_size;
+	uint64_t max_memory;	 /* the bound of all its processes (= mem.bound) */
+	uint64_t process_memory; /* a process's share */
+	uint64_t slot_bytes;	 /* of one thread buffer, its header included */
 	struct st_rule *rules;
 	uint32_t nrules;
 	bool active;	    /* started: enable bits are set */
@@ -343,6 +349,8 @@ struct st_session {
 	uint64_t created;   /* creation order: the latest is a user's default */
 	struct st_session_stats *stats;
 	uint32_t nstats, stats_cap;
+	struct st_membound mem;		/* memory.c */
+	struct st_memory_counts memc;
 };
 
 struct st_session_config {
@@ -351,9 +359,10 @@ struct st_session_config {
 	uint32_t mode;
 	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/checks.h) */
 	uint64_t subbuf_size; /* 0: chosen */
-	uint64_t max_memory;  /* per process */
-	uint32_t block_ms;    /* --blocking: 0 not, 1 to ST_BLOCK_MAX_MS, or
-			       * ST_ABI_BLOCK_FOREVER (ctl/checks.h) */
+	uint64_t max_memory;	 /* all its processes; 0: chosen (st_memory_bounds) */
+	uint64_t process_memory; /* one process; 0: chosen */
+	uint32_t block_ms;	 /* --blocking: 0 not, 1 to ST_BLOCK_MAX_MS, or
+				  * ST_ABI_BLOCK_FOREVER (ctl/checks.h) */
 	uid_t owner;
 	gid_t owner_gid;
 	bool all_users;
@@ -491,6 +500,7 @@ struct st_proc {
 	bool end_now;		/* the daemon stops: no waiting any more */
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
+	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */
 };
 
 /* ---- the daemon (loop.c) ---- */
@@ -502,6 +512,7 @@ struct st_daemon_config {
 	bool private_instance;	/* started by `shimtrace record` */
 	int log_level;
 	const char *group;	/* who may send commands (default ST_GROUP) */
+	uint64_t max_memory;	/* all sessions' buffers; 0: st_default_max_memory() */
 };
 
 struct st_daemon {
@@ -525,6 +536,7 @@ struct st_daemon {
 	int child_pidfd;
 	void (*on_child)(struct st_daemon *d, void *arg);
 	void *on_child_arg;
+	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
@@ -550,6 +562,14 @@ struct st_geometry;
  * 12 buffer full, 3 no thread buffer", then what would keep each cause's
  * events; "" without losses. */
 void st_session_loss_report(const struct st_session *ses, const char *prefix, char *buf, size_t n);
+/* The session's buffer memory, for status (live: now and at most) and
+ * record's summary (at most): committed, granted, the bound, and what was
+ * shrunk, refused, raised or taken back to stay within it. */
+void st_session_memory_text(const struct st_daemon *d, const struct st_session *ses, bool live,
+			    char *buf, size_t n);
+/* What process p lost in session s for want of a buffer, all causes
+ * (its control page's counters): the events_discarded of its meta stream. */
+uint64_t st_proc_lost_unbuffered(const struct st_proc *p, uint32_t s);
 /* The session's losses by cause, over its processes. */
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
 /* The session's buffer geometry, as st_geometry_text shows it. */

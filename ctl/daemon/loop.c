@@ -142,6 +142,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	d->uid = geteuid();
 	d->private_instance = cfg->private_instance;
 	d->group = cfg->group ? cfg->group : ST_GROUP;
+	d->mem.bound = cfg->max_memory ? cfg->max_memory : st_default_max_memory();
 	/* One stream file per traced thread: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
@@ -219,6 +220,7 @@ static void tick(struct st_daemon *d)
 				st_consume_all(d, p, how);
 		}
 	}
+	st_memory_tick(d);
 	st_insp_tick(d);
 	st_lines_tick();
 	st_commands_poll(d, false);

@@ -710,6 +710,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		}
 		pool_unmap(&p->pools[s]);
 	}
+	st_memory_release(d, p);
 	p->ended = true;
 	if (p->counts_process) {
 		st_quota_give(p->user, ST_Q_PROCESSES, 1);

@@ -106,7 +106,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 {
 	struct st_session *ses;
 	struct st_geometry geo;
-	uint64_t slot_bytes, nslots;
+	struct st_memory_bounds mem;
 	uint32_t s;
 
 	if (cfg->name && st_session_find(d, cfg->name)) {
@@ -119,22 +119,12 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
 		return -ENOSPC;
 	}
-	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0)
+	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0 ||
+	    st_memory_bounds(cfg->max_memory, cfg->process_memory, st_default_max_memory(), &geo,
+			     &mem, err, errlen) < 0)
 		return -EINVAL;
 	if (st_blocking_check(cfg->mode, cfg->block_ms, err, errlen) < 0)
 		return -EINVAL;
-	slot_bytes = st_abi_slot_hdr_size(geo.sb_count) + geo.buffer_size;
-	nslots = cfg->max_memory / slot_bytes;
-	if (nslots < 1) {
-		char mm[32], sl[32];
-
-		st_size_text(cfg->max_memory, mm, sizeof(mm));
-		st_size_text(slot_bytes, sl, sizeof(sl));
-		snprintf(err, errlen, "--max-memory %s is below one thread's buffer (%s)", mm, sl);
-		return -EINVAL;
-	}
-	if (nslots > ST_ABI_SLOTS_MAX)
-		nslots = ST_ABI_SLOTS_MAX;
 	ses = calloc(1, sizeof(*ses));
 	if (!ses) {
 		snprintf(err, errlen, "out of memory");
@@ -155,9 +145,11 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 	ses->block_ms = cfg->block_ms;
 	ses->sb_size = geo.sb_size;
 	ses->sb_count = geo.sb_count;
-	ses->nslots = (uint32_t)nslots;
+	ses->nslots = mem.nslots;
 	ses->buffer_size = geo.buffer_size;
-	ses->max_memory = cfg->max_memory;
+	ses->max_memory = ses->mem.bound = mem.session;
+	ses->process_memory = mem.process;
+	ses->slot_bytes = mem.slot_bytes;
 	ses->trace.dirfd = -1;
 	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
 					 cfg->owner_gid, &d->reg, err, errlen) < 0) {
@@ -213,6 +205,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->sb_count = ses->sb_count;
 				cs->nslots = ses->nslots;
 				cs->block_ms = ses->block_ms;
+				st_memory_grant(d, p, s);
 				p->traced_since[s] = st_clock_now(&d->clock);
 				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
 			}
@@ -313,7 +306,7 @@ static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
 
 	if (!p->control)
 		return;
-	lost = __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED);
+	lost = st_proc_lost_unbuffered(p, s);
 	if (lost > pool->lost_reported) {
 		uint64_t ts = st_clock_now(&d->clock);
 
@@ -330,8 +323,13 @@ const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
 				  "--overwrite keeps the newest events: a larger --buffer-size keeps "
 				  "more of the past" },
 	[ST_LOSS_NO_BUFFER] = { "no thread buffer", "no_buffer",
-				"more threads wrote at once than --max-memory holds buffers for: a "
-				"larger --max-memory (or a smaller --buffer-size) keeps them" },
+				"more threads of a process wrote at once than its share of memory "
+				"holds buffers for: a larger --process-memory (or a smaller "
+				"--buffer-size) keeps them" },
+	[ST_LOSS_NO_MEMORY] = { "no memory left in the session", "no_memory",
+				"the session's bound (--max-memory), or the daemon's, was granted to "
+				"other threads: a larger bound (or a smaller --buffer-size) keeps "
+				"them" },
 	[ST_LOSS_NESTED] = { "in nested signal handlers", "nested",
 			     "a signal handler's events that interrupted an event being written "
 			     "are dropped whole: no buffer size keeps them" },
@@ -361,8 +359,10 @@ static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
 		rest = slot->lost_full + slot->lost_nested;
 		st->lost_by[ST_LOSS_OVERWRITTEN] += all > rest ? all - rest : 0;
 	}
-	if (p->control)
+	if (p->control) {
 		st->lost_by[ST_LOSS_NO_BUFFER] = p->control->lost_no_buffer[s];
+		st->lost_by[ST_LOSS_NO_MEMORY] = p->control->lost_no_memory[s];
+	}
 	st->lost = 0;
 	for (int k = 0; k < ST_LOSS_KINDS; k++)
 		st->lost += st->lost_by[k];
@@ -401,6 +401,40 @@ void st_session_loss_report(const struct st_session *ses, const char *prefix, ch
 						st_loss_kinds[k].name,
 						k == ST_LOSS_FULL && ses->block_ms ? blocked_hint(ses)
 										   : st_loss_kinds[k].hint);
+}
+
+void st_session_memory_text(const struct st_daemon *d, const struct st_session *ses, bool live,
+			    char *buf, size_t n)
+{
+	const struct st_memory_counts *c = &ses->memc;
+	char com[32], gr[32], bound[32], pcom[32], pgr[32];
+	size_t len;
+
+	st_size_approx(st_memory_committed(d, ses), com, sizeof(com));
+	st_size_approx(ses->mem.granted, gr, sizeof(gr));
+	st_size_approx(ses->mem.bound, bound, sizeof(bound));
+	st_size_approx(ses->mem.committed_peak, pcom, sizeof(pcom));
+	st_size_approx(ses->mem.granted_peak, pgr, sizeof(pgr));
+	if (live)
+		len = (size_t)snprintf(buf, n, "%s committed, %s granted of %s (at most %s committed, "
+					       "%s granted at once)",
+				       com, gr, bound, pcom, pgr);
+	else
+		len = (size_t)snprintf(buf, n, "at most %s committed and %s granted at once, of %s",
+				       pcom, pgr, bound);
+	if ((c->shrunk || c->refused || c->raised) && len < n)
+		len += (size_t)snprintf(buf + len, n - len, "; processes: %u shrunk, %u refused, %u raised",
+					c->shrunk, c->refused, c->raised);
+	if (c->taken_back && len < n)
+		snprintf(buf + len, n - len, "; %u unclaimed buffers taken back", c->taken_back);
+}
+
+uint64_t st_proc_lost_unbuffered(const struct st_proc *p, uint32_t s)
+{
+	if (!p->control)
+		return 0;
+	return __atomic_load_n(&p->control->lost_no_buffer[s], __ATOMIC_RELAXED) +
+	       __atomic_load_n(&p->control->lost_no_memory[s], __ATOMIC_RELAXED);
 }
 
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
@@ -539,6 +573,7 @@ bool st_session_destroy(struct st_daemon *d, uint32_t s)
 	if (ses->state == ST_SESSION_CREATED)
 		removed = st_trace_remove_unused(&ses->trace);
 	st_trace_close(&ses->trace);
+	st_memory_session_gone(d, s);
 	d->sessions[s] = NULL;
 	/* processes forget the session (their writers see the generation go) */
 	for (struct st_proc *p = d->procs; p; p = p->next)

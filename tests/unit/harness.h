@@ -51,6 +51,7 @@ static inline void harness_session(uint32_t s, uint32_t gen, uint32_t mode, uint
 	c->sb_size = sb_size;
 	c->sb_count = sb_count;
 	c->nslots = nslots;
+	st__control->slots_allowed[s] = nslots; /* the whole share granted */
 	__atomic_store_n(&c->generation, gen, __ATOMIC_RELEASE);
 }
 

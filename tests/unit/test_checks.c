@@ -2,7 +2,8 @@
  * Unit tests of what the command line and the daemon both check
  * (ctl/checks.c): session names, tracepoint patterns and pid lists, each
  * refusal with its reason; the buffer geometry chosen or refused for every
- * way of giving the two sizes, and the exact text that shows it.
+ * way of giving the two sizes, and the exact text that shows it; the
+ * memory bounds of a session and their refusals.
  */
 #include <check.h>
 #include <stdio.h>
@@ -196,6 +197,69 @@ START_TEST(sizes_as_text)
 	ck_assert_str_eq(buf, "4097 bytes");
 	st_geometry_text(&g, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "32 MiB per thread: 32 sub-buffers of 1 MiB");
+	st_size_approx(4000, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "4000 bytes");
+	st_size_approx(68 * K, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "68.0 KiB");
+	st_size_approx(32 * M + 4 * K, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "32.0 MiB");
+	st_size_approx(12 * G + 512 * M, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "12.5 GiB");
+	st_size_approx(2 * G, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2.0 GiB");
+	st_size_approx(1000 * M, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1000.0 MiB");
+}
+END_TEST
+
+static void bounds_are(uint64_t max, uint64_t proc, uint64_t def, uint64_t want_session,
+		       uint64_t want_process, uint32_t want_slots)
+{
+	struct st_geometry g = { 32 * M, (uint32_t)M, 32 }; /* a buffer takes 32 MiB + 4 KiB */
+	struct st_memory_bounds b;
+	char why[256] = "";
+
+	ck_assert_msg(st_memory_bounds(max, proc, def, &g, &b, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_uint_eq(b.session, want_session);
+	ck_assert_uint_eq(b.process, want_process);
+	ck_assert_uint_eq(b.slot_bytes, 32 * M + 4 * K);
+	ck_assert_uint_eq(b.nslots, want_slots);
+}
+
+static void bounds_refused(uint64_t max, uint64_t proc, uint64_t def, const char *says)
+{
+	struct st_geometry g = { 32 * M, (uint32_t)M, 32 };
+	struct st_memory_bounds b;
+	char why[256] = "";
+
+	ck_assert_int_eq(st_memory_bounds(max, proc, def, &g, &b, why, sizeof(why)), -1);
+	ck_assert_msg(strcmp(why, says) == 0, "'%s', not '%s'", why, says);
+}
+
+START_TEST(memory_bounds)
+{
+	/* defaults: the share is 2 GiB, or the bound if smaller */
+	bounds_are(0, 0, 12 * G, 12 * G, 2 * G, 63);
+	bounds_are(0, 0, G, G, G, 31);
+	bounds_are(G, 0, 12 * G, G, G, 31);
+	bounds_are(0, 64 * M + 8 * K, 12 * G, 12 * G, 64 * M + 8 * K, 2);
+	bounds_are(64 * M, 64 * M, 0, 64 * M, 64 * M, 1);
+	/* exactly one buffer */
+	bounds_are(32 * M + 4 * K, 0, 12 * G, 32 * M + 4 * K, 32 * M + 4 * K, 1);
+	/* at most ST_ABI_SLOTS_MAX buffers, whatever the share */
+	bounds_are(0, 256 * G, 512 * G, 512 * G, 256 * G, ST_ABI_SLOTS_MAX);
+	bounds_refused(32 * M, 0, 12 * G, "--max-memory 32 MiB is below one thread's buffer (32772 KiB)");
+	bounds_refused(0, 0, 16 * M,
+		       "the default --max-memory (half the physical memory) 16 MiB is below one "
+		       "thread's buffer (32772 KiB)");
+	bounds_refused(G, 32 * M, 0, "--process-memory 32 MiB is below one thread's buffer (32772 KiB)");
+	bounds_refused(G, 2 * G, 0, "--process-memory 2 GiB is above the session's bound, --max-memory 1 GiB");
+	bounds_refused(0, 2 * G, G,
+		       "--process-memory 2 GiB is above the session's bound, the default "
+		       "--max-memory (half the physical memory) 1 GiB");
+	/* the default bound is whole MiB, and never 0 */
+	ck_assert_uint_gt(st_default_max_memory(), 0);
+	ck_assert_uint_eq(st_default_max_memory() % M, 0);
 }
 END_TEST
 
@@ -255,5 +319,5 @@ int main(void)
 {
 	return st_run_tests("checks", ST_TESTS(session_names, patterns, pid_lists, geometry_defaults, geometry_from_buffer,
 					       geometry_from_subbuf, geometry_from_both,
-					       sizes_as_text, blocking_timeouts));
+					       sizes_as_text, blocking_timeouts, memory_bounds));
 }

@@ -474,6 +474,71 @@ START_TEST(no_free_buffer_counted)
 }
 END_TEST
 
+static uint64_t claimed_count(uint32_t gen, uint32_t n)
+{
+	return ((uint64_t)gen << 32) | n;
+}
+
+START_TEST(claims_within_the_grant)
+{
+	pthread_t t;
+	struct st_ring ring;
+
+	daemon_sock = harness_daemon();
+	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 3);
+	st__control->slots_allowed[0] = 1; /* the daemon grants one of the three */
+	enable();
+	pthread_barrier_init(&hold, NULL, 2);
+	pthread_create(&t, NULL, emit_and_hold, NULL);
+	pthread_barrier_wait(&hold);
+	/* buffer 1 is free, but beyond the grant: a loss of its own cause,
+	 * and the claim it tried is not counted */
+	emit(1);
+	emit(2);
+	ck_assert_uint_eq(st__control->lost_no_memory[0], 2);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 0);
+	ck_assert_uint_eq(st__control->slots_claimed[0], claimed_count(1, 1));
+	/* the daemon grants one more: the next event takes it */
+	st__control->slots_allowed[0] = 2;
+	emit(3);
+	ck_assert_uint_eq(st__control->lost_no_memory[0], 2);
+	ck_assert_uint_eq(st__control->slots_claimed[0], claimed_count(1, 2));
+	pthread_barrier_wait(&hold);
+	pthread_join(t, NULL);
+	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 3);
+	ck_assert_uint_eq(st_ring_slot(&ring, 0)->sb[0].commit, REC);
+	ck_assert_uint_eq(st_ring_slot(&ring, 1)->sb[0].commit, REC);
+	ck_assert_uint_eq(st_ring_slot(&ring, 2)->sb[0].seq, 0);
+	ck_assert_uint_eq(st_ring_slots_used(&ring), 2);
+}
+END_TEST
+
+START_TEST(claimed_buffers_need_no_grant)
+{
+	pthread_t t;
+	struct st_ring ring;
+
+	daemon_sock = harness_daemon();
+	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 2);
+	enable();
+	pthread_create(&t, NULL, emit_ten, (void *)0);
+	pthread_join(t, NULL);
+	/* the grant taken back to nothing: the buffer a thread claimed
+	 * before is its process's all the same, and the next thread takes it */
+	st__control->slots_allowed[0] = 0;
+	pthread_create(&t, NULL, emit_ten, (void *)10);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(st__control->lost_no_memory[0], 0);
+	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 2);
+	ck_assert_uint_eq(st_ring_slot(&ring, 0)->sb[0].commit, 20 * REC);
+	/* a claim count of another generation (a pool of an earlier session)
+	 * is not this pool's */
+	st__control->slots_claimed[0] = claimed_count(7, 2);
+	emit(20);
+	ck_assert_uint_eq(st__control->lost_no_memory[0], 1);
+}
+END_TEST
+
 START_TEST(dead_owner_taken_over)
 {
 	struct st_ring ring;
@@ -759,7 +824,8 @@ int main(void)
 						overwrite_read_during_writes, concurrent_reader,
 						nested_write_counted,
 						buffer_reused_after_thread_exit,
-						no_free_buffer_counted, dead_owner_taken_over,
+						no_free_buffer_counted, claims_within_the_grant,
+						claimed_buffers_need_no_grant, dead_owner_taken_over,
 						session_recreated_gets_new_pool,
 						bad_config_refused, ring_record_decode,
 						trace_record_header, blocking_loses_nothing,

@@ -1,0 +1,83 @@
+/*
+ * Buffer memory (memory.c): what the daemon grants the processes of each
+ * session, within the session's bound (`--max-memory`) and the daemon's
+ * (`shimtraced --max-memory`).
+ *
+ * A process's pool is sized for its share (`--process-memory`: the
+ * session's nslots thread buffers), but its threads claim a buffer never
+ * claimed before only within the process's grant, slots_allowed in its
+ * control page (core/abi.h): a buffer's pages are committed when a thread
+ * claims it, so the grant is what the process may commit, and the sum of
+ * the grants never exceeds a bound.
+ *
+ *   configured   granted its share if the bounds have room; else what
+ *                they have left and half the unclaimed buffers of the
+ *                grant with the most ("taken back": each keeps the
+ *                buffers its threads claimed, and at least one), so that
+ *                processes share the bound (shrunk); with nothing to
+ *                take, refused (none): its threads' events are lost,
+ *                counted as no_memory
+ *   short        its threads lost events for want of a grant since the
+ *                last tick: granted twice as much (at most its share)
+ *                from what the bounds have free (given back by processes
+ *                that ended), else taken back from others' unclaimed
+ *   ended        its grants are given back; so are a destroyed session's
+ *
+ * A buffer a thread claimed is never taken back, so a process never loses
+ * a buffer it has used; unclaimed grants go where threads need them; and
+ * once memory runs short, a process that writes nothing holds one buffer.
+ * A process that was refused, or is short, records again as soon as the
+ * daemon has something for it: a thread without a buffer tries again at
+ * each event.
+ */
+#ifndef ST_DAEMON_MEMORY_H
+#define ST_DAEMON_MEMORY_H
+
+#include <stdint.h>
+
+/* A process's grant in one session. */
+struct st_grant {
+	uint32_t generation; /* of the session; 0: none */
+	uint32_t slots;	     /* thread buffers it may claim, counted in the bounds */
+	uint64_t lost_seen;  /* its lost_no_memory at the last tick */
+};
+
+/* A bound and what is granted against it, in bytes. */
+struct st_membound {
+	uint64_t bound;
+	uint64_t granted;
+	uint64_t granted_peak;
+	/* buffers claimed (committed), the most seen at a tick or a process's
+	 * end: a sample, below or at the true peak */
+	uint64_t committed_peak;
+};
+
+/* What a session did to stay within its bounds, since it was created. */
+struct st_memory_counts {
+	uint32_t shrunk;     /* processes granted less than their share */
+	uint32_t refused;    /* processes granted nothing */
+	uint32_t raised;     /* grants raised for threads that found none */
+	uint32_t taken_back; /* unclaimed buffers taken back for a newcomer */
+};
+
+struct st_daemon;
+struct st_proc;
+struct st_session;
+
+/* The grant of process p in session s, which is configuring it: decided
+ * if new, and written into its control page. */
+void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* Process p ended: its grants are given back. */
+void st_memory_release(struct st_daemon *d, struct st_proc *p);
+/* Session s is being destroyed: its grants are given back. */
+void st_memory_session_gone(struct st_daemon *d, uint32_t s);
+/* Raises the grants of processes whose threads found none; samples the
+ * committed memory. */
+void st_memory_tick(struct st_daemon *d);
+/* Bytes of the buffers claimed now in session ses (NULL: all sessions). */
+uint64_t st_memory_committed(const struct st_daemon *d, const struct st_session *ses);
+/* Buffers of p's pool of session s (generation gen, nslots buffers)
+ * claimed so far, as its control page says (at most nslots). */
+uint32_t st_memory_claimed(const struct st_proc *p, uint32_t s, uint32_t gen, uint32_t nslots);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * Unit tests of the daemon's buffer memory accounting (ctl/daemon/memory.c):
+ * grants within the session's and the daemon's bounds, shrunk, refused,
+ * unclaimed buffers taken back for a newcomer, raised for a process whose
+ * threads found none (from free memory, or others' unclaimed), given back when a process ends or a session goes;
+ * the bounds are never exceeded, and what a process writes in its control
+ * page (its claims) never raises what is counted against them.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/daemon/daemon.h"
+#include "tests/unit/run.h"
+
+#define SLOT 1000u /* bytes of a thread buffer, here */
+
+static struct st_daemon d;
+
+static struct st_session *session(uint32_t s, uint32_t bound_slots, uint32_t share_slots)
+{
+	struct st_session *ses = calloc(1, sizeof(*ses));
+
+	ck_assert_ptr_nonnull(ses);
+	ses->index = s;
+	ses->generation = 100 + s;
+	snprintf(ses->name, sizeof(ses->name), "s%u", s);
+	ses->nslots = share_slots;
+	ses->slot_bytes = SLOT;
+	ses->mem.bound = (uint64_t)bound_slots * SLOT;
+	d.sessions[s] = ses;
+	return ses;
+}
+
+static struct st_proc *proc(pid_t pid)
+{
+	struct st_proc *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	p->control = calloc(1, sizeof(*p->control));
+	ck_assert_ptr_nonnull(p->control);
+	p->pid = pid;
+	p->next = d.procs;
+	d.procs = p;
+	return p;
+}
+
+/* Configures p in session s, as st_session_apply does. */
+static uint32_t grant(struct st_proc *p, uint32_t s)
+{
+	st_memory_grant(&d, p, s);
+	ck_assert_uint_eq(p->control->slots_allowed[s], p->grants[s].slots);
+	ck_assert_uint_le(d.sessions[s]->mem.granted, d.sessions[s]->mem.bound);
+	ck_assert_uint_le(d.mem.granted, d.mem.bound);
+	return p->grants[s].slots;
+}
+
+/* The process's threads claimed n buffers of its pool in session s. */
+static void claim(struct st_proc *p, uint32_t s, uint32_t n)
+{
+	p->control->slots_claimed[s] = ((uint64_t)d.sessions[s]->generation << 32) | n;
+}
+
+static void setup(void)
+{
+	memset(&d, 0, sizeof(d));
+	d.mem.bound = UINT64_MAX;
+}
+
+START_TEST(shrunk_then_taken_back_then_refused)
+{
+	struct st_session *ses;
+	struct st_proc *p[6];
+
+	setup();
+	ses = session(0, 5, 4);
+	for (int i = 0; i < 6; i++)
+		p[i] = proc(100 + i);
+	ck_assert_uint_eq(grant(p[0], 0), 4); /* its share */
+	/* what was left, and half of p[0]'s unclaimed beyond its first */
+	ck_assert_uint_eq(grant(p[1], 0), 2);
+	ck_assert_uint_eq(p[0]->grants[0].slots, 3);
+	ck_assert_uint_eq(p[0]->control->slots_allowed[0], 3);
+	/* nothing left: from the grant with the most unclaimed, at least one */
+	ck_assert_uint_eq(grant(p[2], 0), 1);
+	ck_assert_uint_eq(p[0]->grants[0].slots, 2);
+	ck_assert_uint_eq(grant(p[3], 0), 1);
+	ck_assert_uint_eq(p[1]->grants[0].slots, 1);
+	ck_assert_uint_eq(grant(p[4], 0), 1);
+	ck_assert_uint_eq(p[0]->grants[0].slots, 1); /* each keeps one */
+	ck_assert_uint_eq(grant(p[5], 0), 0);	     /* refused */
+	ck_assert_uint_eq(p[5]->control->slots_allowed[0], 0);
+	ck_assert_uint_eq(ses->mem.granted, 5 * SLOT);
+	ck_assert_uint_eq(ses->mem.granted_peak, 5 * SLOT);
+	ck_assert_uint_eq(ses->memc.shrunk, 4);
+	ck_assert_uint_eq(ses->memc.refused, 1);
+	ck_assert_uint_eq(ses->memc.taken_back, 4);
+	ck_assert_uint_eq(d.mem.granted, 5 * SLOT);
+}
+END_TEST
+
+START_TEST(claimed_buffers_are_kept)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b, *c, *e;
+
+	setup();
+	ses = session(0, 6, 4);
+	a = proc(1);
+	b = proc(2);
+	c = proc(3);
+	e = proc(4);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	claim(a, 0, 3);
+	ck_assert_uint_eq(grant(b, 0), 3); /* the two left, and a's fourth */
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	claim(b, 0, 2);
+	ck_assert_uint_eq(st_memory_committed(&d, ses), 5 * SLOT);
+	ck_assert_uint_eq(grant(c, 0), 1); /* b's third, never claimed */
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(grant(e, 0), 0);
+	/* a claim count of another pool (generation), or beyond the pool,
+	 * counts for nothing, or for the pool at most */
+	b->control->slots_claimed[0] = ((uint64_t)(ses->generation + 1) << 32) | 2;
+	ck_assert_uint_eq(st_memory_claimed(b, 0, ses->generation, ses->nslots), 0);
+	claim(b, 0, 1000);
+	ck_assert_uint_eq(st_memory_claimed(b, 0, ses->generation, ses->nslots), 4);
+	/* ... and never in what is granted against the bound */
+	ck_assert_uint_eq(ses->mem.granted, 6 * SLOT);
+}
+END_TEST
+
+START_TEST(given_back_and_raised)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 4, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	claim(a, 0, 4);
+	ck_assert_uint_eq(grant(b, 0), 0);
+	/* its threads lose events; nothing is free: no raise */
+	b->control->lost_no_memory[0] = 10;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 0);
+	ck_assert_uint_eq(ses->mem.committed_peak, 4 * SLOT);
+	/* a ends: its grant is free, but b lost nothing since */
+	st_memory_release(&d, a);
+	a->ended = true;
+	ck_assert_uint_eq(ses->mem.granted, 0);
+	ck_assert_uint_eq(d.mem.granted, 0);
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 0);
+	/* b's threads lose more: one buffer, then twice as many, at most its
+	 * share */
+	b->control->lost_no_memory[0] = 11;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 1);
+	ck_assert_uint_eq(b->control->slots_allowed[0], 1);
+	b->control->lost_no_memory[0] = 12;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	b->control->lost_no_memory[0] = 13;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 4);
+	b->control->lost_no_memory[0] = 14;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 4);
+	ck_assert_uint_eq(ses->memc.raised, 3);
+	ck_assert_uint_eq(ses->memc.refused, 1);
+	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
+	ck_assert_uint_eq(ses->mem.granted_peak, 4 * SLOT);
+}
+END_TEST
+
+START_TEST(raised_from_unclaimed)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 4, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	claim(a, 0, 1);
+	ck_assert_uint_eq(grant(b, 0), 1);
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	/* b's threads claim its buffer and want more: a's unclaimed go to b,
+	 * one, then two more; a keeps the one it claimed */
+	claim(b, 0, 1);
+	b->control->lost_no_memory[0] = 5;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(a->control->slots_allowed[0], 2);
+	claim(b, 0, 2);
+	b->control->lost_no_memory[0] = 9;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 3);
+	ck_assert_uint_eq(a->grants[0].slots, 1);
+	claim(b, 0, 3);
+	b->control->lost_no_memory[0] = 12;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(b->grants[0].slots, 3);
+	ck_assert_uint_eq(ses->memc.taken_back, 3);
+	ck_assert_uint_eq(ses->memc.raised, 2);
+	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
+}
+END_TEST
+
+START_TEST(configured_again_keeps_its_grant)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 5, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	ck_assert_uint_eq(grant(b, 0), 2);
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	/* stopped and started: configured again, same pool, same grant */
+	a->control->slots_allowed[0] = 0;
+	ck_assert_uint_eq(grant(a, 0), 3);
+	ck_assert_uint_eq(grant(b, 0), 2);
+	ck_assert_uint_eq(ses->mem.granted, 5 * SLOT);
+	ck_assert_uint_eq(ses->memc.shrunk, 1);
+}
+END_TEST
+
+START_TEST(daemon_bound_over_sessions)
+{
+	struct st_session *s0, *s1;
+	struct st_proc *a, *b, *c;
+
+	setup();
+	d.mem.bound = 3 * SLOT;
+	s0 = session(0, 10, 3);
+	s1 = session(1, 10, 3);
+	a = proc(1);
+	b = proc(2);
+	c = proc(3);
+	ck_assert_uint_eq(grant(a, 0), 3);
+	/* session 1 has room, the daemon has none: taken back in session 0 */
+	ck_assert_uint_eq(grant(b, 1), 1);
+	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(s0->memc.taken_back, 1);
+	ck_assert_uint_eq(s1->memc.shrunk, 1);
+	claim(a, 0, 2);
+	ck_assert_uint_eq(grant(c, 1), 0);
+	ck_assert_uint_eq(s1->memc.refused, 1);
+	ck_assert_uint_eq(d.mem.granted, 3 * SLOT);
+	/* session 0 goes: what it granted is the daemon's again */
+	st_memory_session_gone(&d, 0);
+	d.sessions[0] = NULL;
+	ck_assert_uint_eq(d.mem.granted, SLOT);
+	ck_assert_uint_eq(a->grants[0].generation, 0);
+	c->control->lost_no_memory[1] = 1;
+	st_memory_tick(&d);
+	ck_assert_uint_eq(c->grants[1].slots, 1);
+	ck_assert_uint_eq(d.mem.granted, 2 * SLOT);
+	ck_assert_uint_eq(d.mem.granted_peak, 3 * SLOT);
+}
+END_TEST
+
+START_TEST(session_bound_takes_back_in_its_session)
+{
+	struct st_session *s1;
+	struct st_proc *a, *b, *c;
+
+	setup();
+	d.mem.bound = 100 * SLOT;
+	session(0, 10, 8);
+	s1 = session(1, 2, 2);
+	a = proc(1);
+	b = proc(2);
+	c = proc(3);
+	ck_assert_uint_eq(grant(a, 0), 8);
+	ck_assert_uint_eq(grant(b, 1), 2);
+	/* session 1's own bound is short: session 0's unclaimed do not help */
+	ck_assert_uint_eq(grant(c, 1), 1);
+	ck_assert_uint_eq(a->grants[0].slots, 8);
+	ck_assert_uint_eq(b->grants[1].slots, 1);
+	ck_assert_uint_eq(s1->memc.taken_back, 1);
+}
+END_TEST
+
+int main(void)
+{
+	return st_run_tests("memory", ST_TESTS(shrunk_then_taken_back_then_refused,
+					       claimed_buffers_are_kept, given_back_and_raised,
+					       raised_from_unclaimed,
+					       configured_again_keeps_its_grant,
+					       daemon_bound_over_sessions,
+					       session_bound_takes_back_in_its_session));
+}
