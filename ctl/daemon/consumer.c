@@ -55,6 +55,14 @@ static uint64_t seg_capacity(uint64_t len)
 			     (ST_TRACE_REC_MAX_HDR - ST_ABI_HDR_COMPACT - ST_ABI_IP_BYTES);
 }
 
+/* Swaps the two entries of a two-entry cache. */
+#define swap(a)                           \
+	do {                              \
+		__typeof__((a)[0]) t_ = (a)[0]; \
+		(a)[0] = (a)[1];          \
+		(a)[1] = t_;              \
+	} while (0)
+
 /*
  * Writes the ring records at src (len bytes: the process's shared memory,
  * or a copy of it) into dst as trace records of trace t, up to the end, a
@@ -68,17 +76,25 @@ static uint64_t seg_capacity(uint64_t len)
 static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t min_ts, struct seg *sg)
 {
-	struct st_evclass *c = NULL;
 	uint64_t off = 0, out = 0, prev_out = 0, ring_ts = sg->pos.ts;
-	uint32_t cid = UINT32_MAX; /* the process's id c is for: ids repeat */
-	int32_t tid = -1;	   /* and the trace's */
-	uint64_t site = 0, refined = 0; /* call sites repeat too */
+	/* The last two classes and call sites: events come in pairs (lock,
+	 * unlock) from one place, over and over. */
+	struct {
+		uint32_t id;	  /* the process's */
+		int32_t tid;	  /* the trace's */
+		struct st_evclass *c;
+	} cls[2] = { { UINT32_MAX, -1, NULL }, { UINT32_MAX, -1, NULL } };
+	struct {
+		uint64_t in, out;
+	} site[2] = { { 0, 0 }, { 0, 0 } };
 
 	sg->events = 0;
 	sg->corrupt = sg->unsettled = false;
 	while (off < len) {
 		struct st_ring_rec r;
 		uint64_t ts = ring_ts, ip;
+		struct st_evclass *c;
+		int32_t tid;
 		uint32_t h;
 		int64_t size;
 
@@ -94,11 +110,18 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			off += r.hdr;
 			continue;
 		}
-		if (r.id != cid) {
-			c = r.id < p->ncls ? p->cls[r.id] : NULL;
-			tid = c ? st_trace_class_id(t, c, p->uid) : -1;
-			cid = r.id;
+		if (r.id != cls[0].id) {
+			if (r.id == cls[1].id) {
+				swap(cls);
+			} else {
+				cls[1] = cls[0];
+				cls[0].c = r.id < p->ncls ? p->cls[r.id] : NULL;
+				cls[0].tid = cls[0].c ? st_trace_class_id(t, cls[0].c, p->uid) : -1;
+				cls[0].id = r.id;
+			}
 		}
+		c = cls[0].c;
+		tid = cls[0].tid;
 		if (tid < 0) {
 			sg->corrupt = true;
 			break;
@@ -108,14 +131,20 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			ts = min_ts;
 		if (sg->events == 0)
 			sg->first_ts = prev_out = ts;
-		if (r.ip != site || !r.ip) {
-			bool unsettled = false;
+		if (r.ip != site[0].in || !r.ip) {
+			if (r.ip && r.ip == site[1].in) {
+				swap(site);
+			} else {
+				bool unsettled = false;
 
-			refined = st_callsite(d, p, r.ip, &unsettled);
-			site = unsettled ? 0 : r.ip; /* (asked again: may be settled) */
-			sg->unsettled |= unsettled;
+				site[1] = site[0];
+				site[0].out = st_callsite(d, p, r.ip, &unsettled);
+				/* (asked again: it may be settled then) */
+				site[0].in = unsettled ? 0 : r.ip;
+				sg->unsettled |= unsettled;
+			}
 		}
-		ip = refined;
+		ip = site[0].out;
 		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, p->pid, ip);
 		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size <= len - off - r.hdr) {
 			memcpy(dst + out + h, src + off + r.hdr, (size_t)c->fixed_size);
