@@ -1,11 +1,12 @@
 /*
  * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair.
  *
- *   mutex-pairs [--write] [--idle-thread] [N] [ROUNDS]
+ *   mutex-pairs [--write] [--idle-thread] [--warm W] [N] [ROUNDS]
  *                                           (defaults: N=1000000, ROUNDS=5)
  *
- * After a warm-up, runs ROUNDS rounds of N lock+unlock pairs on one default
- * mutex and times each round with CLOCK_MONOTONIC. Prints one line:
+ * After a warm-up of W pairs (default: N, at most 100000), runs ROUNDS
+ * rounds of N lock+unlock pairs on one default mutex and times each round
+ * with CLOCK_MONOTONIC. Prints one line:
  *
  *   ns_per_pair=<median> min=<fastest round> max=<slowest round> pairs=<N*ROUNDS> impl=<lib>
  *
@@ -14,6 +15,11 @@
  *
  * --write times N write(fd, buf, 1) calls to /dev/null per round instead
  * (ns_per_write=..., writes=...), for the write() row of the benchmarks.
+ *
+ * --warm W sets the warm-up. run-length.sh gives a small one (1000 pairs:
+ * code, symbols and a tracer's buffer set up) and one round, so that the
+ * timed round holds the first N pairs of a run as a short traced program
+ * would, first touches of trace buffer pages included.
  *
  * It is used by run-mutex.sh to compare running bare, under a dormant
  * shimtrace preload, under shimtrace recording and under LTTng-UST, and by
@@ -33,29 +39,17 @@
  * (pthread_create is in libc since glibc 2.34, so -pthread is not needed
  * to link.)
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr */
-#endif
-#include <dlfcn.h>
-#include <errno.h>
+#include "bench.h"
+
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static int devnull = -1;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void mutex_pairs(unsigned long n)
 {
@@ -92,35 +86,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static unsigned long parse_count(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || s[0] == '-') {
-		fprintf(stderr, "mutex-pairs: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
-/* Short name of the object defining fn, as the dynamic linker bound it. */
-static const char *impl_of(void *fn)
-{
-	Dl_info info;
-	const char *slash;
-
-	if (!dladdr(fn, &info) || !info.dli_fname || !*info.dli_fname)
-		return "?";
-	slash = strrchr(info.dli_fname, '/');
-	return slash ? slash + 1 : info.dli_fname;
-}
-
 int main(int argc, char **argv)
 {
-	unsigned long n = 1000000, rounds = 5, warm;
+	unsigned long n = 1000000, rounds = 5, warm = 0;
 	int argi = 1, write_mode = 0, idle = 0, nargs = 0, err;
 	void (*body)(unsigned long) = mutex_pairs;
 	const char *unit = "pair", *impl;
@@ -131,17 +99,23 @@ int main(int argc, char **argv)
 			write_mode = 1;
 		} else if (strcmp(argv[argi], "--idle-thread") == 0) {
 			idle = 1;
+		} else if (strcmp(argv[argi], "--warm") == 0) {
+			if (argi + 1 == argc) {
+				fprintf(stderr, "mutex-pairs: --warm needs a value\n");
+				return 2;
+			}
+			warm = bench_count("mutex-pairs", "W", argv[++argi], (unsigned long)-1);
 		} else if (strcmp(argv[argi], "-h") == 0 || strcmp(argv[argi], "--help") == 0) {
-			printf("usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
+			printf("usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 0;
 		} else if (nargs == 0) {
-			n = parse_count(argv[argi], "N");
+			n = bench_count("mutex-pairs", "N", argv[argi], (unsigned long)-1);
 			nargs++;
 		} else if (nargs == 1) {
-			rounds = parse_count(argv[argi], "ROUNDS");
+			rounds = bench_count("mutex-pairs", "ROUNDS", argv[argi], (unsigned long)-1);
 			nargs++;
 		} else {
-			fprintf(stderr, "usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -154,9 +128,9 @@ int main(int argc, char **argv)
 		}
 		body = writes;
 		unit = "write";
-		impl = impl_of((void *)write);
+		impl = bench_impl_of((void *)write);
 	} else {
-		impl = impl_of((void *)pthread_mutex_lock);
+		impl = bench_impl_of((void *)pthread_mutex_lock);
 	}
 
 	ns = calloc(rounds, sizeof(*ns));
@@ -176,14 +150,15 @@ int main(int argc, char **argv)
 	}
 
 	/* Warm-up: fault in code and data, let the CPU clock settle. */
-	warm = n < 100000 ? n : 100000;
+	if (!warm)
+		warm = n < 100000 ? n : 100000;
 	body(warm);
 
 	for (unsigned long r = 0; r < rounds; r++) {
-		double t0 = now_ns();
+		double t0 = bench_clock_ns(CLOCK_MONOTONIC);
 
 		body(n);
-		ns[r] = (now_ns() - t0) / (double)n;
+		ns[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
 	}
 
 	qsort(ns, rounds, sizeof(*ns), cmp_double);
