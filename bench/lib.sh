@@ -559,20 +559,26 @@ lttng_run() {
 
 # ---- runs by configuration, row and repetition, and their medians ----
 # The script sets CONFIGS (bare record lttng), ROWS and REPS, and keeps
-# each run with keep; medians then fills MED, MED2 and MED_EV.
+# each run with keep; medians then fills MED, MED2, MED3 and MED_EV.
 
-declare -A VAL=() VAL2=() EV=() WHY=() WARN=() MED=() MED2=() MED_EV=()
+declare -A VAL=() VAL2=() VAL3=() EV=() WHY=() WARN=() MED=() MED2=() MED3=() MED_EV=()
 
-# keep CONFIG ROW REP NAME SECOND: the run just made (RUN_*), its value
-# NAME=... from out/err, SECOND (a number, or empty) beside it. A run that
-# failed marks the row unavailable for CONFIG.
+# out_field NAME: the number NAME=... that the run printed (in out or err).
+out_field() {
+	cat out err 2>/dev/null | sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p" | head -n 1
+}
+
+# keep CONFIG ROW REP NAME SECOND [THIRD]: the run just made (RUN_*), its
+# value NAME=... from out/err, SECOND (a number, or empty) beside it, and
+# the value THIRD=... from out/err if asked. A run that failed marks the
+# row unavailable for CONFIG.
 keep() {
 	local cfg=$1 row=$2 rep=$3 v impl
 	if [[ -n $RUN_WHY ]]; then
 		WHY[$cfg,$row]=$RUN_WHY
 		return
 	fi
-	v=$(cat out err | sed -n "s/.*\\b$4=\\([0-9.]*\\).*/\\1/p" | head -n 1)
+	v=$(out_field "$4")
 	if ! is_num "$v"; then
 		WHY[$cfg,$row]="unavailable (no $4 in the output: $(last_line err))"
 		return
@@ -585,6 +591,7 @@ keep() {
 	esac
 	VAL[$cfg,$row,$rep]=$v
 	VAL2[$cfg,$row,$rep]=$5
+	(($# > 5)) && VAL3[$cfg,$row,$rep]=$(out_field "$6")
 	EV[$cfg,$row,$rep]=$RUN_EVENTS
 }
 
@@ -629,7 +636,7 @@ values() {
 }
 
 # medians: MED and MED_EV (the events of the run with the median value),
-# and MED2 (the median of the second values), by CONFIG,ROW.
+# MED2 and MED3 (the medians of the second and third values), by CONFIG,ROW.
 medians() {
 	local row cfg i
 	local -a v reps
@@ -644,6 +651,7 @@ medians() {
 			MED[$cfg,$row]=${v[i]}
 			MED_EV[$cfg,$row]=${EV[$cfg,$row,${reps[i]}]:-}
 			MED2[$cfg,$row]=$(values VAL2 "$cfg" "$row" | median)
+			MED3[$cfg,$row]=$(values VAL3 "$cfg" "$row" | median)
 		done
 	done
 }
@@ -682,7 +690,7 @@ compare_cells() {
 	printf '%s |' "$s"
 }
 
-# run_listing: every run, in rep order: value/second (events).
+# run_listing: every run, in rep order: value/second[/third] (events).
 run_listing() {
 	local row cfg rep s
 	for row in "${ROWS[@]}"; do
@@ -691,6 +699,7 @@ run_listing() {
 			for ((rep = 1; rep <= REPS; rep++)); do
 				[[ -n ${VAL[$cfg,$row,$rep]:-} ]] || continue
 				s+="${s:+, }$(cell "${VAL[$cfg,$row,$rep]}")/$(cell "${VAL2[$cfg,$row,$rep]}")"
+				[[ -n ${VAL3[$cfg,$row,$rep]:-} ]] && s+="/$(cell "${VAL3[$cfg,$row,$rep]}")"
 				[[ -n ${EV[$cfg,$row,$rep]:-} ]] && s+=" (${EV[$cfg,$row,$rep]})"
 			done
 			[[ -n $s ]] && echo "  $row $cfg: $s"

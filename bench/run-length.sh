@@ -47,8 +47,9 @@ bench_start mutex-pairs
 PROG=$TMP/mutex-pairs
 
 # A row is "PAIRS:BUF", BUF default or big; a configuration is bare,
-# record or lttng. A run keeps ns per pair of the timed loop and, second,
-# the whole command's wall time per pair.
+# record or lttng. A run keeps the CPU ns per pair of the timed loop,
+# second the whole command's wall time per pair, third the timed loop's
+# wall time per pair.
 ROWS=()
 for buf in default big; do
 	for n in "${LENS[@]}"; do
@@ -56,8 +57,11 @@ for buf in default big; do
 	done
 done
 CONFIGS=(bare record lttng)
+# and what the thread met in its timed loop: page faults, voluntary context
+# switches (waits) and involuntary ones (preemptions)
+declare -A FLT=() VCSW=() IVCSW=()
 
-# shellcheck disable=SC2317 # called by run_all
+# shellcheck disable=SC2317,SC2034 # called by run_all; FLT... are read through values
 # one CONFIG ROW REP: one run.
 one() {
 	local cfg=$1 row=$2 rep=$3 n=${2%%:*} extra=
@@ -73,7 +77,11 @@ one() {
 		lttng_run "$extra" "${prog[@]}"
 		;;
 	esac
-	keep "$cfg" "$row" "$rep" ns_per_pair "$(calc "($RUN_T1 - $RUN_T0) / $n")"
+	keep "$cfg" "$row" "$rep" cpu_ns "$(calc "($RUN_T1 - $RUN_T0) / $n")" ns_per_pair
+	[[ -n ${VAL[$cfg,$row,$rep]:-} ]] || return
+	FLT[$cfg,$row,$rep]=$(out_field minflt)
+	VCSW[$cfg,$row,$rep]=$(out_field vcsw)
+	IVCSW[$cfg,$row,$rep]=$(out_field ivcsw)
 	case $cfg in
 	record) check_events "$cfg" "$row" "$rep" $((2 * (n + WARM))) ;;
 	lttng) check_events "$cfg" "$row" "$rep" $((3 * (n + WARM))) ;;
@@ -99,10 +107,13 @@ for row in "${ROWS[@]}"; do
 	echo "| ${row%%:*} | $bufs$(compare_cells "$row")"
 done
 echo
-echo "- bare, shimtrace, LTTng-UST: ns per pair of the timed loop, measured inside the program"
-echo "  (CLOCK_MONOTONIC around the N pairs, after $WARM untimed warm-up pairs): process start,"
-echo "  tracer and buffer set-up and the end of the trace are not in it; the first writes into"
-echo "  each page of a trace buffer are."
+echo "- bare, shimtrace, LTTng-UST: CPU ns per pair of the timed loop, measured inside the"
+echo "  program (CLOCK_THREAD_CPUTIME_ID around the N pairs, after $WARM untimed warm-up pairs):"
+echo "  process start, tracer and buffer set-up and the end of the trace are not in it; the"
+echo "  first writes into each page of a trace buffer are (page faults are CPU time of the"
+echo "  thread). Time the thread waited for a core is not: the machine is shared. The loop"
+echo "  never blocks (discard mode), so on an idle machine this is its wall time too; the loop's"
+echo "  wall time (CLOCK_MONOTONIC) is in the second table and in the runs below."
 echo "- overhead: recording minus bare, ns per pair; LTTng / shimtrace overhead > 1 means"
 echo "  shimtrace costs less. shimtrace writes 2 events a pair, LTTng 3 (lock_req, lock_acq,"
 echo "  unlock); events include the warm-up's."
@@ -118,14 +129,19 @@ garbled_note EV
 short=${LENS[0]}
 long=${LENS[${#LENS[@]} - 1]}
 echo
-echo "### Short-run penalty: ns per pair at $short pairs / at $long pairs"
+echo "### Short-run penalty: ns per pair at $short pairs / at $long pairs (medians)"
 echo
 echo "| buffers | measure | bare | shimtrace | LTTng-UST |"
 echo "|---|---|---|---|---|"
 for buf in default big; do
-	for m in MED MED2; do
+	for m in MED MED3 MED2; do
 		declare -n med=$m
-		line="| $([[ $buf == big ]] && echo "$BIG" || echo default) | $([[ $m == MED ]] && echo "timed loop" || echo "whole command")"
+		case $m in
+		MED) what="timed loop, CPU" ;;
+		MED3) what="timed loop, wall" ;;
+		MED2) what="whole command, wall" ;;
+		esac
+		line="| $([[ $buf == big ]] && echo "$BIG" || echo default) | $what"
 		for cfg in "${CONFIGS[@]}"; do
 			line+=" | $(ratio "${med[$cfg,$short:$buf]:-}" "${med[$cfg,$long:$buf]:-}")"
 		done
@@ -138,7 +154,24 @@ echo "(target for shimtrace's timed loop: at most 1.3x; the whole command also p
 echo "start and stop once, which a short run spreads over fewer pairs)"
 
 echo
-echo "runs (rep order), ns per pair of the timed loop / whole command, events recorded/lost:"
+echo "### Timed loop: page faults / waits / preemptions of the thread (medians)"
+echo
+echo "| pairs | buffers | bare | shimtrace | LTTng-UST |"
+echo "|---|---|---|---|---|"
+for row in "${ROWS[@]}"; do
+	line="| ${row%%:*} | $([[ ${row#*:} == big ]] && echo "$BIG" || echo default)"
+	for cfg in "${CONFIGS[@]}"; do
+		line+=" | $(values FLT "$cfg" "$row" | median) / $(values VCSW "$cfg" "$row" | median)"
+		line+=" / $(values IVCSW "$cfg" "$row" | median)"
+	done
+	echo "$line |"
+done
+echo
+echo "(getrusage RUSAGE_THREAD around the timed loop: minor page faults, voluntary context switches"
+echo "and involuntary ones, in all of the loop's N pairs)"
+
+echo
+echo "runs (rep order), ns per pair: timed loop CPU / whole command wall / timed loop wall, events recorded/lost:"
 run_listing
 
 echo
