@@ -124,6 +124,8 @@ echo "  program, lttng stop/destroy (the session daemon already running; countin
 echo "  the program waits for lttng-ust's registration, LTTNG_UST_REGISTER_TIMEOUT=60000)."
 echo "- events recorded/lost are those of the median run: shimtrace's from its record summary,"
 echo "  LTTng's recorded from babeltrace2's counter sink and lost from \`lttng stop\`'s warning."
+echo "  A run that loses events costs less per pair than one that writes them all: an event"
+echo "  lost to a full buffer is counted, not written."
 garbled_note EV
 
 short=${LENS[0]}
