@@ -30,11 +30,7 @@ WARM=1000
 
 USAGE=7,18
 bench_args lengths:LENGTHS:text big:BIG:text reps:REPS:count warm:WARM:count -- "$@"
-read -r -a LENS <<<"$LENGTHS"
-((${#LENS[@]})) || die "--lengths is empty"
-for n in "${LENS[@]}"; do
-	is_count "$n" || die "bad length '$n' in --lengths"
-done
+count_list LENS --lengths "$LENGTHS"
 # BIG in bytes, for LTTng's sub-buffers
 [[ $BIG =~ ^([1-9][0-9]*)([KMG]?)$ ]] || die "bad --big '$BIG' (a size such as 512M)"
 case ${BASH_REMATCH[2]} in
@@ -82,15 +78,10 @@ one() {
 	FLT[$cfg,$row,$rep]=$(out_field minflt)
 	VCSW[$cfg,$row,$rep]=$(out_field vcsw)
 	IVCSW[$cfg,$row,$rep]=$(out_field ivcsw)
-	case $cfg in
-	record) check_events "$cfg" "$row" "$rep" $((2 * (n + WARM))) ;;
-	lttng) check_events "$cfg" "$row" "$rep" $((3 * (n + WARM))) ;;
-	esac
+	check_events "$cfg" "$row" "$rep" $((n + WARM))
 }
 
-lttng_setup
 run_all one
-medians
 
 uv=$(ust_version)
 echo

@@ -31,13 +31,7 @@ WARM=1000
 
 USAGE=9,19
 bench_args threads:THREADS:text ops:OPS:count reps:REPS:count warm:WARM:count -- "$@"
-read -r -a ROWS <<<"$THREADS"
-((${#ROWS[@]})) || die "--threads is empty"
-for t in "${ROWS[@]}"; do
-	if ! is_count "$t" || ((t > 256)); then
-		die "bad thread count '$t' in --threads (1 to 256)"
-	fi
-done
+count_list ROWS --threads "$THREADS" 256
 bench_start threads
 PROG=$TMP/threads
 
@@ -55,15 +49,10 @@ one() {
 	lttng) lttng_run "" "${prog[@]}" ;;
 	esac
 	keep "$1" "$2" "$3" core_ns_per_op "$(field wall_ns_per_op out)"
-	case $1 in
-	record) check_events "$1" "$2" "$3" $((2 * $2 * (OPS + WARM))) ;;
-	lttng) check_events "$1" "$2" "$3" $((3 * $2 * (OPS + WARM))) ;;
-	esac
+	check_events "$1" "$2" "$3" $(($2 * (OPS + WARM)))
 }
 
-lttng_setup
 run_all one
-medians
 
 uv=$(ust_version)
 echo
