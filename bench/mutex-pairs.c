@@ -1,19 +1,36 @@
 /*
  * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair.
  *
- *   mutex-pairs [--write] [--idle-thread] [N] [ROUNDS]
+ *   mutex-pairs [--write] [--idle-thread] [--warm W] [N] [ROUNDS]
  *                                           (defaults: N=1000000, ROUNDS=5)
  *
- * After a warm-up, runs ROUNDS rounds of N lock+unlock pairs on one default
- * mutex and times each round with CLOCK_MONOTONIC. Prints one line:
+ * After a warm-up of W pairs (default: N, at most 100000), runs ROUNDS
+ * rounds of N lock+unlock pairs on one default mutex and times each round
+ * with CLOCK_MONOTONIC, and with CLOCK_THREAD_CPUTIME_ID. Prints one line:
  *
- *   ns_per_pair=<median> min=<fastest round> max=<slowest round> pairs=<N*ROUNDS> impl=<lib>
+ *   ns_per_pair=<median> min=<fastest round> max=<slowest round>
+ *   cpu_ns=<median> minflt=<F> vcsw=<V> ivcsw=<I> pairs=<N*ROUNDS>
+ *   impl=<lib>                                                (on one line)
+ *
+ * cpu_ns is the thread's own CPU time (user and kernel, so page faults are
+ * in it) per pair: on a machine shared with other work it leaves out the
+ * time the thread waited for a core, which ns_per_pair counts. The loop
+ * never blocks, so on an idle machine the two agree. minflt, vcsw and
+ * ivcsw are the page faults, voluntary context switches (waits) and
+ * involuntary ones (preemptions by other work) of the thread during all
+ * timed rounds (getrusage RUSAGE_THREAD): a tracer that touches a new page
+ * of its buffer, or waits, shows there.
  *
  * impl= names the object that pthread_mutex_lock resolved to, so a caller
  * can tell whether a preloaded wrapper really interposed.
  *
  * --write times N write(fd, buf, 1) calls to /dev/null per round instead
  * (ns_per_write=..., writes=...), for the write() row of the benchmarks.
+ *
+ * --warm W sets the warm-up. run-length.sh gives a small one (1000 pairs:
+ * code, symbols and a tracer's buffer set up) and one round, so that the
+ * timed round holds the first N pairs of a run as a short traced program
+ * would, first touches of trace buffer pages included.
  *
  * It is used by run-mutex.sh to compare running bare, under a dormant
  * shimtrace preload, under shimtrace recording and under LTTng-UST, and by
@@ -33,29 +50,18 @@
  * (pthread_create is in libc since glibc 2.34, so -pthread is not needed
  * to link.)
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr */
-#endif
-#include <dlfcn.h>
-#include <errno.h>
+#include "bench.h"
+
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static int devnull = -1;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void mutex_pairs(unsigned long n)
 {
@@ -92,56 +98,43 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static unsigned long parse_count(const char *s, const char *what)
+/* The median of the n sorted values v. */
+static double median(const double *v, unsigned long n)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || s[0] == '-') {
-		fprintf(stderr, "mutex-pairs: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
-/* Short name of the object defining fn, as the dynamic linker bound it. */
-static const char *impl_of(void *fn)
-{
-	Dl_info info;
-	const char *slash;
-
-	if (!dladdr(fn, &info) || !info.dli_fname || !*info.dli_fname)
-		return "?";
-	slash = strrchr(info.dli_fname, '/');
-	return slash ? slash + 1 : info.dli_fname;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long n = 1000000, rounds = 5, warm;
+	unsigned long n = 1000000, rounds = 5, warm = 0;
 	int argi = 1, write_mode = 0, idle = 0, nargs = 0, err;
 	void (*body)(unsigned long) = mutex_pairs;
 	const char *unit = "pair", *impl;
-	double *ns;
+	double *ns, *cpu;
+	struct rusage ru0, ru1;
 
 	for (; argi < argc; argi++) {
 		if (strcmp(argv[argi], "--write") == 0) {
 			write_mode = 1;
 		} else if (strcmp(argv[argi], "--idle-thread") == 0) {
 			idle = 1;
+		} else if (strcmp(argv[argi], "--warm") == 0) {
+			if (argi + 1 == argc) {
+				fprintf(stderr, "mutex-pairs: --warm needs a value\n");
+				return 2;
+			}
+			warm = bench_count("mutex-pairs", "W", argv[++argi], (unsigned long)-1);
 		} else if (strcmp(argv[argi], "-h") == 0 || strcmp(argv[argi], "--help") == 0) {
-			printf("usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
+			printf("usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 0;
 		} else if (nargs == 0) {
-			n = parse_count(argv[argi], "N");
+			n = bench_count("mutex-pairs", "N", argv[argi], (unsigned long)-1);
 			nargs++;
 		} else if (nargs == 1) {
-			rounds = parse_count(argv[argi], "ROUNDS");
+			rounds = bench_count("mutex-pairs", "ROUNDS", argv[argi], (unsigned long)-1);
 			nargs++;
 		} else {
-			fprintf(stderr, "usage: %s [--write] [--idle-thread] [N] [ROUNDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -154,13 +147,14 @@ int main(int argc, char **argv)
 		}
 		body = writes;
 		unit = "write";
-		impl = impl_of((void *)write);
+		impl = bench_impl_of((void *)write);
 	} else {
-		impl = impl_of((void *)pthread_mutex_lock);
+		impl = bench_impl_of((void *)pthread_mutex_lock);
 	}
 
 	ns = calloc(rounds, sizeof(*ns));
-	if (!ns) {
+	cpu = calloc(rounds, sizeof(*cpu));
+	if (!ns || !cpu) {
 		perror("calloc");
 		return 1;
 	}
@@ -176,21 +170,30 @@ int main(int argc, char **argv)
 	}
 
 	/* Warm-up: fault in code and data, let the CPU clock settle. */
-	warm = n < 100000 ? n : 100000;
+	if (!warm)
+		warm = n < 100000 ? n : 100000;
 	body(warm);
 
+	getrusage(RUSAGE_THREAD, &ru0);
 	for (unsigned long r = 0; r < rounds; r++) {
-		double t0 = now_ns();
+		double t0 = bench_clock_ns(CLOCK_MONOTONIC);
+		double c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
 		body(n);
-		ns[r] = (now_ns() - t0) / (double)n;
+		cpu[r] = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n;
+		ns[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
 	}
+	getrusage(RUSAGE_THREAD, &ru1);
 
 	qsort(ns, rounds, sizeof(*ns), cmp_double);
-	printf("ns_per_%s=%.2f min=%.2f max=%.2f %ss=%lu impl=%s%s\n", unit,
-	       rounds % 2 ? ns[rounds / 2] : (ns[rounds / 2 - 1] + ns[rounds / 2]) / 2,
-	       ns[0], ns[rounds - 1], unit, n * rounds, impl, idle ? " threads=2" : "");
+	qsort(cpu, rounds, sizeof(*cpu), cmp_double);
+	printf("ns_per_%s=%.2f min=%.2f max=%.2f cpu_ns=%.2f minflt=%ld vcsw=%ld ivcsw=%ld %ss=%lu impl=%s%s\n",
+	       unit, median(ns, rounds), ns[0], ns[rounds - 1], median(cpu, rounds),
+	       ru1.ru_minflt - ru0.ru_minflt, ru1.ru_nvcsw - ru0.ru_nvcsw,
+	       ru1.ru_nivcsw - ru0.ru_nivcsw, unit, n * rounds, impl,
+	       idle ? " threads=2" : "");
 	free(ns);
+	free(cpu);
 	if (devnull >= 0)
 		close(devnull);
 	return 0;

@@ -21,284 +21,24 @@
 # This is a benchmark, not a test: it always exits 0 once it has printed
 # its tables, whatever the numbers; rows that cannot run say why.
 
-set -u -o pipefail
-
+BENCH=run-control.sh
 PAIRS=1000000
 ROUNDS=5
 REPS=3
 SPAWNS=300
 ENABLES=5
-BUILD=.
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-usage() {
-	sed -n '6,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-}
-
-die() {
-	echo "run-control.sh: $*" >&2
-	exit 2
-}
-
-is_count() {
-	[[ $1 =~ ^[1-9][0-9]*$ ]]
-}
-
-while (($#)); do
-	case $1 in
-	--pairs) (($# >= 2)) || die "--pairs needs a value"; PAIRS=$2; shift 2 ;;
-	--rounds) (($# >= 2)) || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
-	--reps) (($# >= 2)) || die "--reps needs a value"; REPS=$2; shift 2 ;;
-	--spawns) (($# >= 2)) || die "--spawns needs a value"; SPAWNS=$2; shift 2 ;;
-	--enables) (($# >= 2)) || die "--enables needs a value"; ENABLES=$2; shift 2 ;;
-	--build) (($# >= 2)) || die "--build needs a value"; BUILD=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
-	esac
-done
-is_count "$PAIRS" || die "bad --pairs '$PAIRS'"
-is_count "$ROUNDS" || die "bad --rounds '$ROUNDS'"
-is_count "$REPS" || die "bad --reps '$REPS'"
-is_count "$SPAWNS" || die "bad --spawns '$SPAWNS'"
-is_count "$ENABLES" || die "bad --enables '$ENABLES'"
-[[ -d $BUILD ]] || die "no build directory '$BUILD'"
-BUILD=$(cd "$BUILD" && pwd) || die "cannot enter '$BUILD'"
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || die "cannot find the script's directory"
-SRC=$HERE/mutex-pairs.c
-SPAWN_SRC=$HERE/spawn.c
-[[ -f $SRC ]] || die "missing $SRC"
-[[ -f $SPAWN_SRC ]] || die "missing $SPAWN_SRC"
-
-if [[ -n ${SHIMTRACE_LIBDIR:-} ]]; then
-	CORE_LIB=$SHIMTRACE_LIBDIR/libshimtrace.so
-	PTHREAD_LIB=$SHIMTRACE_LIBDIR/libshimtrace-pthread.so
-else
-	CORE_LIB=$BUILD/core/.libs/libshimtrace.so
-	PTHREAD_LIB=$BUILD/wrappers/.libs/libshimtrace-pthread.so
-fi
-PRELOAD=$CORE_LIB:$PTHREAD_LIB
-SHIMTRACE=${SHIMTRACE_BIN:-$BUILD/ctl/shimtrace}
-SHIMTRACED=${SHIMTRACED_BIN:-$(dirname "$SHIMTRACE")/shimtraced}
-LTTNG_WRAPPER=liblttng-ust-pthread-wrapper.so
+USAGE=6,19
+bench_args pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count spawns:SPAWNS:count \
+	enables:ENABLES:count -- "$@"
 TRUE_BIN=/usr/bin/true
-
-# ---- temp dir and cleanup (also on Ctrl-C) ----
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/shimtrace-bench.XXXXXX") || die "mktemp failed"
+bench_start mutex-pairs spawn
 RUNDIR=$TMP/rundir # our private shimtraced listens here
-SESSIOND_PID=      # a lttng-sessiond we started
-DAEMON_PID=        # the shimtraced we started
-BG_PID=            # a background mutex-pairs we started
-
-# alive PID: PID runs (a zombie child of ours does not count).
-alive() {
-	local stat
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	stat=${stat##*) }
-	[[ ${stat:0:1} != Z ]]
-}
-
-# shellcheck disable=SC2317 # called by cleanup
-# stop_pid PID: SIGTERM, then wait up to 5 s for PID to go away (and reap
-# it if it is our child). False if it is still there.
-stop_pid() {
-	kill "$1" 2>/dev/null || return 0
-	for _ in $(seq 50); do
-		alive "$1" || break
-		sleep 0.1
-	done
-	alive "$1" && return 1
-	wait "$1" 2>/dev/null
-	return 0
-}
-
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	trap - EXIT INT TERM
-	if [[ -n $BG_PID ]]; then
-		kill "$BG_PID" 2>/dev/null
-		wait "$BG_PID" 2>/dev/null
-	fi
-	[[ -n $DAEMON_PID ]] && stop_pid "$DAEMON_PID"
-	[[ -n $SESSIOND_PID ]] && stop_pid "$SESSIOND_PID"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
 PROG=$TMP/mutex-pairs
 SPAWN=$TMP/spawn
-"${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -pthread -o "$PROG" "$SRC" -ldl ||
-	die "cannot compile $SRC"
-"${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -o "$SPAWN" "$SPAWN_SRC" ||
-	die "cannot compile $SPAWN_SRC"
 mkdir "$TMP/empty-rundir" "$RUNDIR" || die "cannot create the run directories"
-cd "$TMP" || die "cannot enter $TMP"
-
-# ---- helpers ----
-
-# quoted COMMAND...: the command as one shell-quoted line.
-quoted() {
-	local s
-	printf -v s '%q ' "$@"
-	printf '%s' "${s% }"
-}
-
-# field NAME FILE: the value of NAME=... in FILE's first line that has it.
-field() {
-	sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" "$2" | head -n 1
-}
-
-# last_line FILE: FILE's last non-blank line, shortened for a table cell.
-last_line() {
-	local l
-	l=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1)
-	l=${l//$'\t'/ }
-	l=${l//|/\\|}
-	((${#l} > 70)) && l="${l:0:67}..."
-	printf '%s' "${l:-no output}"
-}
-
-# calc EXPR: awk arithmetic, for floats.
-calc() {
-	awk "BEGIN { print ($1) }"
-}
-
-# fmt FORMAT EXPR: EXPR computed by awk, printed with printf FORMAT.
-fmt() {
-	awk "BEGIN { printf(\"$1\", $2) }"
-}
-
-# is_num STRING: a plain decimal number.
-is_num() {
-	[[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]
-}
-
-# ratio VALUE BASE: "1.23x", "-" when either is missing.
-ratio() {
-	if ! is_num "${1:-}" || ! is_num "${2:-}" || (($(calc "$2 <= 0"))); then
-		printf -- -
-	elif (($(calc "$1 < 10 * $2"))); then
-		fmt '%.2fx' "$1 / $2"
-	else
-		fmt '%.1fx' "$1 / $2"
-	fi
-}
-
-# median: the median of the numbers on standard input, one a line.
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
-
-# now_ns: the wall clock in ns since the epoch, read without a fork when
-# bash has EPOCHREALTIME (microsecond resolution), else from date(1).
-now_ns() {
-	local t=${EPOCHREALTIME:-}
-	if [[ $t =~ ^([0-9]+)[.,]([0-9]{6})$ ]]; then
-		printf '%s%s000' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
-	else
-		date +%s%N
-	fi
-}
-
-# st ARGS...: the shimtrace CLI, talking to our private daemon.
-st() {
-	env -u SHIMTRACE_DISABLE SHIMTRACE_RUNDIR="$RUNDIR" "$SHIMTRACE" "$@"
-}
-
-# ---- the daemons ----
-
-# Start our private shimtraced in RUNDIR, in the foreground (a child of
-# ours, its warnings in shimtraced.log); ready once `shimtrace status`
-# answers. On failure, sets DAEMON_SKIP to the reason.
-start_shimtraced() {
-	if [[ ! -x $SHIMTRACED ]]; then
-		DAEMON_SKIP="unavailable (no shimtraced at $SHIMTRACED)"
-		return 1
-	fi
-	if [[ ! -x $SHIMTRACE ]]; then
-		DAEMON_SKIP="unavailable (no shimtrace CLI at $SHIMTRACE)"
-		return 1
-	fi
-	env -u SHIMTRACE_DISABLE "$SHIMTRACED" --rundir "$RUNDIR" --foreground --log-level warning \
-		>shimtraced.log 2>&1 &
-	DAEMON_PID=$!
-	for _ in $(seq 50); do
-		if ! alive "$DAEMON_PID"; then
-			wait "$DAEMON_PID"
-			DAEMON_SKIP="unavailable (shimtraced exited $?: $(last_line shimtraced.log))"
-			DAEMON_PID=
-			return 1
-		fi
-		st status >status.out 2>&1 && return 0
-		sleep 0.1
-	done
-	DAEMON_SKIP="unavailable (shimtraced does not answer: $(last_line status.out))"
-	return 1
-}
-
-# Stop our shimtraced (SIGTERM) and say how that went in DAEMON_END.
-stop_shimtraced() {
-	local rc
-	[[ -n $DAEMON_PID ]] || return 0
-	if ! alive "$DAEMON_PID"; then
-		wait "$DAEMON_PID"
-		rc=$?
-		DAEMON_END="WARNING: shimtraced died during the run (exit status $rc)"
-	else
-		kill "$DAEMON_PID"
-		for _ in $(seq 50); do
-			alive "$DAEMON_PID" || break
-			sleep 0.1
-		done
-		if alive "$DAEMON_PID"; then
-			DAEMON_END="WARNING: shimtraced still runs 5 s after SIGTERM"
-			return 1
-		fi
-		wait "$DAEMON_PID"
-		rc=$?
-		DAEMON_END="shimtraced exited with status $rc on SIGTERM"
-		((rc == 0)) || DAEMON_END="WARNING: $DAEMON_END"
-	fi
-	DAEMON_PID=
-}
-
-lttng_missing() {
-	local ldc
-	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null || return 0
-	for ldc in ldconfig /sbin/ldconfig /usr/sbin/ldconfig; do
-		# awk reads everything: grep -q would SIGPIPE ldconfig under pipefail.
-		if "$ldc" -p 2>/dev/null | awk -v lib="$LTTNG_WRAPPER" '$1 == lib { f = 1 } END { exit !f }'; then
-			return 1
-		fi
-	done
-	return 0
-}
-
-# Start a session daemon unless one answers already; remember its pid only
-# if we started it. On failure, sets LTTNG_SKIP to the reason.
-ensure_sessiond() {
-	local pidfile pid
-	lttng list >/dev/null 2>&1 && return 0
-	if ! lttng-sessiond --daemonize --no-kernel >sessiond.log 2>&1; then
-		LTTNG_SKIP="unavailable (lttng-sessiond: $(last_line sessiond.log))"
-		return 1
-	fi
-	if (($(id -u) == 0)); then
-		pidfile=/var/run/lttng/lttng-sessiond.pid
-	else
-		pidfile=${LTTNG_HOME:-$HOME}/.lttng/lttng-sessiond.pid
-	fi
-	pid=$(cat "$pidfile" 2>/dev/null)
-	if [[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == lttng-sessiond ]]; then
-		SESSIOND_PID=$pid
-	else
-		echo "warning: started lttng-sessiond but found no pid in $pidfile; it is left running" >&2
-	fi
-	lttng list >/dev/null 2>&1 && return 0
-	LTTNG_SKIP="unavailable (lttng-sessiond does not answer)"
-	return 1
-}
 
 # The environment of a configuration, for env(1): ENVV for KEY.
 env_of() {
@@ -500,12 +240,7 @@ check_registration() {
 # ---- start the daemons ----
 DAEMON_SKIP=
 start_shimtraced
-LTTNG_SKIP=
-if lttng_missing; then
-	LTTNG_SKIP="skipped: lttng-tools/liblttng-ust-dev not installed"
-else
-	ensure_sessiond
-fi
+lttng_setup
 
 for key in "${KEYS1[@]}"; do
 	w=$(why_not "$key")
@@ -674,8 +409,7 @@ stop_shimtraced
 
 # ============ report ============
 
-ust_version=$(dpkg-query -W -f '${Version}' liblttng-ust1 2>/dev/null)
-ust_version=${ust_version%%-*}
+ust_version=$(ust_version)
 if [[ -n $ust_version ]]; then
 	LABEL1[lttng]="lttng-ust $ust_version pthread wrapper, sessiond running, no session"
 	LABEL2[lttng]="lttng-ust $ust_version pthread wrapper, sessiond running, no session"
@@ -790,13 +524,10 @@ echo "\`shimtrace view\` (wall clock); stop came 300 ms after start returned, so
 echo "should be about 300 ms + start + stop"
 
 # ---- machine and commands ----
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
-glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || echo "glibc ?")
-lttng_version=$(lttng --version 2>/dev/null | head -n 1)
 echo
-echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, kernel $(uname -r), ${glibc}${lttng_version:+, $lttng_version}"
-echo "programs: $(quoted "${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -pthread -o mutex-pairs "$SRC" -ldl)"
-echo "          $(quoted "${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -o spawn "$SPAWN_SRC")"
+machine_line
+echo "programs: ${COMPILE_SHOWN//PROG/mutex-pairs}"
+echo "          ${COMPILE_SHOWN//PROG/spawn}"
 echo "commands (run in a temp dir \$TMP; PRELOAD=$PRELOAD):"
 echo "  daemon: $(quoted "$SHIMTRACED") --rundir \$TMP/rundir --foreground --log-level warning & (SIGTERM at the end)"
 [[ -z $LTTNG_SKIP ]] && echo "  lttng: lttng-sessiond --daemonize --no-kernel, unless a session daemon answers already"

@@ -17,118 +17,18 @@
 # This is a benchmark, not a test: it always exits 0 once it has printed
 # its table, whatever the numbers; rows that cannot run say why.
 
-set -u -o pipefail
-
+BENCH=run-mutex.sh
 PAIRS=1000000
 ROUNDS=5
 REPS=3
-BUILD=.
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-usage() {
-	sed -n '4,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-}
-
-die() {
-	echo "run-mutex.sh: $*" >&2
-	exit 2
-}
-
-is_count() {
-	[[ $1 =~ ^[1-9][0-9]*$ ]]
-}
-
-while (($#)); do
-	case $1 in
-	--pairs) (($# >= 2)) || die "--pairs needs a value"; PAIRS=$2; shift 2 ;;
-	--rounds) (($# >= 2)) || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
-	--reps) (($# >= 2)) || die "--reps needs a value"; REPS=$2; shift 2 ;;
-	--build) (($# >= 2)) || die "--build needs a value"; BUILD=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
-	esac
-done
-is_count "$PAIRS" || die "bad --pairs '$PAIRS'"
-is_count "$ROUNDS" || die "bad --rounds '$ROUNDS'"
-is_count "$REPS" || die "bad --reps '$REPS'"
-[[ -d $BUILD ]] || die "no build directory '$BUILD'"
-BUILD=$(cd "$BUILD" && pwd) || die "cannot enter '$BUILD'"
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) || die "cannot find the script's directory"
-SRC=$HERE/mutex-pairs.c
-[[ -f $SRC ]] || die "missing $SRC"
-
-if [[ -n ${SHIMTRACE_LIBDIR:-} ]]; then
-	CORE_LIB=$SHIMTRACE_LIBDIR/libshimtrace.so
-	PTHREAD_LIB=$SHIMTRACE_LIBDIR/libshimtrace-pthread.so
-else
-	CORE_LIB=$BUILD/core/.libs/libshimtrace.so
-	PTHREAD_LIB=$BUILD/wrappers/.libs/libshimtrace-pthread.so
-fi
-SHIMTRACE=${SHIMTRACE_BIN:-$BUILD/ctl/shimtrace}
-LTTNG_WRAPPER=liblttng-ust-pthread-wrapper.so
-
-# ---- temp dir and cleanup (also on Ctrl-C) ----
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/shimtrace-bench.XXXXXX") || die "mktemp failed"
-LTTNG_SESSION=   # a session we created that still exists
-SESSIOND_PID=    # a lttng-sessiond we started
-
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	trap - EXIT INT TERM
-	if [[ -n $LTTNG_SESSION ]]; then
-		lttng destroy "$LTTNG_SESSION" >/dev/null 2>&1
-	fi
-	if [[ -n $SESSIOND_PID ]]; then
-		kill "$SESSIOND_PID" 2>/dev/null
-		for _ in $(seq 50); do
-			kill -0 "$SESSIOND_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
+USAGE=6,15
+bench_args pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count -- "$@"
+bench_start mutex-pairs
 PROG=$TMP/mutex-pairs
-"${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -o "$PROG" "$SRC" -ldl ||
-	die "cannot compile $SRC"
 mkdir "$TMP/empty-rundir"
-cd "$TMP" || die "cannot enter $TMP"
-
-# ---- helpers ----
-
-# quoted COMMAND...: the command as one shell-quoted line.
-quoted() {
-	local s
-	printf -v s '%q ' "$@"
-	printf '%s' "${s% }"
-}
-
-# field NAME FILE: the value of NAME=... in FILE's first line that has it.
-field() {
-	sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" "$2" | head -n 1
-}
-
-# last_line FILE: FILE's last non-blank line, shortened for a table cell.
-last_line() {
-	local l
-	l=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1)
-	l=${l//$'\t'/ }
-	((${#l} > 70)) && l="${l:0:67}..."
-	printf '%s' "${l:-no output}"
-}
-
-# calc EXPR: awk arithmetic, for floats.
-calc() {
-	awk "BEGIN { print ($1) }"
-}
-
-# fmt FORMAT EXPR: EXPR computed by awk, printed with printf FORMAT.
-fmt() {
-	awk "BEGIN { printf(\"$1\", $2) }"
-}
 
 # Results, by configuration key.
 declare -A BEST=() BEST_EVENTS=() WHY=() CMD=() RUNS=() WARN=()
@@ -233,111 +133,33 @@ run_record() {
 }
 
 # ---- configuration 4: LTTng-UST pthread wrapper ----
-lttng_missing() {
-	local ldc
-	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null || return 0
-	for ldc in ldconfig /sbin/ldconfig /usr/sbin/ldconfig; do
-		# awk reads everything: grep -q would SIGPIPE ldconfig under pipefail.
-		if "$ldc" -p 2>/dev/null | awk -v lib="$LTTNG_WRAPPER" '$1 == lib { f = 1 } END { exit !f }'; then
-			return 1
-		fi
-	done
-	return 0
-}
-
-# Start a session daemon unless one answers already; remember its pid only
-# if we started it. On failure, sets LTTNG_SKIP to the reason.
-ensure_sessiond() {
-	local pidfile pid
-	lttng list >/dev/null 2>&1 && return 0
-	if ! lttng-sessiond --daemonize --no-kernel >sessiond.log 2>&1; then
-		LTTNG_SKIP="unavailable (lttng-sessiond: $(last_line sessiond.log))"
-		return 1
-	fi
-	if (($(id -u) == 0)); then
-		pidfile=/var/run/lttng/lttng-sessiond.pid
-	else
-		pidfile=${LTTNG_HOME:-$HOME}/.lttng/lttng-sessiond.pid
-	fi
-	pid=$(cat "$pidfile" 2>/dev/null)
-	if [[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == lttng-sessiond ]]; then
-		SESSIOND_PID=$pid
-	else
-		echo "warning: started lttng-sessiond but found no pid in $pidfile; it is left running" >&2
-	fi
-	lttng list >/dev/null 2>&1 && return 0
-	LTTNG_SKIP="unavailable (lttng-sessiond does not answer)"
-	return 1
-}
-
-# lttng_cmd LOG ARGS...: run lttng ARGS, output appended to LOG.
-lttng_cmd() {
-	local log=$1
-	shift
-	lttng "$@" >>"$log" 2>&1
-}
-
 run_lttng() {
-	local key=$1 rep=$2 session dir ns recorded lost log=$TMP/lttng.log
+	local key=$1 rep=$2 dir=$TMP/lttng-trace ns recorded
 	local -a chan=()
-	session=shimtrace-bench-$$-$key-$rep
-	dir=$TMP/lttng-trace
-	CMD[$key]="lttng create SESSION --output=DIR"
-	if [[ $key == lttng-big ]]; then
-		CMD[$key]+="; lttng enable-channel -u -s SESSION --subbuf-size 8M --num-subbuf 8 chan"
-		chan=(-c chan)
-	fi
-	CMD[$key]+="; lttng enable-event -u -s SESSION ${chan[*]}${chan[*]:+ }'lttng_ust_pthread:*'; lttng start SESSION"
-	CMD[$key]+="; LD_PRELOAD=$LTTNG_WRAPPER ${CMD[bare]}; lttng stop SESSION; lttng destroy SESSION"
+	[[ $key == lttng-big ]] && chan=(8M 8)
+	CMD[$key]="$(lttng_up_shown "${chan[@]}"); $LTTNG_ENV_SHOWN ${CMD[bare]}; lttng stop S; lttng destroy S"
 	if [[ -n ${LTTNG_SKIP:-} ]]; then
 		WHY[$key]=$LTTNG_SKIP
 		return
 	fi
-	rm -rf "$dir"
-	: >"$log"
-	if ! lttng_cmd "$log" create "$session" --output="$dir"; then
-		WHY[$key]="unavailable (lttng create: $(last_line "$log"))"
-		return
-	fi
-	LTTNG_SESSION=$session
-	if ((${#chan[@]})) &&
-		! lttng_cmd "$log" enable-channel -u -s "$session" --subbuf-size 8M --num-subbuf 8 chan; then
-		WHY[$key]="unavailable (lttng enable-channel: $(last_line "$log"))"
-	elif ! lttng_cmd "$log" enable-event -u -s "$session" "${chan[@]}" 'lttng_ust_pthread:*' ||
-		! lttng_cmd "$log" start "$session"; then
-		WHY[$key]="unavailable ($(last_line "$log"))"
-	elif ! LD_PRELOAD=$LTTNG_WRAPPER "$PROG" "$PAIRS" "$ROUNDS" >out 2>err; then
+	if ! lttng_up "shimtrace-bench-$$-$key-$rep" "$dir" "${chan[@]}"; then
+		WHY[$key]="unavailable ($(last_line lttng.log))"
+	elif ! env "${LTTNG_ENV[@]}" "$PROG" "$PAIRS" "$ROUNDS" >out 2>err; then
 		WHY[$key]="unavailable ($(last_line err))"
 	fi
-	: >"$TMP/lttng-stop.log"
-	lttng_cmd "$TMP/lttng-stop.log" stop "$session"
-	lttng_cmd "$TMP/lttng-stop.log" destroy "$session"
-	LTTNG_SESSION=
+	lttng_down
 	[[ -n ${WHY[$key]:-} ]] && return
 
 	ns=$(field ns_per_pair out)
 	[[ $(field impl out) == *lttng* ]] || WARN[$key]="pthread_mutex_lock was not interposed (impl=$(field impl out))"
-	# "Warning: N events were discarded" from lttng stop/destroy.
-	lost=$(grep -oE '[0-9]+ events were discarded' "$TMP/lttng-stop.log" | grep -oE '^[0-9]+' | sort -n | tail -n 1)
-	lost=${lost:-0}
-	recorded='?'
-	if command -v babeltrace2 >/dev/null; then
-		recorded=$(babeltrace2 "$dir" -c sink.utils.counter 2>/dev/null |
-			awk '/ Event messages$/ { n = $1 } END { print n }')
-		recorded=${recorded:-'?'}
-	fi
+	recorded=$(lttng_count "$dir")
 	[[ $recorded == 0 ]] && WARN[$key]="LTTng recorded no event"
-	note_run "$key" "$ns" "$recorded/$lost"
+	note_run "$key" "$ns" "$recorded/$(lttng_lost)"
 	rm -rf "$dir"
 }
 
 # ---- run: configurations interleaved, REPS times ----
-LTTNG_SKIP=
-if lttng_missing; then
-	LTTNG_SKIP="skipped: lttng-tools/liblttng-ust-dev not installed"
-else
-	ensure_sessiond
-fi
+lttng_setup
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	for key in "${KEYS[@]}"; do
@@ -352,8 +174,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 
 # ---- report ----
-ust_version=$(dpkg-query -W -f '${Version}' liblttng-ust1 2>/dev/null)
-ust_version=${ust_version%%-*}
+ust_version=$(ust_version)
 if [[ -n $ust_version ]]; then
 	LABEL[lttng-default]="lttng-ust $ust_version pthread wrapper"
 	LABEL[lttng-big]="lttng-ust $ust_version pthread wrapper"
@@ -414,12 +235,9 @@ for key in "${KEYS[@]}"; do
 done
 echo "  lttng events: 3 per pair (lock_req, lock_acq, unlock), warm-up included; lost = discarded count from 'lttng stop'"
 
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
-glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || echo "glibc ?")
-lttng_version=$(lttng --version 2>/dev/null | head -n 1)
 echo
-echo "machine: ${cpu:-unknown CPU}, $(nproc) CPUs, kernel $(uname -r), ${glibc}${lttng_version:+, $lttng_version}"
-echo "program: $(quoted "${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -o mutex-pairs "$SRC" -ldl)"
+machine_line
+echo "program: ${COMPILE_SHOWN//PROG/mutex-pairs}"
 echo "commands (run in a temp dir):"
 for key in "${KEYS[@]}"; do
 	echo "  ${key}: ${CMD[$key]}"
