@@ -182,19 +182,30 @@ struct st__pool *st__pool_get(uint32_t s)
  * Makes slot i's memory resident and mapped before its first event: a
  * page first touched by the event path would cost a fault each (11-14 us
  * on this kind of virtual machine: 100 ms over a 32 MiB buffer), where one
- * MADV_POPULATE_WRITE allocates and maps it all at once (9 ms; 2.5 ms for
- * pages another thread already used). Once per slot and process: a slot a
- * later thread reuses is mapped already. On a kernel without it, the pages
- * come as they are touched, as before.
+ * MADV_POPULATE_WRITE allocates and maps it all at once (8-11 ms; 2.5 ms
+ * for pages another thread already used). Under a hypervisor that fills
+ * its own page tables lazily, the first store into each page costs a few
+ * microseconds more even then (22-30 ms per 32 MiB here: a short run paid
+ * it on most of its events, 50 ns a pair), so each page is written once
+ * here as well: a no-op store into the data pages (never used in this
+ * process yet: zero), an atomic OR of 0 into the header's (the daemon and
+ * other threads write there). Once per slot and process: a slot a later
+ * thread reuses is mapped already. On a kernel without MADV_POPULATE_WRITE
+ * the stores fault the pages in.
  */
 static void populate(struct st__pool *p, uint32_t i)
 {
 	struct st__writer *w = &p->writers[i];
+	uint8_t *base = (uint8_t *)slot_at(p, i);
 
 	if (w->populated)
 		return;
 	w->populated = true;
-	st__sys3(SYS_madvise, slot_at(p, i), p->slot_size, MADV_POPULATE_WRITE);
+	st__sys3(SYS_madvise, base, p->slot_size, MADV_POPULATE_WRITE);
+	for (uint64_t off = 0; off < p->hdr_size; off += ST_ABI_PAGE)
+		__atomic_fetch_or((uint32_t *)(base + off), 0, __ATOMIC_RELAXED);
+	for (uint64_t off = p->hdr_size; off < p->slot_size; off += ST_ABI_PAGE)
+		*(volatile uint8_t *)(base + off) = 0;
 }
 
 /*
