@@ -48,11 +48,12 @@ struct seg {
 
 /* The most trace bytes len ring bytes make: a ring record has at least a
  * compact header and the ip (10 bytes), its trace record at most
- * ST_TRACE_REC_MAX_HDR (25) before the same fields. */
+ * ST_TRACE_REC_MAX_HDR (25) before the same fields; and 8 bytes of slack
+ * for the last record's fields copied in words. */
 static uint64_t seg_capacity(uint64_t len)
 {
 	return len + (len / (ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES) + 1) *
-			     (ST_TRACE_REC_MAX_HDR - ST_ABI_HDR_COMPACT - ST_ABI_IP_BYTES);
+			     (ST_TRACE_REC_MAX_HDR - ST_ABI_HDR_COMPACT - ST_ABI_IP_BYTES) + 8;
 }
 
 /* Swaps the two entries of a two-entry cache. */
@@ -146,7 +147,18 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		}
 		ip = site[0].out;
 		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, p->pid, ip);
-		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size <= len - off - r.hdr) {
+		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size + 8 <= len - off - r.hdr) {
+			/* whole words (a call to memcpy costs more than these few
+			 * bytes): up to 7 bytes past the fields are read, within
+			 * the range, and written, within dst's slack */
+			for (int32_t k = 0; k < c->fixed_size; k += 8) {
+				uint64_t v;
+
+				memcpy(&v, src + off + r.hdr + k, 8);
+				memcpy(dst + out + h + k, &v, 8);
+			}
+			size = c->fixed_size;
+		} else if (c->fixed_size >= 0 && (uint64_t)c->fixed_size <= len - off - r.hdr) {
 			memcpy(dst + out + h, src + off + r.hdr, (size_t)c->fixed_size);
 			size = c->fixed_size;
 		} else {

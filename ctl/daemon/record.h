@@ -47,42 +47,43 @@ struct st_ring_rec {
 static inline bool st_ring_rec_decode(const uint8_t *src, uint64_t avail, uint64_t *prev_ts,
 				      struct st_ring_rec *r)
 {
-	uint8_t b[ST_ABI_RECORD_MAX_HDR];
-	uint64_t low;
+	uint64_t w0, low;
+	uint32_t w32;
+	uint16_t w16;
 
-	/* (one read of each byte: src may be memory the process writes) */
+	/* Whole words, one read of each byte (src may be memory the process
+	 * writes), and no byte copies to read back: the consumer runs this
+	 * for every event. */
 	if (avail < ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES)
 		return false;
-	b[0] = src[0];
-	if (b[0] != ST_ABI_ID_EXTENDED) {
-		memcpy(b + 1, src + 1, ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES - 1);
-		r->id = b[0];
-		low = b[1] | (uint64_t)b[2] << 8 | (uint64_t)b[3] << 16;
+	memcpy(&w0, src, 8);
+	memcpy(&w16, src + 8, 2);
+	r->tid = 0;
+	if ((w0 & 0xff) != ST_ABI_ID_EXTENDED) {
+		r->id = (uint32_t)(w0 & 0xff);
+		low = (w0 >> 8) & ST_RING_TS_MASK;
 		/* the first time after the previous record with these low bits */
 		r->ts = *prev_ts + ((low - *prev_ts) & ST_RING_TS_MASK);
-		r->ip = 0;
-		memcpy(&r->ip, b + ST_ABI_HDR_COMPACT, ST_ABI_IP_BYTES);
+		r->ip = w0 >> 32 | (uint64_t)w16 << 32;
 		r->hdr = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES;
-		r->tid = 0;
 		*prev_ts = r->ts;
 		return true;
 	}
-	if (avail < ST_ABI_HDR_EXTENDED + 4)
+	/* extended: the id in bytes 1-4, the time in 5-12 */
+	if (avail < ST_ABI_THREAD_REC)
 		return false;
-	memcpy(b + 1, src + 1, ST_ABI_HDR_EXTENDED + 4 - 1);
-	memcpy(&r->id, b + 1, 4);
-	memcpy(&r->ts, b + 5, 8);
+	r->id = (uint32_t)(w0 >> 8);
+	memcpy(&r->ts, src + 5, 8);
+	memcpy(&w32, src + ST_ABI_HDR_EXTENDED, 4);
 	r->ip = 0;
-	r->tid = 0;
 	if (r->id == ST_ABI_ID_THREAD) {
-		memcpy(&r->tid, b + ST_ABI_HDR_EXTENDED, 4);
+		r->tid = (int32_t)w32;
 		r->hdr = ST_ABI_THREAD_REC;
 	} else {
 		if (avail < ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES)
 			return false;
-		memcpy(b + ST_ABI_HDR_EXTENDED + 4, src + ST_ABI_HDR_EXTENDED + 4,
-		       ST_ABI_IP_BYTES - 4);
-		memcpy(&r->ip, b + ST_ABI_HDR_EXTENDED, ST_ABI_IP_BYTES);
+		memcpy(&w16, src + ST_ABI_HDR_EXTENDED + 4, 2);
+		r->ip = w32 | (uint64_t)w16 << 32;
 		r->hdr = ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES;
 	}
 	*prev_ts = r->ts;
