@@ -282,6 +282,23 @@ static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 	return false;
 }
 
+/*
+ * What the buffers hold asks for the line tables it needs: a drain that
+ * finds callers whose table is on its way leaves them, and its process
+ * waits (st_proc_waiting) a few seconds. A pending stop drains again at
+ * each look, so that a process whose tables are still coming (hundreds of
+ * libraries on a busy machine) is waited for as long as they come, not
+ * only those first seconds.
+ */
+static void flush_asking(struct st_daemon *d, const struct st_session *ses)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->control &&
+		    p->control->session[ses->index].generation == ses->generation &&
+		    !st_proc_waiting(p))
+			st_consume_all(d, p, ST_DRAIN_FLUSH);
+}
+
 static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
 	if (st_session_stop(d, ses->index) < 0)
@@ -301,14 +318,12 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 
 	if (!ses)
 		return ST_EXIT_FAIL;
-	/* what the buffers hold asks for the line tables it needs */
-	for (struct st_proc *p = d->procs; ses->active && p; p = p->next) {
-		/* (pools a process without a connection offers: take them now,
-		 * not at the next tick; the stop waits for them) */
+	/* (pools a process without a connection offers: take them now, not
+	 * at the next tick; the stop waits for them) */
+	for (struct st_proc *p = d->procs; ses->active && p; p = p->next)
 		st_pickup(d, p);
-		if (!p->ended && !st_proc_waiting(p))
-			st_consume_all(d, p, ST_DRAIN_FLUSH);
-	}
+	if (ses->active)
+		flush_asking(d, ses);
 	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
 		return stop_now(d, r, ses);
 	/* the request outlives this call: keep its descriptor and peer only */
@@ -331,6 +346,8 @@ void st_commands_poll(struct st_daemon *d, bool now)
 		struct st_session *ses = d->sessions[ps->session];
 		int status;
 
+		if (ses && ses->generation == ps->generation && !now && may_wait(ps))
+			flush_asking(d, ses);
 		if (ses && ses->generation == ps->generation && !now && session_waiting(d, ses) &&
 		    may_wait(ps)) {
 			pp = &ps->next;
