@@ -344,12 +344,12 @@ void st_commands_poll(struct st_daemon *d, bool now)
 	for (struct pending_stop **pp = &stops; *pp;) {
 		struct pending_stop *ps = *pp;
 		struct st_session *ses = d->sessions[ps->session];
+		bool waits = ses && ses->generation == ps->generation && !now && may_wait(ps);
 		int status;
 
-		if (ses && ses->generation == ps->generation && !now && may_wait(ps))
+		if (waits)
 			flush_asking(d, ses);
-		if (ses && ses->generation == ps->generation && !now && session_waiting(d, ses) &&
-		    may_wait(ps)) {
+		if (waits && session_waiting(d, ses)) {
 			pp = &ps->next;
 			continue;
 		}

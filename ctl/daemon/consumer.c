@@ -158,9 +158,6 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				memcpy(dst + out + h + k, &v, 8);
 			}
 			size = c->fixed_size;
-		} else if (c->fixed_size >= 0 && (uint64_t)c->fixed_size <= len - off - r.hdr) {
-			memcpy(dst + out + h, src + off + r.hdr, (size_t)c->fixed_size);
-			size = c->fixed_size;
 		} else {
 			size = st_evclass_payload_copy(c, src + off + r.hdr, len - off - r.hdr,
 						       dst + out + h);
