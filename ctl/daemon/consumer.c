@@ -56,6 +56,22 @@ static uint64_t seg_capacity(uint64_t len)
 			     (ST_TRACE_REC_MAX_HDR - ST_ABI_HDR_COMPACT - ST_ABI_IP_BYTES) + 8;
 }
 
+/* Trace bytes a packet holds at most, unless one record needs more: the
+ * packet buffers stay small enough to be kept resident (resident.c). */
+#define PACKET_MAX (1u << 20)
+
+/* The packet buffer for len ring bytes: room for all they can make, or
+ * PACKET_MAX and at least one record of all of them (transform stops
+ * before a record that might not fit). */
+static uint64_t packet_capacity(uint64_t len)
+{
+	uint64_t all = seg_capacity(len), one = len + ST_TRACE_REC_MAX_HDR + 8;
+
+	if (all <= PACKET_MAX)
+		return all;
+	return one > PACKET_MAX ? one : PACKET_MAX;
+}
+
 /* Swaps the two entries of a two-entry cache. */
 #define swap(a)                           \
 	do {                              \
@@ -75,7 +91,8 @@ static uint64_t seg_capacity(uint64_t len)
  * sites are refined, and time never goes back nor before min_ts.
  */
 static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
-		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t min_ts, struct seg *sg)
+		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t cap, uint64_t min_ts,
+		      struct seg *sg)
 {
 	uint64_t off = 0, out = 0, prev_out = 0, ring_ts = sg->pos.ts;
 	/* The last two classes and call sites: events come in pairs (lock,
@@ -127,6 +144,12 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			sg->corrupt = true;
 			break;
 		}
+		/* (the next packet, when this record might not fit: the first
+		 * always does) */
+		if (out + ST_TRACE_REC_MAX_HDR + 8 +
+			    (c->fixed_size >= 0 ? (uint64_t)c->fixed_size : len - off - r.hdr) >
+		    cap)
+			break;
 		ts = r.ts;
 		if (ts < min_ts)
 			ts = min_ts;
@@ -238,12 +261,13 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 	uint64_t events = 0, off = 0;
 
 	while (off < len) {
-		uint8_t *buf = st_packet_buf(seg_capacity(len - off));
+		uint64_t cap = packet_capacity(len - off);
+		uint8_t *buf = st_packet_buf(cap);
 		struct seg sg = { .pos = *pos };
 
 		if (!buf)
 			break;
-		transform(d, p, t, src + off, len - off, buf, stream->last_ts, &sg);
+		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, &sg);
 		if (sg.unsettled && may_wait) {
 			if (!p->lines_waiting)
 				p->lines_wait_since = st_now_ms();
@@ -278,14 +302,27 @@ static uint8_t *staging(uint64_t len)
 	static uint64_t cap;
 
 	if (len > cap) {
-		uint8_t *n = realloc(buf, len);
+		uint8_t *n = st_resident_alloc(len);
 
 		if (!n)
 			return NULL;
+		st_resident_free(buf, cap);
 		buf = n;
 		cap = len;
 	}
 	return buf;
+}
+
+/* Beyond this, buffers grow when used: sub-buffers this large are for
+ * long runs, which the first drains do not delay much. */
+#define PREPARE_MAX (8u << 20)
+
+void st_consume_prepare(uint32_t sb_size)
+{
+	if (sb_size > PREPARE_MAX)
+		return;
+	staging(sb_size);
+	st_packet_prepare(packet_capacity(sb_size));
 }
 
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
@@ -340,12 +377,12 @@ static uint64_t stream_lost(const struct st_slot_state *st, uint64_t lost)
 }
 
 /*
- * Emits a range of slot i into session s's trace, read where the producer
- * wrote it (discard mode: it leaves the range alone until it is given back;
- * a misbehaving process changing it meanwhile only spoils its own records,
- * which are checked as they are copied). Returns the bytes emitted: fewer
- * than the range's when the rest is left for later (may_wait: see
- * emit_range).
+ * Emits a range of slot i into session s's trace. It is copied out first
+ * (ring.h: pread is cheaper than reading the mapping), and the copy is
+ * what is checked: a misbehaving process changing the range meanwhile only
+ * spoils its own records. Returns the bytes emitted: fewer than the
+ * range's when the rest is left for later (may_wait: see emit_range), all
+ * of them when the copy fails (the sub-buffer is then given back).
  */
 static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
 		     const struct st_ring_range *g, uint64_t discarded, bool may_wait)
@@ -353,11 +390,13 @@ static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	struct st_slot_state *st = &p->pools[s].slots[i];
-	const uint8_t *src = st_ring_data(&p->pools[s].ring, i, g->idx) + g->off;
+	uint8_t *buf = staging(g->len);
 	uint64_t corrupt = st_emit_corrupt, used, n;
 
-	n = emit_range(d, p, &ses->trace, slot_stream(d, p, s, i), src, g->len, &st->pos, discarded,
-		       may_wait, &used);
+	if (!buf || !st_ring_copy(&p->pools[s].ring, i, g->idx, g->seq, g->off, g->len, buf))
+		return g->len;
+	n = emit_range(d, p, &ses->trace, slot_stream(d, p, s, i), buf, g->len, &st->pos,
+		       discarded, may_wait, &used);
 	if (stats) {
 		stats->events += n;
 		stats->corrupt_bytes += st_emit_corrupt - corrupt;

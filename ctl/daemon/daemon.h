@@ -209,8 +209,6 @@ struct st_trace {
 	int dirfd;
 	uid_t owner;		/* files are given to the session's owner */
 	gid_t owner_gid;
-	bool direct_ok;		/* the filesystem takes O_DIRECT writes */
-	uint32_t align;		/* their alignment */
 	/* Writing it: what was lost (writer.h); the metadata says so once
 	 * final (st_trace_finish), and until then that it is not. */
 	struct st_wloss wloss;
@@ -246,10 +244,16 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 		   uint64_t owner);
 /*
  * A buffer for the records of one packet, len bytes: the packet header goes
- * in front of it and padding after it, so a packet is written with a single
- * (direct) write. Valid until the next call.
+ * in front of it, so a packet is written with a single write. Valid until
+ * the next call.
  */
 uint8_t *st_packet_buf(uint64_t len);
+/* len bytes of private memory, resident, and not inherited by children
+ * (resident.c); NULL if out of memory. */
+void *st_resident_alloc(uint64_t len);
+void st_resident_free(void *p, uint64_t len);
+/* Makes the packet buffers hold len bytes of records, resident, now. */
+void st_packet_prepare(uint64_t len);
 /*
  * Appends one packet holding `len` bytes of validated records at `records`
  * (from st_packet_buf), `events` of them, ts_begin..ts_end, once the
@@ -635,6 +639,9 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
+/* At a session's start: the consumer's buffers for sub-buffers of sb_size
+ * bytes are made resident, so that the first drains do not pay for it. */
+void st_consume_prepare(uint32_t sb_size);
 /* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r from
  * byte *off (at *pos) into stream, if it still holds seq after the copy;
  * the events written (*off, *pos: the end of what was emitted). */

@@ -500,6 +500,8 @@ static void pool_unmap(struct st_proc_pool *pool)
 		st_stream_close(&pool->meta);
 	if (pool->ring.base)
 		munmap(pool->ring.base, pool->ring.size);
+	if (pool->ring.base && pool->ring.fd >= 0)
+		close(pool->ring.fd); /* a memfd: its close never waits */
 	free(pool->slots);
 	memset(pool, 0, sizeof(*pool));
 }
@@ -518,6 +520,7 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 	const struct st_abi_pool *hdr;
 	struct st_abi_geometry g;
 	uint8_t *base;
+	int keep;
 
 	if (fd < 0 || !ses || ses->generation != m->generation) {
 		/* A pool for a session that is gone: not an error. */
@@ -550,10 +553,15 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 		return -1;
 	}
 	pool->slots = calloc(ses->nslots, sizeof(*pool->slots));
+	/* records are read from it with pread (ring.h); without a descriptor
+	 * to spare, from the mapping */
+	keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (!pool->slots ||
-	    st_ring_init(&pool->ring, base, g.size, ses->mode, ses->sb_size, ses->sb_count,
+	    st_ring_init(&pool->ring, base, keep, g.size, ses->mode, ses->sb_size, ses->sb_count,
 			 ses->nslots) < 0) {
 		munmap(base, g.size);
+		if (keep >= 0)
+			close(keep);
 		free(pool->slots);
 		memset(pool, 0, sizeof(*pool));
 		return -1;

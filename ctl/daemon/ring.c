@@ -16,6 +16,7 @@
  * data, hence an acquire fence after the copy and an unchanged seq prove
  * the copy holds the old lap's bytes only.
  */
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 
 #include "ctl/daemon/ring.h"
 
-int st_ring_init(struct st_ring *r, uint8_t *base, uint64_t size, uint32_t mode,
+int st_ring_init(struct st_ring *r, uint8_t *base, int fd, uint64_t size, uint32_t mode,
 		 uint32_t sb_size, uint32_t sb_count, uint32_t nslots)
 {
 	struct st_abi_geometry g;
@@ -33,6 +34,7 @@ int st_ring_init(struct st_ring *r, uint8_t *base, uint64_t size, uint32_t mode,
 	if (st_abi_geometry(mode, sb_size, sb_count, nslots, &g) < 0 || g.size != size)
 		return -1;
 	r->base = base;
+	r->fd = fd;
 	r->size = size;
 	r->mode = mode;
 	r->sb_size = sb_size;
@@ -176,9 +178,24 @@ bool st_ring_copy(const struct st_ring *r, uint32_t i, uint32_t idx, uint64_t se
 {
 	const struct st_abi_subbuf *sb = &st_ring_slot(r, i)->sb[idx];
 
+	const uint8_t *src = st_ring_data(r, i, idx) + off;
+
 	if (off > r->sb_size || len > r->sb_size - off)
 		return false;
-	memcpy(dst, st_ring_data(r, i, idx) + off, len);
+	if (r->fd < 0) {
+		memcpy(dst, src, len);
+	} else {
+		/* (a memfd: never a short read within its sealed size) */
+		for (uint64_t done = 0; done < len;) {
+			ssize_t n = pread(r->fd, dst + done, len - done, src + done - r->base);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return false;
+			done += (uint64_t)n;
+		}
+	}
 	/* the copy's loads before the check's */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) == seq;

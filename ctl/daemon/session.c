@@ -280,6 +280,7 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		return -EIO;
 	}
 	st_trace_reserve(&ses->trace);
+	st_consume_prepare(ses->sb_size);
 	ses->active = true;
 	ses->runs++;
 	ses->state = ST_SESSION_STARTED;

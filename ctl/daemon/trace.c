@@ -12,13 +12,9 @@
  *                   (s32 vpid, u64 ip), then the fields as the process
  *                   wrote them
  *
- * Packets are queued to the writer thread (writer.c). Stream files are
- * written with O_DIRECT where the filesystem allows it:
- * gigabytes of trace then neither crowd the page cache (evicting the traced
- * program's files) nor wait for it, and the consumer keeps up with a thread
- * writing events as fast as it can. Each packet is padded to the direct-I/O
- * alignment (CTF packet_size > content_size); a filesystem that refuses
- * direct I/O gets buffered writes and unpadded packets.
+ * Packets are queued to the writer thread (writer.c), which writes them
+ * through the page cache and sends them on to the disk at once (see
+ * there for why not O_DIRECT, and how the cache is kept from filling).
  *
  * The metadata is rewritten (to a temporary file, then renamed) whenever
  * event classes were added, before any packet using them is written, and
@@ -123,37 +119,6 @@ static int make_dir(const char *dir, bool *made, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether files here take O_DIRECT writes, and their alignment. */
-static void probe_direct(struct st_trace *t)
-{
-	struct statx sx;
-	int fd;
-
-	t->direct_ok = false;
-	t->align = BUF_ALIGN;
-	if (getenv("SHIMTRACE_NO_DIRECT"))
-		return;
-	if (statx(t->dirfd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
-	    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align) {
-		if (sx.stx_dio_offset_align > BUF_ALIGN || sx.stx_dio_mem_align > BUF_ALIGN)
-			return;
-		t->align = sx.stx_dio_offset_align;
-	}
-	fd = openat(t->dirfd, ".shimtrace-probe", O_WRONLY | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
-		    0600);
-	if (fd >= 0) {
-		void *blk;
-
-		if (posix_memalign(&blk, BUF_ALIGN, t->align) == 0) {
-			memset(blk, 0, t->align);
-			t->direct_ok = write(fd, blk, t->align) == (ssize_t)t->align;
-			free(blk);
-		}
-		close(fd);
-	}
-	unlinkat(t->dirfd, ".shimtrace-probe", 0);
-}
-
 /* Creates the trace directory and opens it; with the owner's credentials. */
 static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t probelen,
 			char *err, size_t errlen)
@@ -178,7 +143,6 @@ static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t
 		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	probe_direct(t);
 	return 0;
 }
 
@@ -517,13 +481,11 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -ENOMEM;
-	f->direct = t->direct_ok;
 	f->loss = &t->wloss;
 	f->owner = owner;
 	st_creds_become(t->owner, t->owner_gid, &creds);
 	f->fd = openat(t->dirfd, fname,
-		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | (f->direct ? O_DIRECT : 0),
-		       0644);
+		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 	st_creds_restore(&creds);
 	if (f->fd < 0) {
 		int e = errno;
@@ -548,18 +510,18 @@ uint8_t *st_packet_buf(uint64_t len)
 	return p ? p + sizeof(struct packet_prefix) : NULL;
 }
 
-/* Puts the header in front of the records of a packet, and padding after
- * them; returns the packet's bytes. */
+void st_packet_prepare(uint64_t len)
+{
+	st_writer_prepare(sizeof(struct packet_prefix) + len);
+}
+
+/* Puts the header in front of the records of a packet; returns the
+ * packet's bytes. */
 static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
 			    uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
 	struct packet_prefix h;
-	uint64_t content = sizeof(h) + len, total = content;
-
-	if (__atomic_load_n(&s->file->direct, __ATOMIC_RELAXED)) {
-		total = (content + t->align - 1) / t->align * t->align;
-		memset(records + len, 0, total - content);
-	}
+	uint64_t content = sizeof(h) + len;
 	memset(&h, 0, sizeof(h));
 	h.magic = CTF_MAGIC;
 	memcpy(h.uuid, t->uuid, sizeof(h.uuid));
@@ -568,14 +530,14 @@ static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *re
 	h.timestamp_begin = ts_begin;
 	h.timestamp_end = ts_end;
 	h.content_size = content * 8;
-	h.packet_size = total * 8;
+	h.packet_size = content * 8;
 	h.packet_seq_num = s->seq_num++;
 	h.events_discarded = discarded + s->wlost;
 	h.pid = s->pid;
 	h.tid = s->tid;
 	memcpy(records - sizeof(h), &h, sizeof(h));
 	s->wlost_unsaid = false;
-	return total;
+	return content;
 }
 
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,

@@ -20,6 +20,7 @@ struct st_wloss {
 	uint64_t events;	/* all events lost writing, so far */
 	int err;		/* the first error (errno) */
 	bool logged;		/* it was logged */
+	bool logged_wb;		/* a writeback error was logged */
 	struct st_wloss_owner {
 		uint64_t owner;	/* a process instance */
 		uint64_t events;
@@ -37,7 +38,6 @@ struct st_wloss {
 /* A stream file, written by the writer thread. */
 struct st_file {
 	int fd;
-	bool direct;	/* opened with O_DIRECT */
 	bool failed;	/* it could not be cut back after a failed write: given
 			 * up (atomic) */
 	uint64_t size;	/* bytes in the file */
@@ -46,10 +46,13 @@ struct st_file {
 	/* writer thread: events of its packets not written, and how many of
 	 * them the last packet written carried in its events_discarded */
 	uint64_t lost, carried;
+	uint64_t sent;	/* writer thread: bytes sent on to the disk (writer.c) */
 };
 
 /* The buffer being filled: at least len bytes, 4 KiB aligned. */
 uint8_t *st_writer_buf(uint64_t len);
+/* Makes the buffers hold len bytes, resident, before they are needed. */
+void st_writer_prepare(uint64_t len);
 /*
  * Queues the first len bytes of that buffer, a packet of `events` events,
  * to be appended to f. The u64 at disc_off is its events_discarded: the

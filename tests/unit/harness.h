@@ -66,8 +66,10 @@ static inline uint32_t harness_recv(int sock, void *buf, size_t cap, int *fd)
 	return ((struct st_abi_msg *)buf)->type;
 }
 
-/* Maps the pool of the POOL message waiting on sock; NULL if none. */
-static inline uint8_t *harness_pool(int sock, uint64_t *size)
+/* Maps the pool of the POOL message waiting on sock; NULL if none. Its
+ * descriptor is kept in *keep (the daemon reads records with pread), or
+ * closed if keep is NULL. */
+static inline uint8_t *harness_pool_fd(int sock, uint64_t *size, int *keep)
 {
 	uint8_t buf[ST_ABI_MSG_MAX];
 	uint32_t type;
@@ -85,11 +87,19 @@ static inline uint8_t *harness_pool(int sock, uint64_t *size)
 		ck_assert_int_ge(fd, 0);
 		p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		ck_assert_ptr_ne(p, MAP_FAILED);
-		close(fd);
+		if (keep)
+			*keep = fd;
+		else
+			close(fd);
 		*size = m->size;
 		return p;
 	}
 	return NULL;
+}
+
+static inline uint8_t *harness_pool(int sock, uint64_t *size)
+{
+	return harness_pool_fd(sock, size, NULL);
 }
 
 #endif

@@ -113,14 +113,15 @@ static void drain(struct reader *r, bool partial)
 }
 
 /* The session's pool, as the daemon maps it: the geometry is the one the
- * test configured (harness_session), checked against the mapping. */
-static struct st_ring ring_of(uint8_t *pool, uint64_t size, uint32_t mode, uint32_t sb_size,
-			      uint32_t sb_count, uint32_t nslots)
+ * test configured (harness_session), checked against the mapping; records
+ * are read with pread of fd (-1: from the mapping). */
+static struct st_ring ring_of(uint8_t *pool, int fd, uint64_t size, uint32_t mode,
+			      uint32_t sb_size, uint32_t sb_count, uint32_t nslots)
 {
 	struct st_ring r;
 
 	ck_assert_ptr_nonnull(pool);
-	ck_assert_int_eq(st_ring_init(&r, pool, size, mode, sb_size, sb_count, nslots), 0);
+	ck_assert_int_eq(st_ring_init(&r, pool, fd, size, mode, sb_size, sb_count, nslots), 0);
 	return r;
 }
 
@@ -128,9 +129,10 @@ static struct st_ring first_pool(uint32_t mode, uint32_t sb_size, uint32_t sb_co
 				 uint32_t nslots)
 {
 	uint64_t size;
-	uint8_t *pool = harness_pool(daemon_sock, &size);
+	int fd = -1;
+	uint8_t *pool = harness_pool_fd(daemon_sock, &size, &fd);
 
-	return ring_of(pool, size, mode, sb_size, sb_count, nslots);
+	return ring_of(pool, fd, size, mode, sb_size, sb_count, nslots);
 }
 
 /* Events in one 4 KiB sub-buffer of the test: after its thread record,
@@ -159,6 +161,42 @@ START_TEST(wraparound)
 	ck_assert_uint_eq(st_ring_slot(&r.ring, 0)->lost_full, 0);
 	/* ~55 sub-buffers went through a ring of 4: it wrapped many times */
 	ck_assert_uint_gt(r.cur.rseq, 40);
+}
+END_TEST
+
+/* The copy the daemon makes with pread of the pool's memfd holds what the
+ * mapping holds, and refuses a range past the sub-buffer. */
+START_TEST(copy_by_pread_is_the_mapping)
+{
+	static uint8_t a[4096], b[4096];
+	struct st_ring mapped;
+	struct st_ring_range g;
+	struct st_ring_cursor cur = { 0 };
+	struct reader r = { 0 };
+
+	daemon_sock = harness_daemon();
+	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
+	enable();
+	emit(0);
+	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	ck_assert_int_ge(r.ring.fd, 0);
+	for (uint64_t i = 1; i < 100; i++)
+		emit(i);
+	mapped = r.ring;
+	mapped.fd = -1;
+	ck_assert(st_ring_next(&r.ring, 0, &cur, true, &g));
+	ck_assert_uint_gt(g.len, 1000);
+	memset(a, 1, sizeof(a));
+	memset(b, 2, sizeof(b));
+	ck_assert(st_ring_copy(&r.ring, 0, g.idx, g.seq, g.off, g.len, a));
+	ck_assert(st_ring_copy(&mapped, 0, g.idx, g.seq, g.off, g.len, b));
+	ck_assert_mem_eq(a, b, g.len);
+	check_records(&r, a, g.len);
+	ck_assert_uint_eq(r.read, 100);
+	ck_assert(!st_ring_copy(&r.ring, 0, g.idx, g.seq, 4000, 200, a));
+	/* (and a descriptor that is not the pool's fails the copy) */
+	r.ring.fd = 1000;
+	ck_assert(!st_ring_copy(&r.ring, 0, g.idx, g.seq, g.off, g.len, a));
 }
 END_TEST
 
@@ -800,7 +838,7 @@ START_TEST(blocking_session_stopped)
 	ck_assert_int_eq(pthread_create(&t, NULL, emit_until_blocked, (void *)&slot), 0);
 	while (!(pool = harness_pool(daemon_sock, &size)))
 		sched_yield();
-	ring = ring_of(pool, size, ST_MODE_DISCARD, 4096, 4, 1);
+	ring = ring_of(pool, -1, size, ST_MODE_DISCARD, 4096, 4, 1);
 	taken();
 	__atomic_store_n(&slot, st_ring_slot(&ring, 0), __ATOMIC_RELEASE);
 	/* the thread's last event waits for room... */
@@ -818,7 +856,7 @@ END_TEST
 
 int main(void)
 {
-	return st_run_tests("ring", ST_TESTS(wraparound, discard_when_full,
+	return st_run_tests("ring", ST_TESTS(wraparound, copy_by_pread_is_the_mapping, discard_when_full,
 						overwrite_keeps_newest,
 						overwrite_copy_of_reused_subbuf_refused,
 						overwrite_read_during_writes, concurrent_reader,
