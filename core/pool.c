@@ -276,19 +276,30 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
  */
 struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memory)
 {
-	uint32_t n = p->nslots;
+	uint32_t n = p->nslots, first = claimed(p);
 	int32_t pid = st__live->pid;
 
 	for (uint32_t i = 0; i < n; i++) {
+		bool owned = __atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED) != 0;
+		/* A slot never claimed before this search and beyond the grant:
+		 * an owner there only tries it (take() gives it back at once),
+		 * so it is as good as free, and beyond the grant: the thread
+		 * lacks memory, not a slot, however the two threads interleave. */
+		bool beyond = st__control && i >= first &&
+			      i >= __atomic_load_n(&st__control->slots_allowed[p->session],
+						   __ATOMIC_RELAXED);
 		struct st__writer *w;
 
-		if (__atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED) != 0)
+		if (owned && !beyond)
 			continue;
-		w = take(p, i, 0, tid);
-		if (w)
-			return w;
-		if (i >= claimed(p) && st__control &&
-		    i >= __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_RELAXED)) {
+		if (!owned) {
+			w = take(p, i, 0, tid);
+			if (w)
+				return w;
+		}
+		if (beyond || (i >= claimed(p) && st__control &&
+			       i >= __atomic_load_n(&st__control->slots_allowed[p->session],
+						    __ATOMIC_RELAXED))) {
 			*no_memory = true;
 			break;
 		}

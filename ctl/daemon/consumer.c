@@ -44,6 +44,7 @@ struct seg {
 	struct st_ring_pos pos; /* in: where the run starts; out: its end */
 	bool corrupt;	 /* stopped at a record that does not parse */
 	bool unsettled;	 /* a caller's line table is on its way */
+	bool may_wait;	 /* in: then the run is not emitted (stop there) */
 };
 
 /* The most trace bytes len ring bytes make: a ring record has at least a
@@ -101,10 +102,13 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		uint32_t id;	  /* the process's */
 		int32_t tid;	  /* the trace's */
 		struct st_evclass *c;
-	} cls[2] = { { UINT32_MAX, -1, NULL }, { UINT32_MAX, -1, NULL } };
+		int32_t fast;	  /* its fixed size, when its records may take
+				   * the fast path; else -1 */
+	} cls[2] = { { UINT32_MAX, -1, NULL, -1 }, { UINT32_MAX, -1, NULL, -1 } };
 	struct {
 		uint64_t in, out;
 	} site[2] = { { 0, 0 }, { 0, 0 } };
+	const int32_t vpid = p->pid;
 
 	sg->events = 0;
 	sg->corrupt = sg->unsettled = false;
@@ -116,6 +120,60 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		uint32_t h;
 		int64_t size;
 
+		/* The fast path, in registers, for as long as it may: a compact
+		 * record of one of the last two classes (of fixed size and a
+		 * compact trace id) from one of the last two call sites, whose
+		 * trace record is compact too. Anything else goes the long way
+		 * below, one record, which also fills the caches. */
+		while (sg->events) {
+			uint64_t w0, low, rts, ots, fip, fout;
+			uint32_t hdr, k;
+			uint16_t w16;
+			int32_t fsz;
+
+			if (len - off < ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + 8)
+				break;
+			memcpy(&w0, src + off, 8);
+			k = (w0 & 0xff) == cls[0].id ? 0 : (w0 & 0xff) == cls[1].id ? 1 : 2;
+			if (k == 2 || cls[k].fast < 0)
+				break;
+			fsz = cls[k].fast;
+			if (len - off - (ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES) < (uint64_t)fsz + 8 ||
+			    out + ST_TRACE_REC_MAX_HDR + 8 + (uint64_t)fsz > cap)
+				break;
+			memcpy(&w16, src + off + 8, 2);
+			fip = w0 >> 32 | (uint64_t)w16 << 32;
+			if (fip && fip == site[0].in)
+				fout = site[0].out;
+			else if (fip && fip == site[1].in)
+				fout = site[1].out;
+			else
+				break;
+			low = (w0 >> 8) & ST_RING_TS_MASK;
+			rts = ring_ts + ((low - ring_ts) & ST_RING_TS_MASK);
+			ots = rts < min_ts ? min_ts : rts;
+			if (ots - prev_out >= (1u << ST_TRACE_TS_BITS))
+				break;
+			hdr = (uint32_t)cls[k].tid | (uint32_t)(ots & 0xffff) << 8;
+			memcpy(dst + out, &hdr, 4); /* (3 bytes are the header) */
+			memcpy(dst + out + ST_TRACE_HDR_COMPACT, &vpid, 4);
+			memcpy(dst + out + ST_TRACE_HDR_COMPACT + 4, &fout, 8);
+			/* (words, as below) */
+			for (int32_t j = 0; j < fsz; j += 8) {
+				uint64_t v;
+
+				memcpy(&v, src + off + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + j, 8);
+				memcpy(dst + out + ST_TRACE_HDR_COMPACT + ST_TRACE_CTX_BYTES + j, &v, 8);
+			}
+			ring_ts = rts;
+			min_ts = prev_out = ots;
+			sg->events++;
+			off += ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + (uint64_t)fsz;
+			out += ST_TRACE_HDR_COMPACT + ST_TRACE_CTX_BYTES + (uint64_t)fsz;
+		}
+		sg->last_ts = min_ts;
+		if (off >= len)
+			break;
 		if (!st_ring_rec_decode(src + off, len - off, &ts, &r)) {
 			sg->corrupt = true;
 			break;
@@ -136,6 +194,10 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				cls[0].c = r.id < p->ncls ? p->cls[r.id] : NULL;
 				cls[0].tid = cls[0].c ? st_trace_class_id(t, cls[0].c, p->uid) : -1;
 				cls[0].id = r.id;
+				cls[0].fast = cls[0].tid >= 0 && cls[0].tid < (int32_t)ST_ABI_ID_EXTENDED &&
+							      r.id < ST_ABI_ID_EXTENDED
+						      ? cls[0].c->fixed_size
+						      : -1;
 			}
 		}
 		c = cls[0].c;
@@ -166,10 +228,12 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				/* (asked again: it may be settled then) */
 				site[0].in = unsettled ? 0 : r.ip;
 				sg->unsettled |= unsettled;
+				if (unsettled && sg->may_wait)
+					break; /* (not emitted: emit_range) */
 			}
 		}
 		ip = site[0].out;
-		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, p->pid, ip);
+		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, vpid, ip);
 		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size + 8 <= len - off - r.hdr) {
 			/* whole words (a call to memcpy costs more than these few
 			 * bytes): up to 7 bytes past the fields are read, within
@@ -263,7 +327,7 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 	while (off < len) {
 		uint64_t cap = packet_capacity(len - off);
 		uint8_t *buf = st_packet_buf(cap);
-		struct seg sg = { .pos = *pos };
+		struct seg sg = { .pos = *pos, .may_wait = may_wait };
 
 		if (!buf)
 			break;
