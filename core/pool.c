@@ -267,6 +267,14 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	return &p->writers[i];
 }
 
+/* Whether slot i is beyond the daemon's grant and not among the first
+ * `used` slots (those claimed before, which need no grant). */
+static bool beyond_grant(const struct st__pool *p, uint32_t i, uint32_t used)
+{
+	return st__control && i >= used &&
+	       i >= __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_RELAXED);
+}
+
 /*
  * The lowest free slot: buffers released by exited threads are reused
  * first (their pages are already there), and a program with N threads at a
@@ -285,9 +293,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 		 * an owner there only tries it (take() gives it back at once),
 		 * so it is as good as free, and beyond the grant: the thread
 		 * lacks memory, not a slot, however the two threads interleave. */
-		bool beyond = st__control && i >= first &&
-			      i >= __atomic_load_n(&st__control->slots_allowed[p->session],
-						   __ATOMIC_RELAXED);
+		bool beyond = beyond_grant(p, i, first);
 		struct st__writer *w;
 
 		if (owned && !beyond)
@@ -297,9 +303,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 			if (w)
 				return w;
 		}
-		if (beyond || (i >= claimed(p) && st__control &&
-			       i >= __atomic_load_n(&st__control->slots_allowed[p->session],
-						    __ATOMIC_RELAXED))) {
+		if (beyond || beyond_grant(p, i, claimed(p))) {
 			*no_memory = true;
 			break;
 		}

@@ -73,6 +73,27 @@ static uint64_t packet_capacity(uint64_t len)
 	return one > PACKET_MAX ? one : PACKET_MAX;
 }
 
+/* Whether a record of up to `fields` bytes of fields fits in dst (cap
+ * bytes, out used) with the slack of copy_words. */
+static inline bool fits(uint64_t out, uint64_t fields, uint64_t cap)
+{
+	return out + ST_TRACE_REC_MAX_HDR + 8 + fields <= cap;
+}
+
+/* Copies n bytes of fixed-size fields in whole words (a call to memcpy
+ * costs more than these few bytes): up to 7 bytes past them are read,
+ * which the caller keeps within src's range, and written, within dst's
+ * slack. */
+static inline void copy_words(uint8_t *dst, const uint8_t *src, int32_t n)
+{
+	for (int32_t k = 0; k < n; k += 8) {
+		uint64_t v;
+
+		memcpy(&v, src + k, 8);
+		memcpy(dst + k, &v, 8);
+	}
+}
+
 /* Swaps the two entries of a two-entry cache. */
 #define swap(a)                           \
 	do {                              \
@@ -139,7 +160,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				break;
 			fsz = cls[k].fast;
 			if (len - off - (ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES) < (uint64_t)fsz + 8 ||
-			    out + ST_TRACE_REC_MAX_HDR + 8 + (uint64_t)fsz > cap)
+			    !fits(out, (uint64_t)fsz, cap))
 				break;
 			memcpy(&w16, src + off + 8, 2);
 			fip = w0 >> 32 | (uint64_t)w16 << 32;
@@ -158,20 +179,14 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			memcpy(dst + out, &hdr, 4); /* (3 bytes are the header) */
 			memcpy(dst + out + ST_TRACE_HDR_COMPACT, &vpid, 4);
 			memcpy(dst + out + ST_TRACE_HDR_COMPACT + 4, &fout, 8);
-			/* (words, as below) */
-			for (int32_t j = 0; j < fsz; j += 8) {
-				uint64_t v;
-
-				memcpy(&v, src + off + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + j, 8);
-				memcpy(dst + out + ST_TRACE_HDR_COMPACT + ST_TRACE_CTX_BYTES + j, &v, 8);
-			}
+			copy_words(dst + out + ST_TRACE_HDR_COMPACT + ST_TRACE_CTX_BYTES,
+				   src + off + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES, fsz);
 			ring_ts = rts;
 			min_ts = prev_out = ots;
 			sg->events++;
 			off += ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + (uint64_t)fsz;
 			out += ST_TRACE_HDR_COMPACT + ST_TRACE_CTX_BYTES + (uint64_t)fsz;
 		}
-		sg->last_ts = min_ts;
 		if (off >= len)
 			break;
 		if (!st_ring_rec_decode(src + off, len - off, &ts, &r)) {
@@ -208,9 +223,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		}
 		/* (the next packet, when this record might not fit: the first
 		 * always does) */
-		if (out + ST_TRACE_REC_MAX_HDR + 8 +
-			    (c->fixed_size >= 0 ? (uint64_t)c->fixed_size : len - off - r.hdr) >
-		    cap)
+		if (!fits(out, c->fixed_size >= 0 ? (uint64_t)c->fixed_size : len - off - r.hdr, cap))
 			break;
 		ts = r.ts;
 		if (ts < min_ts)
@@ -235,15 +248,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		ip = site[0].out;
 		h = st_trace_rec_header(dst + out, (uint32_t)tid, ts, &prev_out, vpid, ip);
 		if (c->fixed_size >= 0 && (uint64_t)c->fixed_size + 8 <= len - off - r.hdr) {
-			/* whole words (a call to memcpy costs more than these few
-			 * bytes): up to 7 bytes past the fields are read, within
-			 * the range, and written, within dst's slack */
-			for (int32_t k = 0; k < c->fixed_size; k += 8) {
-				uint64_t v;
-
-				memcpy(&v, src + off + r.hdr + k, 8);
-				memcpy(dst + out + h + k, &v, 8);
-			}
+			copy_words(dst + out + h, src + off + r.hdr, c->fixed_size);
 			size = c->fixed_size;
 		} else {
 			size = st_evclass_payload_copy(c, src + off + r.hdr, len - off - r.hdr,
@@ -254,12 +259,13 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			break;
 		}
 		ring_ts = r.ts;
-		min_ts = sg->last_ts = ts;
+		min_ts = ts;
 		sg->events++;
 		off += r.hdr + (uint64_t)size;
 		out += h + (uint64_t)size;
 	}
 	sg->pos.ts = ring_ts;
+	sg->last_ts = min_ts; /* (both paths: the last event's time) */
 	sg->used = off;
 	sg->out = out;
 }
@@ -389,18 +395,39 @@ void st_consume_prepare(uint32_t sb_size)
 	st_packet_prepare(packet_capacity(sb_size));
 }
 
+/*
+ * Copies len bytes at off of sub-buffer (seq, idx) of slot i out of ring r
+ * (ring.h: pread is cheaper than reading the mapping) and emits the copy,
+ * which is what is checked: a misbehaving process changing the range
+ * meanwhile only spoils its own records. Returns the events written, or
+ * -1 when the copy fails (empty, or reused by the producer meanwhile);
+ * *used as emit_range's.
+ */
+static int64_t copy_emit(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+			 struct st_stream *stream, const struct st_ring *r, uint32_t i,
+			 uint32_t idx, uint64_t seq, uint64_t off, uint64_t len,
+			 struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used)
+{
+	uint8_t *buf = len ? staging(len) : NULL;
+
+	if (!buf || !st_ring_copy(r, i, idx, seq, off, len, buf))
+		return -1;
+	return (int64_t)emit_range(d, p, t, stream, buf, len, pos, discarded, may_wait, used);
+}
+
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
 			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded)
 {
-	uint64_t commit = st_ring_commit(r, i, idx, seq), events, used;
-	uint8_t *buf = commit > *off ? staging(commit - *off) : NULL;
+	uint64_t commit = st_ring_commit(r, i, idx, seq), used;
+	int64_t events = commit > *off ? copy_emit(d, p, t, stream, r, i, idx, seq, *off,
+						   commit - *off, pos, discarded, false, &used)
+				       : -1;
 
-	if (!buf || !st_ring_copy(r, i, idx, seq, *off, commit - *off, buf))
-		return 0; /* empty, or reused by the producer during the copy */
-	events = emit_range(d, p, t, stream, buf, commit - *off, pos, discarded, false, &used);
+	if (events < 0)
+		return 0;
 	*off = commit;
-	return events;
+	return (uint64_t)events;
 }
 
 /*
@@ -441,12 +468,10 @@ static uint64_t stream_lost(const struct st_slot_state *st, uint64_t lost)
 }
 
 /*
- * Emits a range of slot i into session s's trace. It is copied out first
- * (ring.h: pread is cheaper than reading the mapping), and the copy is
- * what is checked: a misbehaving process changing the range meanwhile only
- * spoils its own records. Returns the bytes emitted: fewer than the
- * range's when the rest is left for later (may_wait: see emit_range), all
- * of them when the copy fails (the sub-buffer is then given back).
+ * Emits a range of slot i into session s's trace (copy_emit). Returns the
+ * bytes emitted: fewer than the range's when the rest is left for later
+ * (may_wait: see emit_range), all of them when the copy fails (the
+ * sub-buffer is then given back).
  */
 static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
 		     const struct st_ring_range *g, uint64_t discarded, bool may_wait)
@@ -454,15 +479,14 @@ static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	struct st_session *ses = d->sessions[s];
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	struct st_slot_state *st = &p->pools[s].slots[i];
-	uint8_t *buf = staging(g->len);
-	uint64_t corrupt = st_emit_corrupt, used, n;
+	uint64_t corrupt = st_emit_corrupt, used;
+	int64_t n = copy_emit(d, p, &ses->trace, slot_stream(d, p, s, i), &p->pools[s].ring, i,
+			      g->idx, g->seq, g->off, g->len, &st->pos, discarded, may_wait, &used);
 
-	if (!buf || !st_ring_copy(&p->pools[s].ring, i, g->idx, g->seq, g->off, g->len, buf))
+	if (n < 0)
 		return g->len;
-	n = emit_range(d, p, &ses->trace, slot_stream(d, p, s, i), buf, g->len, &st->pos,
-		       discarded, may_wait, &used);
 	if (stats) {
-		stats->events += n;
+		stats->events += (uint64_t)n;
 		stats->corrupt_bytes += st_emit_corrupt - corrupt;
 	}
 	return used;

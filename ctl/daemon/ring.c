@@ -177,11 +177,11 @@ bool st_ring_copy(const struct st_ring *r, uint32_t i, uint32_t idx, uint64_t se
 		  uint64_t len, uint8_t *dst)
 {
 	const struct st_abi_subbuf *sb = &st_ring_slot(r, i)->sb[idx];
-
-	const uint8_t *src = st_ring_data(r, i, idx) + off;
+	const uint8_t *src;
 
 	if (off > r->sb_size || len > r->sb_size - off)
 		return false;
+	src = st_ring_data(r, i, idx) + off;
 	if (r->fd < 0) {
 		memcpy(dst, src, len);
 	} else {
