@@ -495,6 +495,7 @@ static void pool_unmap(struct st_proc_pool *pool)
 		if (pool->slots[i].has_stream)
 			st_stream_close(&pool->slots[i].stream);
 		free(pool->slots[i].taken);
+		free(pool->slots[i].in_place);
 	}
 	if (pool->has_meta)
 		st_stream_close(&pool->meta);

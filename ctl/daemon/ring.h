@@ -24,7 +24,9 @@
  * machine whose hypervisor shadows page tables, the first read of each
  * page of a mapping costs microseconds (30 to 38 ms for a 32 MiB buffer,
  * paid when the consumer is behind, against 4 ms a lap for pread, which
- * goes through the kernel's own mapping).
+ * goes through the kernel's own mapping). Reads after the first cost no
+ * more than any memory's, so the consumer reads later laps of a discard
+ * buffer in place (consumer.c, in_place).
  */
 struct st_ring {
 	uint8_t *base;

@@ -31,13 +31,24 @@
  * Files are written through the page cache, not with O_DIRECT: a thread
  * writing events as fast as it can makes about 1.6 GB/s of trace here,
  * more than this machine's disk takes (1.0 to 1.4 GB/s with O_DIRECT, one
- * write at a time), and the cache takes such a burst at memory speed. But
- * gigabytes of trace must neither crowd the cache (evicting the traced
- * programs' files) nor wait there for the kernel's writeback: each SEND
- * bytes a file gains are sent on to the disk at once (sync_file_range,
- * which does not wait), and once more than WINDOW bytes are on their way
- * the oldest are waited for and dropped from the cache (posix_fadvise):
- * past a burst, the writer goes at the disk's pace, WINDOW ahead of it.
+ * write at a time), and the cache takes such a burst at memory speed.
+ *
+ * A burst stays in the cache: up to `hold` bytes of trace (1 GiB, or a
+ * sixteenth of the memory if less: below the kernel's own threshold for
+ * background writeback) are left to the kernel's writeback, like any
+ * file's. Sending them on to the disk meanwhile made the writer go at the
+ * disk's pace: sync_file_range waits for room in the device's queue, the
+ * disk's speed varies with its other users, and the loop thread, waiting
+ * for a buffer, let the rings fill (an 8,000,000-pair run lost events in
+ * half the runs).
+ * Past `hold`, gigabytes of trace must neither crowd the cache (evicting
+ * the traced programs' files) nor wait there: each SEND bytes a file gains
+ * are queued to the flusher thread, which sends them on to the disk
+ * (sync_file_range) and, once more than `window` bytes (512 MiB, or a
+ * 32nd of the memory if less) are on their way, waits for the oldest and
+ * drops them from the cache (posix_fadvise). The writer waits only when
+ * more than `window` bytes are queued and not sent: then the disk is
+ * slower than the trace, and memory stays bounded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,8 +63,10 @@
 #define NBUF 4
 #define BUF_ALIGN 4096u
 #define SEND (8ull << 20)
+#define SEND_MAX (64ull << 20) /* a range queued at once */
 #define WINDOW (512ull << 20)
-#define NSENT (WINDOW / SEND + 1)
+#define NRANGES (WINDOW / SEND + 1)
+#define HOLD_MAX (1ull << 30)
 
 struct job {
 	struct st_file *file;
@@ -71,17 +84,28 @@ static struct job *free_bufs, *queue_head, *queue_tail, *current;
 static uint32_t in_flight;	/* jobs queued or running */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static pthread_t thread;
+static pthread_t thread, flusher;
 static bool started, stopping;
 
-/* Writer thread: the ranges sent on to the disk and not dropped yet,
- * oldest first (file NULL: its file was closed). */
-static struct sent {
+/* Ranges of files, oldest first, under `lock`: queued to be sent on to
+ * the disk, and sent and not dropped yet (file NULL: its file was closed).
+ * The flusher uses `busy` with the lock released; a close waits for it. */
+struct range {
 	struct st_file *file;
 	uint64_t off, len;
-} sent[NSENT];
-static uint32_t sent_first, nsent;
-static uint64_t sent_bytes;
+};
+
+static struct range todo[NRANGES], sent[NRANGES];
+static uint32_t todo_first, ntodo, sent_first, nsent;
+static uint64_t todo_bytes, sent_bytes;
+static struct st_file *busy;
+static pthread_cond_t flush_cv = PTHREAD_COND_INITIALIZER;
+
+/* Writer thread: bytes of open files written and not queued to be sent;
+ * up to `hold` of them are left to the kernel (0: not known yet). */
+static uint64_t unsent, hold, send = SEND, window;
+static uint64_t retired; /* bytes sent and dropped (tests) */
+static bool flushing; /* the flusher thread runs */
 
 /* Writes all of [p, p + n) at the end of the file; on failure the file is
  * cut back, so it never holds half a packet. Writer thread only. */
@@ -212,43 +236,131 @@ static void take_reserve(struct st_wloss *l, uint64_t len)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Waits until the oldest range sent is on the disk, and drops it from the
- * page cache. */
+/* Flusher thread, lock held: waits until the oldest range sent is on the
+ * disk, and drops it from the page cache. */
 static void retire(void)
 {
-	struct sent *r = &sent[sent_first];
+	struct range r = sent[sent_first];
 
-	if (r->file &&
-	    sync_file_range(r->file->fd, (off_t)r->off, (off_t)r->len,
+	busy = r.file;
+	pthread_mutex_unlock(&lock);
+	if (r.file &&
+	    sync_file_range(r.file->fd, (off_t)r.off, (off_t)r.len,
 			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-				    SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-		posix_fadvise(r->file->fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_DONTNEED);
-	else if (r->file && !r->file->loss->logged_wb) {
+				    SYNC_FILE_RANGE_WAIT_AFTER) == 0) {
+		posix_fadvise(r.file->fd, (off_t)r.off, (off_t)r.len, POSIX_FADV_DONTNEED);
+	} else if (r.file && !r.file->loss->logged_wb) {
 		/* (what write(2) took and the disk did not: not counted, as
 		 * the packets are not known; said once) */
-		r->file->loss->logged_wb = true;
+		r.file->loss->logged_wb = true;
 		st_log(ST_LOG_ERR, "writing the trace back to disk: %s (it may miss packets)",
 		       strerror(errno));
 	}
-	sent_bytes -= r->len;
-	sent_first = (sent_first + 1) % NSENT;
+	pthread_mutex_lock(&lock);
+	busy = NULL;
+	retired += r.file ? r.len : 0;
+	sent_bytes -= r.len;
+	sent_first = (sent_first + 1) % NRANGES;
 	nsent--;
+	pthread_cond_broadcast(&changed);
 }
 
-/* Sends what f gained on to the disk, by SEND bytes at least; past WINDOW
- * bytes on their way, waits for the oldest. */
-static void send_on(struct st_file *f)
+/* Flusher thread, lock held: sends the oldest range queued on to the disk
+ * (the call waits for room in the device's queue). */
+static void send_oldest(void)
+{
+	struct range r = todo[todo_first];
+
+	todo_first = (todo_first + 1) % NRANGES;
+	ntodo--;
+	pthread_cond_broadcast(&changed);
+	if (!r.file)
+		return;
+	todo_bytes -= r.len;
+	busy = r.file;
+	pthread_mutex_unlock(&lock);
+	sync_file_range(r.file->fd, (off_t)r.off, (off_t)r.len, SYNC_FILE_RANGE_WRITE);
+	pthread_mutex_lock(&lock);
+	sent[(sent_first + nsent++) % NRANGES] = r;
+	sent_bytes += r.len;
+	busy = NULL;
+	pthread_cond_broadcast(&changed);
+}
+
+static void *flush_run(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		if (stopping)
+			break; /* (what is left is the kernel's to write) */
+		if (nsent && (nsent == NRANGES || sent_bytes > window))
+			retire();
+		else if (ntodo)
+			send_oldest();
+		else
+			pthread_cond_wait(&flush_cv, &lock);
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/* The memory's 1/div, at most max (max if not known). */
+static uint64_t memory_share(uint64_t div, uint64_t max)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t share = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / div : 0;
+
+	return share && share < max ? share : max;
+}
+
+/* Writer thread: f gained n bytes. Past `hold` bytes of trace written and
+ * not sent, queues what f gained to be sent on, by `send` bytes at least;
+ * waits while more than `window` bytes are queued (the disk is slower). */
+static void send_on(struct st_file *f, uint64_t n)
 {
 	uint64_t len = f->size - f->sent;
 
-	if (f->size == UINT64_MAX || len < SEND)
+	unsent += n;
+	if (!flushing || f->size == UINT64_MAX || unsent <= hold || len < send)
 		return;
-	sync_file_range(f->fd, (off_t)f->sent, (off_t)len, SYNC_FILE_RANGE_WRITE);
-	while (nsent && (nsent == NSENT || sent_bytes + len > WINDOW))
-		retire();
-	sent[(sent_first + nsent++) % NSENT] = (struct sent){ f, f->sent, len };
-	sent_bytes += len;
-	f->sent = f->size;
+	pthread_mutex_lock(&lock);
+	while (len) {
+		uint64_t part = len < SEND_MAX ? len : SEND_MAX;
+
+		while (ntodo == NRANGES || (ntodo && todo_bytes + part > window))
+			pthread_cond_wait(&changed, &lock);
+		todo[(todo_first + ntodo++) % NRANGES] = (struct range){ f, f->sent, part };
+		todo_bytes += part;
+		f->sent += part;
+		unsent -= part;
+		len -= part;
+		pthread_cond_signal(&flush_cv);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Writer thread (or no job runs): f is closing; what it did not send is
+ * left to the kernel, and the flusher forgets it (once done with it). */
+static void forget(struct st_file *f)
+{
+	pthread_mutex_lock(&lock);
+	while (busy == f)
+		pthread_cond_wait(&changed, &lock);
+	for (uint32_t k = 0; k < ntodo; k++) {
+		struct range *r = &todo[(todo_first + k) % NRANGES];
+
+		if (r->file == f) {
+			todo_bytes -= r->len;
+			r->file = NULL;
+		}
+	}
+	for (uint32_t k = 0; k < nsent; k++)
+		if (sent[(sent_first + k) % NRANGES].file == f)
+			sent[(sent_first + k) % NRANGES].file = NULL;
+	pthread_mutex_unlock(&lock);
+	if (f->size != UINT64_MAX)
+		unsent -= f->size - f->sent;
 }
 
 static void run_job(struct job *j)
@@ -258,9 +370,7 @@ static void run_job(struct job *j)
 	int ret;
 
 	if (!j->p) {
-		for (uint32_t k = 0; k < nsent; k++)
-			if (sent[(sent_first + k) % NSENT].file == f)
-				sent[(sent_first + k) % NSENT].file = NULL;
+		forget(f);
 		close(f->fd);
 		free(f);
 		return;
@@ -282,7 +392,7 @@ static void run_job(struct job *j)
 	if (ret == 0) {
 		f->carried = f->lost;
 		__atomic_add_fetch(&f->loss->bytes, j->len, __ATOMIC_RELAXED);
-		send_on(f);
+		send_on(f, j->len);
 		return;
 	}
 	if (f->size == UINT64_MAX)
@@ -336,10 +446,34 @@ static int start(void)
 		bufs[i].next = free_bufs;
 		free_bufs = &bufs[i];
 	}
+	if (!hold) {
+		/* (see above; a machine with little memory keeps less) */
+		hold = memory_share(16, HOLD_MAX);
+		window = memory_share(32, WINDOW);
+	}
 	if (pthread_create(&thread, NULL, run, NULL) != 0)
 		return -1;
+	/* (without it, all is left to the kernel's writeback) */
+	flushing = pthread_create(&flusher, NULL, flush_run, NULL) == 0;
 	started = true;
 	return 0;
+}
+
+void st_writer_limits(uint64_t hold_, uint64_t send_, uint64_t window_)
+{
+	hold = hold_;
+	send = send_;
+	window = window_;
+}
+
+uint64_t st_writer_retired(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&lock);
+	n = retired;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 static void enqueue(struct job *j)
@@ -435,6 +569,7 @@ void st_writer_close(struct st_file *f)
 	if (!j || start() < 0) {
 		/* no memory for the job: wait for the writes, close here */
 		st_writer_sync();
+		forget(f);
 		close(f->fd);
 		free(f);
 		free(j);
@@ -462,10 +597,15 @@ void st_writer_stop(void)
 	pthread_mutex_lock(&lock);
 	stopping = true;
 	pthread_cond_broadcast(&changed);
+	pthread_cond_broadcast(&flush_cv);
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
-	started = false;
+	if (flushing)
+		pthread_join(flusher, NULL);
+	started = flushing = false;
 	stopping = false;
+	ntodo = nsent = 0;
+	todo_bytes = sent_bytes = unsent = 0;
 	for (int i = 0; i < NBUF; i++) {
 		st_resident_free(bufs[i].p, bufs[i].cap);
 		memset(&bufs[i], 0, sizeof(bufs[i]));

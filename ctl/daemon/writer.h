@@ -46,9 +46,14 @@ struct st_file {
 	/* writer thread: events of its packets not written, and how many of
 	 * them the last packet written carried in its events_discarded */
 	uint64_t lost, carried;
-	uint64_t sent;	/* writer thread: bytes sent on to the disk (writer.c) */
+	uint64_t sent;	/* writer thread: bytes queued to be sent on to the disk */
 };
 
+/* Tests: the bytes of trace left to the kernel's writeback before files
+ * are sent on to the disk (0: the default), the least sent at once, and
+ * the most on their way; and the bytes sent, waited for and dropped. */
+void st_writer_limits(uint64_t hold, uint64_t send, uint64_t window);
+uint64_t st_writer_retired(void);
 /* The buffer being filled: at least len bytes, 4 KiB aligned. */
 uint8_t *st_writer_buf(uint64_t len);
 /* Makes the buffers hold len bytes, resident, before they are needed. */
