@@ -11,28 +11,55 @@
  *
  *   provider NAME                 the tracepoint provider (first statement)
  *   include <HEADER>              a header the prototypes need
- *   fail EXPR                     what a call wrapper returns when the real
- *                                 function cannot be found
- *     unresolved abort            (in a call entry) abort instead, as lock
- *                                 wrappers always do: a lock or unlock that
- *                                 returns without doing it lets callers
- *                                 that ignore the result race
+ *   fail EXPR [errno=E]           what a wrapper returns (and sets errno
+ *                                 to, if given) when the real function
+ *                                 cannot be found; before the first entry,
+ *                                 the default of the file, within an entry,
+ *                                 that wrapper's
+ *   tracepoint TP TYPE:NAME...    a tracepoint that hand-written code of the
+ *                                 family writes (no wrapper writes it)
  *   call RET NAME(PARAMS)         wrap NAME: the clock is read before the real
  *                                 call, the event written after it
  *   lock RET NAME(PARAMS)         wrap a blocking lock function (see below)
- *     event TP FIELD...           the event of the wrapper (call and lock)
- *     wait TP FIELD...            lock: the event written before blocking
- *     try CALL [when=COND]        lock: the non-blocking attempt; COND, if
- *                                 given, says when the attempt is allowed
+ *   statements of an entry (call and lock):
+ *     event TP FIELD...           the event written after the real call
+ *     unresolved abort            abort instead of failing when the real
+ *                                 function cannot be found, as lock
+ *                                 wrappers always do: a lock or unlock that
+ *                                 returns without doing it lets callers
+ *                                 that ignore the result race
+ *     noreturn                    the real function does not return
+ *     via FUNCTION                the real function is called through
+ *                                 FUNCTION(real, PARAMS), traced or not
+ *                                 (a hand-written helper of the family)
+ *   of a call entry:
+ *     entry TP FIELD...           an event written before the real call: a
+ *                                 call that blocks, or that a thread can be
+ *                                 cancelled in, shows that it began even
+ *                                 if it never returns (a call may have an
+ *                                 entry, an event, or both)
+ *   of a lock entry:
+ *     wait TP FIELD...            the event written before blocking
+ *     try CALL [OPTION...]        the non-blocking attempt; options, in any
+ *                                 order:
+ *       when=COND                 the attempt is made only when COND holds
+ *                                 (else the real call, timed, is made
+ *                                 directly)
+ *       uncontended=COND          when COND holds, nothing can hold the lock:
+ *                                 the real call is made directly, wait 0
+ *       busy=COND                 the attempt found the lock held (COND over
+ *                                 `ret` and errno; default ret==EBUSY)
  *
  *   FIELD is TYPE:NAME=EXPR, TYPE one of the <shimtrace/tracepoint.h> field
- *   types, EXPR a C expression without spaces over the parameters, `ret`
- *   (the return value) and, for lock, `wait_ns`.
+ *   types, EXPR a C expression without spaces over the parameters and, in
+ *   an event, `ret` (the return value), errno as the real call left it,
+ *   and `dur_ns` (call: the time the call took) or `wait_ns` (lock: the
+ *   time it waited).
  *
- * A lock wrapper tries first. Success (or any result but EBUSY): one
- * `event` with wait_ns 0. EBUSY: the `wait` event, the real blocking call,
- * then `event` with the time waited. Tracepoints may be shared by several
- * wrappers if their fields agree.
+ * A lock wrapper tries first. Success (or any result that is not busy): one
+ * `event` with wait_ns 0. Busy: the `wait` event, errno as it was before
+ * the attempt, the real blocking call, then `event` with the time waited.
+ * Tracepoints may be shared by several wrappers if their fields agree.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -75,10 +102,13 @@ struct wrap {
 	char try_args[256];
 	char try_when[256];
 	char uncontended[256];
-	int ev, wait; /* event indices; -1 when absent */
-	struct field ev_f[MAXF], wait_f[MAXF];
-	int ev_nf, wait_nf;
-	int abort_unresolved;
+	char busy[256];
+	char fail[128], fail_errno[64]; /* "" : the file's */
+	char via[64];
+	int ev, wait, entry; /* event indices; -1 when absent */
+	struct field ev_f[MAXF], wait_f[MAXF], entry_f[MAXF];
+	int ev_nf, wait_nf, entry_nf;
+	int abort_unresolved, noreturn;
 	int line;
 };
 
@@ -87,7 +117,7 @@ struct spec {
 	char provider[64];
 	char includes[32][128];
 	int nincludes;
-	char fail[128];
+	char fail[128], fail_errno[64];
 	struct event ev[MAXEV];
 	int nev;
 	struct wrap w[MAXW];
@@ -193,6 +223,76 @@ static int event_use(struct spec *s, int line, const char *name, const struct fi
 	return s->nev++;
 }
 
+/* Sets dst from an option "KEY=VALUE" (VALUE not empty), once. */
+static void option(struct spec *s, int line, const char *tok, const char *key, char *dst,
+		   size_t n)
+{
+	const char *v = tok + strlen(key) + 1;
+
+	if (dst[0])
+		die(s, line, "option %s given twice", key);
+	if (!*v)
+		die(s, line, "option %s needs a value", key);
+	copy(s, line, dst, n, v, strlen(v));
+}
+
+/* True when tok is "KEY=..." */
+static int is_option(const char *tok, const char *key)
+{
+	size_t k = strlen(key);
+
+	return strncmp(tok, key, k) == 0 && tok[k] == '=';
+}
+
+/* "try CALL [when=COND] [uncontended=COND] [busy=COND]", options in any
+ * order. */
+static void parse_try(struct spec *s, int line, struct wrap *w, char *rest)
+{
+	char *call = strtok(rest, " \t"), *open, *close;
+
+	if (!w || w->kind != LOCK)
+		die(s, line, "'try' belongs to a lock wrapper");
+	if (w->try_fn[0])
+		die(s, line, "%s has two 'try' statements", w->name);
+	if (!call)
+		die(s, line, "expected try FUNCTION(ARGS)");
+	open = strchr(call, '(');
+	close = strrchr(call, ')');
+	if (!open || !close || close < open || close[1] != '\0')
+		die(s, line, "expected try FUNCTION(ARGS)");
+	copy(s, line, w->try_fn, sizeof(w->try_fn), call, (size_t)(open - call));
+	copy(s, line, w->try_args, sizeof(w->try_args), open + 1, (size_t)(close - open - 1));
+	if (!is_ident(w->try_fn, strlen(w->try_fn)))
+		die(s, line, "try needs a function name");
+	for (char *tok = strtok(NULL, " \t"); tok; tok = strtok(NULL, " \t")) {
+		if (is_option(tok, "when"))
+			option(s, line, tok, "when", w->try_when, sizeof(w->try_when));
+		else if (is_option(tok, "uncontended"))
+			option(s, line, tok, "uncontended", w->uncontended, sizeof(w->uncontended));
+		else if (is_option(tok, "busy"))
+			option(s, line, tok, "busy", w->busy, sizeof(w->busy));
+		else
+			die(s, line, "unknown option '%s' of try (when=, uncontended=, busy=)", tok);
+	}
+}
+
+/* "fail EXPR [errno=E]" into fail and fail_errno. */
+static void parse_fail(struct spec *s, int line, char *rest, char *fail, size_t nf, char *err,
+		       size_t ne)
+{
+	char *expr = strtok(rest, " \t"), *tok;
+
+	if (!expr)
+		die(s, line, "expected fail EXPR [errno=E]");
+	copy(s, line, fail, nf, expr, strlen(expr));
+	err[0] = '\0';
+	while ((tok = strtok(NULL, " \t"))) {
+		if (!is_option(tok, "errno"))
+			die(s, line, "unknown option '%s' of fail (errno=)", tok);
+		option(s, line, tok, "errno", err, ne);
+	}
+}
+
 /* Parses "RET NAME(PARAMS)". */
 static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
 {
@@ -241,14 +341,46 @@ static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
 	}
 }
 
+/* Whether identifier id appears in expression e. */
+static int mentions(const char *e, const char *id)
+{
+	size_t n = strlen(id);
+
+	for (const char *p = strstr(e, id); p; p = strstr(p + 1, id)) {
+		int before = p > e && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether identifier id appears in a field expression of f. */
+static int uses(const struct field *f, int nf, const char *id)
+{
+	for (int i = 0; i < nf; i++)
+		if (mentions(f[i].expr, id))
+			return 1;
+	return 0;
+}
+
 static void check_wrap(struct spec *s, const struct wrap *w)
 {
-	if (w->ev < 0)
+	if (w->ev < 0 && w->entry < 0)
 		die(s, w->line, "%s has no event", w->name);
-	if (w->kind == LOCK && (w->wait < 0 || !w->try_fn[0]))
-		die(s, w->line, "lock %s needs try and wait", w->name);
+	if (w->kind == LOCK && (w->wait < 0 || !w->try_fn[0] || w->ev < 0))
+		die(s, w->line, "lock %s needs try, wait and event", w->name);
 	if (w->kind == CALL && (w->wait >= 0 || w->try_fn[0]))
 		die(s, w->line, "call %s cannot have try or wait", w->name);
+	if (w->noreturn && (w->ev >= 0 || strcmp(w->ret, "void") != 0))
+		die(s, w->line, "noreturn %s returns void and has an entry event only", w->name);
+	if (uses(w->entry_f, w->entry_nf, "ret") || uses(w->entry_f, w->entry_nf, "dur_ns"))
+		die(s, w->line, "the entry event of %s cannot use ret or dur_ns", w->name);
+	if (w->kind == LOCK && uses(w->ev_f, w->ev_nf, "dur_ns"))
+		die(s, w->line, "lock %s has wait_ns, not dur_ns", w->name);
+	if (w->kind == CALL && uses(w->ev_f, w->ev_nf, "wait_ns"))
+		die(s, w->line, "call %s has dur_ns, not wait_ns", w->name);
 }
 
 static void parse(struct spec *s, const char *path)
@@ -293,7 +425,12 @@ static void parse(struct spec *s, const char *path)
 				die(s, line, "too many includes");
 			copy(s, line, s->includes[s->nincludes++], 128, rest, strlen(rest));
 		} else if (strcmp(kw, "fail") == 0) {
-			copy(s, line, s->fail, sizeof(s->fail), rest, strlen(rest));
+			if (w)
+				parse_fail(s, line, rest, w->fail, sizeof(w->fail), w->fail_errno,
+					   sizeof(w->fail_errno));
+			else
+				parse_fail(s, line, rest, s->fail, sizeof(s->fail), s->fail_errno,
+					   sizeof(s->fail_errno));
 		} else if (strcmp(kw, "call") == 0 || strcmp(kw, "lock") == 0) {
 			if (w)
 				check_wrap(s, w);
@@ -302,53 +439,72 @@ static void parse(struct spec *s, const char *path)
 			w = &s->w[s->nw++];
 			w->kind = kw[0] == 'c' ? CALL : LOCK;
 			w->abort_unresolved = w->kind == LOCK;
-			w->ev = w->wait = -1;
+			w->ev = w->wait = w->entry = -1;
 			w->line = line;
 			parse_proto(s, line, rest, w);
 			for (int i = 0; i < s->nw - 1; i++)
 				if (strcmp(s->w[i].name, w->name) == 0)
 					die(s, line, "%s is wrapped twice", w->name);
-		} else if (strcmp(kw, "event") == 0 || strcmp(kw, "wait") == 0) {
+		} else if (strcmp(kw, "event") == 0 || strcmp(kw, "wait") == 0 ||
+			   strcmp(kw, "entry") == 0) {
 			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
 			struct field *fl;
-			int *nf;
+			int *nf, *ev;
 
 			if (!w || !name)
 				die(s, line, "'%s' must follow call/lock and name an event", kw);
-			fl = kw[0] == 'e' ? w->ev_f : w->wait_f;
-			nf = kw[0] == 'e' ? &w->ev_nf : &w->wait_nf;
+			if (kw[1] == 'v') {
+				fl = w->ev_f, nf = &w->ev_nf, ev = &w->ev;
+			} else if (kw[0] == 'w') {
+				fl = w->wait_f, nf = &w->wait_nf, ev = &w->wait;
+			} else {
+				if (w->kind != CALL)
+					die(s, line, "'entry' belongs to a call wrapper");
+				fl = w->entry_f, nf = &w->entry_nf, ev = &w->entry;
+			}
+			if (*ev >= 0)
+				die(s, line, "%s has two '%s' statements", w->name, kw);
 			*nf = fields ? parse_fields(s, line, fields, fl) : 0;
-			if (kw[0] == 'e')
-				w->ev = event_use(s, line, name, fl, *nf);
-			else
-				w->wait = event_use(s, line, name, fl, *nf);
+			*ev = event_use(s, line, name, fl, *nf);
+		} else if (strcmp(kw, "tracepoint") == 0) {
+			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
+			struct field fl[MAXF];
+			int nf = 0;
+
+			if (!name)
+				die(s, line, "expected tracepoint NAME TYPE:FIELD...");
+			for (char *tok = fields ? strtok(fields, " \t") : NULL; tok;
+			     tok = strtok(NULL, " \t")) {
+				char *colon = strchr(tok, ':');
+
+				if (!colon || strchr(tok, '='))
+					die(s, line, "field '%s' of a tracepoint is not TYPE:NAME", tok);
+				if (nf == MAXF)
+					die(s, line, "more than %d fields", MAXF);
+				copy(s, line, fl[nf].type, sizeof(fl[nf].type), tok, (size_t)(colon - tok));
+				copy(s, line, fl[nf].name, sizeof(fl[nf].name), colon + 1, strlen(colon + 1));
+				fl[nf].expr[0] = '\0';
+				if (!is_type(fl[nf].type))
+					die(s, line, "unknown field type '%s'", fl[nf].type);
+				if (!is_ident(fl[nf].name, strlen(fl[nf].name)))
+					die(s, line, "field name '%s' is not an identifier", fl[nf].name);
+				nf++;
+			}
+			event_use(s, line, name, fl, nf);
+		} else if (strcmp(kw, "via") == 0) {
+			if (!w || w->via[0] || !is_ident(rest, strlen(rest)))
+				die(s, line, "'via FUNCTION' belongs to a wrapper, once");
+			copy(s, line, w->via, sizeof(w->via), rest, strlen(rest));
+		} else if (strcmp(kw, "noreturn") == 0) {
+			if (!w || *rest)
+				die(s, line, "'noreturn' belongs to a wrapper and takes nothing");
+			w->noreturn = 1;
 		} else if (strcmp(kw, "unresolved") == 0) {
 			if (!w || strcmp(rest, "abort") != 0)
 				die(s, line, "'unresolved abort' belongs to a call or lock wrapper");
 			w->abort_unresolved = 1;
 		} else if (strcmp(kw, "try") == 0) {
-			char *unc = strstr(rest, " uncontended="), *when, *open, *close;
-
-			if (!w || w->kind != LOCK)
-				die(s, line, "'try' belongs to a lock wrapper");
-			if (unc) {
-				copy(s, line, w->uncontended, sizeof(w->uncontended), unc + 13,
-				     strlen(unc + 13));
-				*unc = '\0';
-			}
-			when = strstr(rest, " when=");
-			if (when) {
-				copy(s, line, w->try_when, sizeof(w->try_when), when + 6, strlen(when + 6));
-				*when = '\0';
-			}
-			open = strchr(rest, '(');
-			close = strrchr(rest, ')');
-			if (!open || !close)
-				die(s, line, "expected try FUNCTION(ARGS)");
-			copy(s, line, w->try_fn, sizeof(w->try_fn), rest, (size_t)(open - rest));
-			copy(s, line, w->try_args, sizeof(w->try_args), open + 1, (size_t)(close - open - 1));
-			if (!is_ident(w->try_fn, strlen(w->try_fn)))
-				die(s, line, "try needs a function name");
+			parse_try(s, line, w, rest);
 		} else {
 			die(s, line, "unknown statement '%s'", kw);
 		}
@@ -440,19 +596,32 @@ static void gen_resolver(const struct spec *s, const struct wrap *w, FILE *o)
 	params(o, w, 0);
 	fprintf(o, ")\n{\n\tst__fn_%s f = (st__fn_%s)st__wrap_resolve(\"%s\");\n\n", w->name, w->name,
 		w->name);
-	if (w->abort_unresolved)
+	if (w->abort_unresolved || w->noreturn) {
 		fprintf(o, "\tif (!f)\n\t\tst__wrap_unresolved(\"%s\");\n", w->name);
-	else
-		fprintf(o, "\tif (!f)\n\t\treturn%s%s;\n", is_void(w) ? "" : " ",
-			is_void(w) ? "" : s->fail);
+	} else {
+		const char *fail = w->fail[0] ? w->fail : s->fail;
+		const char *err = w->fail[0] ? w->fail_errno : s->fail_errno;
+
+		fprintf(o, "\tif (!f) {\n");
+		if (err[0])
+			fprintf(o, "\t\terrno = %s;\n", err);
+		fprintf(o, "\t\treturn%s%s;\n\t}\n", is_void(w) ? "" : " ", is_void(w) ? "" : fail);
+	}
 	fprintf(o, "\t__atomic_store_n(&real_%s, f, __ATOMIC_RELAXED);\n", w->name);
 	fprintf(o, "\t%sf(", is_void(w) ? "" : "return ");
 	args(o, w, 0);
-	fprintf(o, ");\n}\n\n");
+	fprintf(o, ");\n%s}\n\n", w->noreturn ? "\t__builtin_unreachable();\n" : "");
 }
 
 static void gen_real_call(const struct wrap *w, FILE *o, const char *fn, const char *a)
 {
+	/* (via: the wrapper's own function only, never its try) */
+	if (w->via[0] && strcmp(fn, w->name) == 0) {
+		fprintf(o, "%s(__atomic_load_n(&real_%s, __ATOMIC_RELAXED)", w->via, fn);
+		args(o, w, 1);
+		fprintf(o, ")");
+		return;
+	}
 	fprintf(o, "__atomic_load_n(&real_%s, __ATOMIC_RELAXED)(", fn);
 	if (a)
 		fprintf(o, "%s", a);
@@ -461,50 +630,93 @@ static void gen_real_call(const struct wrap *w, FILE *o, const char *fn, const c
 	fprintf(o, ")");
 }
 
-/* The mask test: one load, two adjacent slots read at once for lock. */
+/* The event written first (lock: wait; call: entry) and last, -1 if none. */
+static int first_ev(const struct wrap *w)
+{
+	return w->kind == LOCK ? w->wait : w->entry;
+}
+
+/* Whether the wrapper has two tracepoints, whose masks travel together. */
+static int two_masks(const struct wrap *w)
+{
+	return first_ev(w) >= 0 && w->ev >= 0;
+}
+
+/* The mask test: one load; two adjacent slots are read at once. For two
+ * tracepoints, the first's mask is the low half, the last's the high. */
 static void gen_mask(const struct spec *s, const struct wrap *w, FILE *o)
 {
 	const char *p = s->provider;
+	int a = first_ev(w), b = w->ev;
 
-	if (w->kind == LOCK && w->ev == w->wait + 1) {
+	if (two_masks(w) && b == a + 1) {
 		fprintf(o, "\tuint64_t st__m;\n\n");
 		fprintf(o, "\tmemcpy(&st__m, &st__state_%s.mask[st__slot_%s_%s], sizeof(st__m));\n", p,
-			p, s->ev[w->wait].name);
-	} else if (w->kind == LOCK) {
+			p, s->ev[a].name);
+	} else if (two_masks(w)) {
 		fprintf(o, "\tuint64_t st__m = st__state_%s.mask[st__slot_%s_%s] |\n", p, p,
-			s->ev[w->wait].name);
+			s->ev[a].name);
 		fprintf(o, "\t\t\t  (uint64_t)st__state_%s.mask[st__slot_%s_%s] << 32;\n\n", p, p,
-			s->ev[w->ev].name);
+			s->ev[b].name);
 	} else {
 		fprintf(o, "\tuint32_t st__m = st__state_%s.mask[st__slot_%s_%s];\n\n", p, p,
-			s->ev[w->ev].name);
+			s->ev[b >= 0 ? b : a].name);
 	}
 }
 
 static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 {
-	fprintf(o, "static __attribute__((noinline)) %s\nst__traced_%s(uint32_t st__m, const void *st__ip",
-		w->ret, w->name);
+	int two = two_masks(w), dur = uses(w->ev_f, w->ev_nf, "dur_ns");
+	const char *me = two ? "st__me" : "st__m", *mx = two ? "st__mx" : "st__m";
+
+	fprintf(o, "static __attribute__((noinline%s)) %s\nst__traced_%s(%s st__m, const void *st__ip",
+		w->noreturn ? ", noreturn" : "", w->ret, w->name, two ? "uint64_t" : "uint32_t");
 	params(o, w, 1);
-	fprintf(o, ")\n{\n\tuint64_t st__ts = st_clock_read();\n");
+	fprintf(o, ")\n{\n");
+	if (two)
+		fprintf(o, "\tuint32_t st__me = (uint32_t)st__m, st__mx = (uint32_t)(st__m >> 32);\n");
+	fprintf(o, "\tuint64_t st__ts = st_clock_read();\n");
+	if (w->entry >= 0) {
+		fprintf(o, "\n\tif (%s)\n\t\t", me);
+		emit_call(o, s, w->entry, w->entry_f, w->entry_nf, me, "st__ts");
+		fprintf(o, ";\n");
+	}
 	fprintf(o, "\t");
 	if (!is_void(w))
 		fprintf(o, "%s ret = ", w->ret);
 	gen_real_call(w, o, w->name, NULL);
-	fprintf(o, ";\n\n\t");
-	emit_call(o, s, w->ev, w->ev_f, w->ev_nf, "st__m", "st__ts");
-	fprintf(o, ";\n%s}\n\n", is_void(w) ? "" : "\treturn ret;\n");
+	fprintf(o, ";\n");
+	if (w->noreturn) {
+		fprintf(o, "\t__builtin_unreachable();\n}\n\n");
+		return;
+	}
+	if (dur)
+		fprintf(o, "\tuint64_t dur_ns = st_clock_delta_ns(st_clock_read() - st__ts);\n");
+	if (w->ev >= 0) {
+		fprintf(o, "\n\t%s", two ? "if (st__mx)\n\t\t" : "");
+		emit_call(o, s, w->ev, w->ev_f, w->ev_nf, mx, "st__ts");
+		fprintf(o, ";\n");
+	}
+	fprintf(o, "%s}\n\n", is_void(w) ? "" : "\treturn ret;\n");
 }
 
 static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 {
+	int errno_try = mentions(w->busy, "errno");
+
 	fprintf(o, "static __attribute__((noinline)) %s\nst__traced_%s(uint64_t st__masks, const void *st__ip",
 		w->ret, w->name);
 	params(o, w, 1);
 	fprintf(o, ")\n{\n");
 	/* gen_mask puts the wait mask in the low half, the event's in the high. */
 	fprintf(o, "\tuint32_t st__mw = (uint32_t)st__masks, st__ml = (uint32_t)(st__masks >> 32);\n");
-	fprintf(o, "\tuint64_t st__t0, st__t1, wait_ns = 0;\n\t%s ret;\n\n", w->ret);
+	fprintf(o, "\tuint64_t st__t0, st__t1, wait_ns = 0;\n\t%s ret;\n", w->ret);
+	/* A try that reports busy in errno changed it: the blocking call must
+	 * find it as the caller left it (errno is read only then, it costs a
+	 * call) */
+	if (errno_try)
+		fprintf(o, "\tint st__errno = errno;\n");
+	fprintf(o, "\n");
 	if (w->try_when[0]) {
 		fprintf(o, "\tif (!(%s)) {\n\t\tst__t0 = st_clock_read();\n\t\tret = ", w->try_when);
 		gen_real_call(w, o, w->name, NULL);
@@ -522,9 +734,10 @@ static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 	}
 	fprintf(o, "\tret = ");
 	gen_real_call(w, o, w->try_fn, w->try_args);
-	fprintf(o, ";\n\tif (ret == EBUSY) {\n\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t");
+	fprintf(o, ";\n\tif (%s) {\n\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t",
+		w->busy[0] ? w->busy : "ret==EBUSY");
 	emit_call(o, s, w->wait, w->wait_f, w->wait_nf, "st__mw", "st__t0");
-	fprintf(o, ";\n\t\tret = ");
+	fprintf(o, ";\n\t\t%sret = ", errno_try ? "errno = st__errno;\n\t\t" : "");
 	gen_real_call(w, o, w->name, NULL);
 	fprintf(o, ";\n\t\tst__t1 = st_clock_read();\n");
 	fprintf(o, "\t\twait_ns = st_clock_delta_ns(st__t1 - st__t0);\n");
@@ -554,7 +767,8 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 			gen_traced_lock(s, w, o);
 		else
 			gen_traced_call(s, w, o);
-		fprintf(o, "ST_API %s %s(", w->ret, w->name);
+		fprintf(o, "ST_API %s%s %s(", w->noreturn ? "__attribute__((noreturn)) " : "", w->ret,
+			w->name);
 		params(o, w, 0);
 		fprintf(o, ")\n{\n");
 		gen_mask(s, w, o);
@@ -563,7 +777,7 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 		fprintf(o, ";\n%s\t%sst__traced_%s(st__m, __builtin_return_address(0)",
 			is_void(w) ? "\telse\n\t" : "", is_void(w) ? "" : "return ", w->name);
 		args(o, w, 1);
-		fprintf(o, ");\n}\n\n");
+		fprintf(o, ");\n%s}\n\n", w->noreturn ? "\t__builtin_unreachable();\n" : "");
 	}
 }
 

@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/single_threaded.h>
+#include <time.h>
 
 #define ST__MUTEX_PSHARED_BIT 128 /* glibc's PTHREAD_MUTEX_PSHARED_BIT */
 #define ST__MUTEX_ROBUST_BIT 16	  /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP */
@@ -47,5 +48,28 @@ static inline bool st__mutex_try_safe(const pthread_mutex_t *m)
 	return !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
 		 (ST__MUTEX_ROBUST_BIT | ST__MUTEX_PP_BIT));
 }
+
+/*
+ * st__deadline_ok: false when glibc rejects a deadline before looking at
+ * the lock (rwlocks, semaphores: a nanosecond count out of range, or a
+ * clock it does not take, is EINVAL at once); trying first would then
+ * take a free lock where the real call fails. A NULL deadline is left to
+ * the real call too (it faults in either case, but not in ours).
+ */
+static inline bool st__deadline_ok(clockid_t clock, const struct timespec *t)
+{
+	return (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC) && t &&
+	       t->tv_nsec >= 0 && t->tv_nsec < 1000000000;
+}
+
+/* The start routine of pthread_create, named for the spec's parser. */
+typedef void *(*st__start_routine)(void *);
+
+/* pthread_create through real, the new thread's start routine run by a
+ * trampoline that writes thread_start and thread_end when either is
+ * enabled (pthread-threads.c). */
+int st__thread_create(int (*real)(pthread_t *, const pthread_attr_t *, st__start_routine, void *),
+		      pthread_t *thread, const pthread_attr_t *attr, st__start_routine start,
+		      void *arg) __attribute__((visibility("hidden")));
 
 #endif
