@@ -42,8 +42,19 @@
 
 extern char **environ;
 
+/* The wrapper families (the providers of the catalog), and which are
+ * interposed. */
+#define MAX_FAMILIES 16
+
+struct families {
+	const char *name[MAX_FAMILIES];
+	bool wrapped[MAX_FAMILIES];
+	size_t n;
+};
+
 struct record {
 	const char *outdir;
+	const char *wrap;	  /* --wrap, NULL: the default */
 	const char **patterns;
 	int npatterns;
 	bool overwrite, quiet;
@@ -85,6 +96,8 @@ static int parse_args(struct record *r, int argc, char **argv)
 			return -1;
 		if (st_opt_is(o, "output")) {
 			r->outdir = arg;
+		} else if (st_opt_is(o, "wrap")) {
+			r->wrap = arg;
 		} else if (st_opt_is(o, "event")) {
 			r->patterns[r->npatterns++] = arg;
 		} else if (st_opt_is(o, "quiet")) {
@@ -137,10 +150,66 @@ static int parse_args(struct record *r, int argc, char **argv)
 	return 0;
 }
 
-/* Each pattern must match a known tracepoint; notes the families needed. */
-static int check_patterns(struct record *r, bool *families, size_t nfam, const char **famname)
+/* The families the catalog knows, in its order. */
+static void families_known(struct families *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (unsigned k = 0; k < st_catalog_count; k++) {
+		size_t i = 0;
+
+		while (i < f->n && strcmp(f->name[i], st_catalog[k].provider) != 0)
+			i++;
+		if (i == f->n && f->n < MAX_FAMILIES)
+			f->name[f->n++] = st_catalog[k].provider;
+	}
+}
+
+/* Marks the families of --wrap LIST (comma-separated, or all). */
+static int families_choose(struct families *f, const char *list)
+{
+	const char *p = list;
+
+	if (strcmp(list, "all") == 0) {
+		for (size_t i = 0; i < f->n; i++)
+			f->wrapped[i] = true;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ","), i = 0;
+
+		while (i < f->n && (strlen(f->name[i]) != len || strncmp(f->name[i], p, len) != 0))
+			i++;
+		if (i == f->n) {
+			char known[256] = "";
+
+			for (size_t k = 0; k < f->n; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+					 k ? ", " : "", f->name[k]);
+			st_err(V, "--wrap: no family '%.*s' (families: %s, or all)", (int)len, p,
+			       known);
+			return -1;
+		}
+		f->wrapped[i] = true;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static bool family_wrapped(const struct families *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->wrapped[i] && strcmp(f->name[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Each pattern must match a tracepoint of a family wrapped; one matching
+ * only others' says which --wrap it needs. */
+static int check_patterns(struct record *r, const struct families *f)
 {
 	for (int i = 0; i < r->npatterns; i++) {
+		const char *other = NULL;
 		bool any = false;
 		char why[256];
 
@@ -148,16 +217,22 @@ static int check_patterns(struct record *r, bool *families, size_t nfam, const c
 			st_err(V, "pattern '%s': %s", r->patterns[i], why);
 			return -1;
 		}
-		for (unsigned k = 0; k < st_catalog_count; k++) {
+		for (unsigned k = 0; k < st_catalog_count && !any; k++) {
 			char full[160];
 
 			snprintf(full, sizeof(full), "%s:%s", st_catalog[k].provider, st_catalog[k].name);
 			if (fnmatch(r->patterns[i], full, 0) != 0)
 				continue;
-			any = true;
-			for (size_t f = 0; f < nfam; f++)
-				if (strcmp(famname[f], st_catalog[k].provider) == 0)
-					families[f] = true;
+			if (family_wrapped(f, st_catalog[k].provider))
+				any = true;
+			else if (!other)
+				other = st_catalog[k].provider;
+		}
+		if (!any && other) {
+			st_err(V, "pattern '%s' matches tracepoints of the %s family, which is not "
+				  "wrapped (add --wrap %s)",
+			       r->patterns[i], other, other);
+			return -1;
 		}
 		if (!any) {
 			st_err(V, "pattern '%s' matches no tracepoint (try 'pthread:*')", r->patterns[i]);
@@ -467,8 +542,7 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 
 int st_cmd_record(int argc, char **argv)
 {
-	static const char *famname[] = { "pthread" };
-	bool families[1] = { false };
+	struct families fam;
 	struct record r = {
 		.buffer_size = 0, /* chosen with the sub-buffer size (ctl/checks.h) */
 		.subbuf_size = 0,
@@ -477,7 +551,8 @@ int st_cmd_record(int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
 	char preload[4 * PATH_MAX];
-	const char *patterns[argc + 1];
+	const char *patterns[argc + MAX_FAMILIES];
+	char defaults[MAX_FAMILIES][80];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
 	struct st_session_config scfg = { 0 };
@@ -492,9 +567,16 @@ int st_cmd_record(int argc, char **argv)
 	}
 	if (parse_args(&r, argc, argv) < 0)
 		return 2;
+	families_known(&fam);
+	if (families_choose(&fam, r.wrap ? r.wrap : ST_DEFAULT_FAMILIES) < 0)
+		return 2;
 	if (r.npatterns == 0)
-		r.patterns[r.npatterns++] = ST_DEFAULT_PATTERN;
-	if (check_patterns(&r, families, 1, famname) < 0)
+		for (size_t f = 0; f < fam.n; f++)
+			if (fam.wrapped[f]) {
+				snprintf(defaults[f], sizeof(defaults[f]), "%s:*", fam.name[f]);
+				r.patterns[r.npatterns++] = defaults[f];
+			}
+	if (check_patterns(&r, &fam) < 0)
 		return 2;
 	ret = find_command(&r);
 	if (ret)
@@ -505,12 +587,12 @@ int st_cmd_record(int argc, char **argv)
 	}
 
 	snprintf(preload, sizeof(preload), "%s/libshimtrace.so", st_libdir_core());
-	for (size_t f = 0; f < 1; f++) {
+	for (size_t f = 0; f < fam.n; f++) {
 		char lib[PATH_MAX];
 
-		if (!families[f])
+		if (!fam.wrapped[f])
 			continue;
-		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), famname[f]);
+		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam.name[f]);
 		if (access(lib, R_OK) < 0) {
 			st_err(V, "cannot find %s: %s", lib, strerror(errno));
 			return 2;

@@ -14,7 +14,8 @@
  * most the session's bound; the bound (--max-memory) is half the physical
  * memory (st_default_max_memory, ctl/checks.h). */
 #define ST_DEFAULT_PROCESS_MEMORY (2ull << 30)
-#define ST_DEFAULT_PATTERN "pthread:*"
+/* The wrapper families record interposes without --wrap. */
+#define ST_DEFAULT_FAMILIES "pthread"
 
 #define ST_STR_(x) #x
 #define ST_STR(x) ST_STR_(x)

@@ -70,9 +70,15 @@ static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
 	  "DIR is created with its parents; an existing DIR must not hold a trace already." },
+	{ "wrap", 'w', "FAMILIES",
+	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
+	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
+	  "tracepoints of provider FAMILY (EVENTS lists them). Only the families chosen are "
+	  "preloaded: a program calls the others' functions untouched." },
 	{ "event", 'e', "PATTERN",
-	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: pthread:*)",
-	  "A pattern that matches no known tracepoint is an error. `shimtrace view` and "
+	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
+	  "A pattern that matches no tracepoint of the families wrapped is an error (one "
+	  "that matches another family's says which --wrap it needs). `shimtrace view` and "
 	  "babeltrace2 show the provider:name of every event." },
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",

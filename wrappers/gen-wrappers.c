@@ -32,6 +32,24 @@
  *     via FUNCTION                the real function is called through
  *                                 FUNCTION(real, PARAMS), traced or not
  *                                 (a hand-written helper of the family)
+ *     bootstrap FUNCTION          while the real function is being looked
+ *                                 up on this thread (dlsym calling back into
+ *                                 the family), FUNCTION(PARAMS) serves calls
+ *     quiet                       the family's functions the real function
+ *                                 calls are not traced (they are its
+ *                                 implementation: malloc in operator new),
+ *                                 until one of them fails (returns its
+ *                                 fail value): what follows handles the
+ *                                 failure (C++: the exception's object,
+ *                                 whose free comes later, outside) and is
+ *                                 traced; kept right across a C++
+ *                                 exception (the family is built with
+ *                                 -fexceptions)
+ *     vararg TYPE NAME when=COND  a variadic function (PARAMS end in ...):
+ *                                 its optional argument, read only when
+ *                                 COND holds over the parameters (else 0),
+ *                                 passed on to the real function and
+ *                                 usable in fields as NAME
  *   of a call entry:
  *     entry TP FIELD...           an event written before the real call: a
  *                                 call that blocks, or that a thread can be
@@ -104,7 +122,9 @@ struct wrap {
 	char uncontended[256];
 	char busy[256];
 	char fail[128], fail_errno[64]; /* "" : the file's */
-	char via[64];
+	char via[64], bootstrap[64];
+	int quiet, variadic;
+	char va_type[64], va_name[64], va_when[256];
 	int ev, wait, entry; /* event indices; -1 when absent */
 	struct field ev_f[MAXF], wait_f[MAXF], entry_f[MAXF];
 	int ev_nf, wait_nf, entry_nf;
@@ -122,6 +142,7 @@ struct spec {
 	int nev;
 	struct wrap w[MAXW];
 	int nw;
+	int quiet; /* some wrapper is quiet */
 };
 
 static const char *types[] = { "U8",  "U16", "U32", "U64",   "S8",	  "S16",
@@ -276,6 +297,65 @@ static void parse_try(struct spec *s, int line, struct wrap *w, char *rest)
 	}
 }
 
+/* Splits [text, end), "TYPE NAME", at its last identifier: NAME into name,
+ * what is before it (spaces trimmed) into type unless NULL. False when
+ * there is no identifier at the end, or nothing before it. */
+static int split_decl(struct spec *s, int line, const char *text, const char *end, char *type,
+		      size_t ntype, char *name, size_t nname)
+{
+	const char *n;
+
+	while (end > text && isspace((unsigned char)end[-1]))
+		end--;
+	n = end;
+	while (n > text && (isalnum((unsigned char)n[-1]) || n[-1] == '_'))
+		n--;
+	if (!is_ident(n, (size_t)(end - n)))
+		return 0;
+	copy(s, line, name, nname, n, (size_t)(end - n));
+	while (n > text && isspace((unsigned char)n[-1]))
+		n--;
+	if (n == text)
+		return 0;
+	if (type)
+		copy(s, line, type, ntype, text, (size_t)(n - text));
+	return 1;
+}
+
+/* "vararg TYPE NAME when=COND" */
+static void parse_vararg(struct spec *s, int line, struct wrap *w, char *rest)
+{
+	char *when = strstr(rest, " when=");
+
+	if (!w || w->va_name[0])
+		die(s, line, "'vararg' belongs to a wrapper, once");
+	if (!when || !when[6])
+		die(s, line, "expected vararg TYPE NAME when=COND");
+	copy(s, line, w->va_when, sizeof(w->va_when), when + 6, strlen(when + 6));
+	if (strchr(w->va_when, ' ') || strchr(w->va_when, '\t'))
+		die(s, line, "vararg's when= takes an expression without spaces");
+	if (!split_decl(s, line, rest, when, w->va_type, sizeof(w->va_type), w->va_name,
+			sizeof(w->va_name)))
+		die(s, line, "expected vararg TYPE NAME when=COND");
+}
+
+/* "KW FUNCTION" of a wrapper, once, into dst (64 bytes). */
+static void function_of(struct spec *s, int line, const struct wrap *w, const char *kw,
+			const char *rest, char *dst)
+{
+	if (!w || dst[0] || !is_ident(rest, strlen(rest)))
+		die(s, line, "'%s FUNCTION' belongs to a wrapper, once", kw);
+	copy(s, line, dst, 64, rest, strlen(rest));
+}
+
+/* "KW" alone, of a wrapper. */
+static void flag_of(struct spec *s, int line, const struct wrap *w, const char *kw,
+		    const char *rest)
+{
+	if (!w || *rest)
+		die(s, line, "'%s' belongs to a wrapper and takes nothing", kw);
+}
+
 /* "fail EXPR [errno=E]" into fail and fail_errno. */
 static void parse_fail(struct spec *s, int line, char *rest, char *fail, size_t nf, char *err,
 		       size_t ne)
@@ -296,25 +376,12 @@ static void parse_fail(struct spec *s, int line, char *rest, char *fail, size_t 
 /* Parses "RET NAME(PARAMS)". */
 static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
 {
-	char *open = strchr(text, '('), *close = strrchr(text, ')'), *name_end, *name;
+	char *open = strchr(text, '('), *close = strrchr(text, ')');
 	char *params;
 
-	if (!open || !close || close < open)
+	if (!open || !close || close < open ||
+	    !split_decl(s, line, text, open, w->ret, sizeof(w->ret), w->name, sizeof(w->name)))
 		die(s, line, "expected RET NAME(PARAMS)");
-	name_end = open;
-	while (name_end > text && isspace((unsigned char)name_end[-1]))
-		name_end--;
-	name = name_end;
-	while (name > text && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-		name--;
-	if (!is_ident(name, (size_t)(name_end - name)))
-		die(s, line, "expected a function name before '('");
-	copy(s, line, w->name, sizeof(w->name), name, (size_t)(name_end - name));
-	while (name > text && isspace((unsigned char)name[-1]))
-		name--;
-	if (name == text)
-		die(s, line, "missing return type");
-	copy(s, line, w->ret, sizeof(w->ret), text, (size_t)(name - text));
 	*close = '\0';
 	params = open + 1;
 	if (strcmp(params, "void") == 0 || *params == '\0')
@@ -327,16 +394,20 @@ static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
 			die(s, line, "too many parameters");
 		while (isspace((unsigned char)*p))
 			p++;
+		if (w->variadic)
+			die(s, line, "'...' must be the last parameter");
+		if (strncmp(p, "...", 3) == 0) {
+			if (w->np == 0)
+				die(s, line, "'...' needs a parameter before it");
+			w->variadic = 1;
+			continue;
+		}
 		end = p + strlen(p);
 		while (end > p && isspace((unsigned char)end[-1]))
 			end--;
 		copy(s, line, pa->decl, sizeof(pa->decl), p, (size_t)(end - p));
-		name = end;
-		while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-			name--;
-		if (!is_ident(name, (size_t)(end - name)) || name == p)
+		if (!split_decl(s, line, p, end, NULL, 0, pa->name, sizeof(pa->name)))
 			die(s, line, "parameter '%s' needs a type and a name", pa->decl);
-		copy(s, line, pa->name, sizeof(pa->name), name, (size_t)(end - name));
 		w->np++;
 	}
 }
@@ -381,6 +452,9 @@ static void check_wrap(struct spec *s, const struct wrap *w)
 		die(s, w->line, "lock %s has wait_ns, not dur_ns", w->name);
 	if (w->kind == CALL && uses(w->ev_f, w->ev_nf, "wait_ns"))
 		die(s, w->line, "call %s has dur_ns, not wait_ns", w->name);
+	if (w->variadic != !!w->va_name[0])
+		die(s, w->line, "%s: a variadic function (PARAMS ending in ...) and a vararg go together",
+		    w->name);
 }
 
 static void parse(struct spec *s, const char *path)
@@ -491,14 +565,18 @@ static void parse(struct spec *s, const char *path)
 				nf++;
 			}
 			event_use(s, line, name, fl, nf);
+		} else if (strcmp(kw, "bootstrap") == 0) {
+			function_of(s, line, w, kw, rest, w ? w->bootstrap : NULL);
 		} else if (strcmp(kw, "via") == 0) {
-			if (!w || w->via[0] || !is_ident(rest, strlen(rest)))
-				die(s, line, "'via FUNCTION' belongs to a wrapper, once");
-			copy(s, line, w->via, sizeof(w->via), rest, strlen(rest));
+			function_of(s, line, w, kw, rest, w ? w->via : NULL);
+		} else if (strcmp(kw, "quiet") == 0) {
+			flag_of(s, line, w, kw, rest);
+			w->quiet = s->quiet = 1;
 		} else if (strcmp(kw, "noreturn") == 0) {
-			if (!w || *rest)
-				die(s, line, "'noreturn' belongs to a wrapper and takes nothing");
+			flag_of(s, line, w, kw, rest);
 			w->noreturn = 1;
+		} else if (strcmp(kw, "vararg") == 0) {
+			parse_vararg(s, line, w, rest);
 		} else if (strcmp(kw, "unresolved") == 0) {
 			if (!w || strcmp(rest, "abort") != 0)
 				die(s, line, "'unresolved abort' belongs to a call or lock wrapper");
@@ -529,18 +607,49 @@ static int is_void(const struct wrap *w)
 	return strcmp(w->ret, "void") == 0;
 }
 
+/* The parameters as the function declares them (a variadic one's end in
+ * ...). */
 static void params(FILE *o, const struct wrap *w, int leading_comma)
 {
 	for (int i = 0; i < w->np; i++)
 		fprintf(o, "%s%s", i || leading_comma ? ", " : "", w->p[i].decl);
+	if (w->variadic)
+		fprintf(o, ", ...");
 	if (!w->np && !leading_comma)
 		fprintf(o, "void");
 }
 
+/* The parameters of our internal functions: a variadic function's optional
+ * argument is one of them. */
+static void params_in(FILE *o, const struct wrap *w, int leading_comma)
+{
+	for (int i = 0; i < w->np; i++)
+		fprintf(o, "%s%s", i || leading_comma ? ", " : "", w->p[i].decl);
+	if (w->variadic)
+		fprintf(o, ", %s %s", w->va_type, w->va_name);
+	if (!w->np && !w->variadic && !leading_comma)
+		fprintf(o, "void");
+}
+
+/* The arguments of a call, the optional one included. */
 static void args(FILE *o, const struct wrap *w, int leading_comma)
 {
 	for (int i = 0; i < w->np; i++)
 		fprintf(o, "%s%s", i || leading_comma ? ", " : "", w->p[i].name);
+	if (w->variadic)
+		fprintf(o, ", %s", w->va_name);
+}
+
+/* Reads the optional argument of a variadic function (in a function whose
+ * parameters end in ...): always (the resolver, which our calls always
+ * give it) or when the wrapper's COND holds. */
+static void read_vararg(FILE *o, const struct wrap *w, int always)
+{
+	fprintf(o, "\t%s %s = 0;\n\n", w->va_type, w->va_name);
+	fprintf(o, "\tif (%s) {\n\t\tva_list st__ap;\n\n", always ? "1" : w->va_when);
+	fprintf(o, "\t\tva_start(st__ap, %s);\n\t\t%s = va_arg(st__ap, %s);\n", w->p[w->np - 1].name,
+		w->va_name, w->va_type);
+	fprintf(o, "\t\tva_end(st__ap);\n\t}\n");
 }
 
 static void emit_call(FILE *o, const struct spec *s, int ev, const struct field *f, int nf,
@@ -594,7 +703,16 @@ static void gen_resolver(const struct spec *s, const struct wrap *w, FILE *o)
 	fprintf(o, "/* First call: find the real function, then call it. */\n");
 	fprintf(o, "static %s st__resolve_%s(", w->ret, w->name);
 	params(o, w, 0);
-	fprintf(o, ")\n{\n\tst__fn_%s f = (st__fn_%s)st__wrap_resolve(\"%s\");\n\n", w->name, w->name,
+	fprintf(o, ")\n{\n");
+	if (w->variadic)
+		read_vararg(o, w, 1);
+	if (w->bootstrap[0]) {
+		/* (dlsym, looking the function up, called back into the family) */
+		fprintf(o, "\tif (st__resolving)\n\t\treturn %s(", w->bootstrap);
+		args(o, w, 0);
+		fprintf(o, ");\n");
+	}
+	fprintf(o, "\tst__fn_%s f = (st__fn_%s)st__wrap_resolve(\"%s\");\n\n", w->name, w->name,
 		w->name);
 	if (w->abort_unresolved || w->noreturn) {
 		fprintf(o, "\tif (!f)\n\t\tst__wrap_unresolved(\"%s\");\n", w->name);
@@ -671,7 +789,7 @@ static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 
 	fprintf(o, "static __attribute__((noinline%s)) %s\nst__traced_%s(%s st__m, const void *st__ip",
 		w->noreturn ? ", noreturn" : "", w->ret, w->name, two ? "uint64_t" : "uint32_t");
-	params(o, w, 1);
+	params_in(o, w, 1);
 	fprintf(o, ")\n{\n");
 	if (two)
 		fprintf(o, "\tuint32_t st__me = (uint32_t)st__m, st__mx = (uint32_t)(st__m >> 32);\n");
@@ -681,11 +799,15 @@ static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 		emit_call(o, s, w->entry, w->entry_f, w->entry_nf, me, "st__ts");
 		fprintf(o, ";\n");
 	}
-	fprintf(o, "\t");
 	if (!is_void(w))
-		fprintf(o, "%s ret = ", w->ret);
+		fprintf(o, "\t%s ret;\n", w->ret);
+	if (w->quiet)
+		fprintf(o, "\t{\n\t\tint st__q __attribute__((cleanup(st__quiet_end))) = ++st__quiet;\n\n\t");
+	fprintf(o, "\t%s", is_void(w) ? "" : "ret = ");
 	gen_real_call(w, o, w->name, NULL);
 	fprintf(o, ";\n");
+	if (w->quiet)
+		fprintf(o, "\t\t(void)st__q;\n\t}\n");
 	if (w->noreturn) {
 		fprintf(o, "\t__builtin_unreachable();\n}\n\n");
 		return;
@@ -706,7 +828,7 @@ static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 
 	fprintf(o, "static __attribute__((noinline)) %s\nst__traced_%s(uint64_t st__masks, const void *st__ip",
 		w->ret, w->name);
-	params(o, w, 1);
+	params_in(o, w, 1);
 	fprintf(o, ")\n{\n");
 	/* gen_mask puts the wait mask in the low half, the event's in the high. */
 	fprintf(o, "\tuint32_t st__mw = (uint32_t)st__masks, st__ml = (uint32_t)(st__masks >> 32);\n");
@@ -754,9 +876,18 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 	fprintf(o, "/* Generated by gen-wrappers from %s: do not edit. */\n", base_name(s->path));
 	for (int k = 0; k < s->nincludes; k++)
 		fprintf(o, "#include %s\n", s->includes[k]);
-	fprintf(o, "#include <stdint.h>\n#include <string.h>\n\n");
+	fprintf(o, "#include <stdarg.h>\n#include <stdint.h>\n#include <string.h>\n\n");
 	fprintf(o, "#include \"wrappers/resolve.h\"\n#include \"%s\"\n\n", header);
 	fprintf(o, "ST_PROVIDER_DEFINE(%s, ST_%s_TRACEPOINTS)\n\n", s->provider, up);
+	if (s->quiet) {
+		fprintf(o, "/* Nonzero while a quiet wrapper's real function runs on this thread:\n"
+			   " * the family's calls it makes are its own, not the program's; until\n"
+			   " * one fails (st__loud): the failure's handling is traced. */\n");
+		fprintf(o, "static __thread int st__quiet __attribute__((tls_model(\"initial-exec\")));\n");
+		fprintf(o, "static __thread int st__loud __attribute__((tls_model(\"initial-exec\")));\n\n");
+		fprintf(o, "static inline void st__quiet_end(int *q)\n{\n\t(void)q;\n"
+			   "\tif (--st__quiet == 0)\n\t\tst__loud = 0;\n}\n\n");
+	}
 	for (int k = 0; k < s->nw; k++)
 		gen_resolver(s, &s->w[k], o);
 	for (int k = 0; k < s->nw; k++) {
@@ -767,15 +898,39 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 			gen_traced_lock(s, w, o);
 		else
 			gen_traced_call(s, w, o);
-		fprintf(o, "ST_API %s%s %s(", w->noreturn ? "__attribute__((noreturn)) " : "", w->ret,
-			w->name);
-		params(o, w, 0);
-		fprintf(o, ")\n{\n");
+		/* (declared: a function no header declares, C++'s operators) */
+		for (int def = 0; def < 2; def++) {
+			fprintf(o, "ST_API %s%s %s(", w->noreturn ? "__attribute__((noreturn)) " : "",
+				w->ret, w->name);
+			params(o, w, 0);
+			fprintf(o, ")%s", def ? "\n{\n" : ";\n");
+		}
+		if (w->variadic)
+			read_vararg(o, w, 0);
 		gen_mask(s, w, o);
-		fprintf(o, "\tif (__builtin_expect(st__m == 0, 1))\n\t\t%s", is_void(w) ? "" : "return ");
-		gen_real_call(w, o, w->name, NULL);
-		fprintf(o, ";\n%s\t%sst__traced_%s(st__m, __builtin_return_address(0)",
-			is_void(w) ? "\telse\n\t" : "", is_void(w) ? "" : "return ", w->name);
+		if (is_void(w)) {
+			fprintf(o, "\tif (__builtin_expect(st__m == 0, 1)) {\n\t\t");
+			gen_real_call(w, o, w->name, NULL);
+			fprintf(o, ";\n\t\t%s;\n\t}\n", w->noreturn ? "__builtin_unreachable()" : "return");
+		} else {
+			fprintf(o, "\tif (__builtin_expect(st__m == 0, 1))\n\t\treturn ");
+			gen_real_call(w, o, w->name, NULL);
+			fprintf(o, ";\n");
+		}
+		if (s->quiet) {
+			/* (a TLS load only when enabled) */
+			fprintf(o, "\tif (st__quiet && !st__loud) {\n\t\t%s%s", is_void(w) ? "" : w->ret,
+				is_void(w) ? "" : " ret = ");
+			gen_real_call(w, o, w->name, NULL);
+			if (is_void(w))
+				fprintf(o, ";\n\t\t%s;\n\t}\n",
+					w->noreturn ? "__builtin_unreachable()" : "return");
+			else
+				fprintf(o, ";\n\n\t\tif (ret == (%s))\n\t\t\tst__loud = 1;\n\t\treturn ret;\n\t}\n",
+					w->fail[0] ? w->fail : s->fail);
+		}
+		fprintf(o, "\t%sst__traced_%s(st__m, __builtin_return_address(0)", is_void(w) ? "" : "return ",
+			w->name);
 		args(o, w, 1);
 		fprintf(o, ");\n%s}\n\n", w->noreturn ? "\t__builtin_unreachable();\n" : "");
 	}

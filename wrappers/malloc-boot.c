@@ -1,0 +1,152 @@
+/*
+ * The malloc family's bootstrap arena and the free/realloc helpers that
+ * keep its blocks away from the real allocator (see malloc-helpers.h).
+ *
+ * A block is a 16-byte header holding its size, then the bytes, 16-byte
+ * aligned. Blocks are carved with a compare-and-swap on the arena's use
+ * (threads may bootstrap at once) and never given back: the arena serves
+ * a few small buffers of dlsym, once per wrapper at most.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "wrappers/malloc-helpers.h"
+
+#define ARENA (64u << 10)
+#define HDR 16u
+#define DEFERRED 64
+
+static _Alignas(16) uint8_t arena[ARENA];
+static uint32_t arena_used;
+
+/* Real blocks freed before the real free was known (0: empty slot). */
+static uintptr_t deferred[DEFERRED];
+static uint32_t ndeferred;
+
+static void *carve(size_t size)
+{
+	uint32_t old = __atomic_load_n(&arena_used, __ATOMIC_RELAXED);
+	uint64_t need;
+
+	if (size > ARENA)
+		goto full;
+	need = HDR + ((size + 15) & ~(size_t)15);
+	do {
+		if (need > ARENA - old)
+			goto full;
+	} while (!__atomic_compare_exchange_n(&arena_used, &old, old + (uint32_t)need, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	memcpy(arena + old, &(uint64_t){ size }, sizeof(uint64_t));
+	return arena + old + HDR;
+full:
+	errno = ENOMEM;
+	return NULL;
+}
+
+static uint64_t block_size(const void *p)
+{
+	uint64_t n;
+
+	memcpy(&n, (const uint8_t *)p - HDR, sizeof(n));
+	return n;
+}
+
+bool st__boot_owns(const void *ptr)
+{
+	return (const uint8_t *)ptr >= arena && (const uint8_t *)ptr < arena + ARENA;
+}
+
+void *st__boot_malloc(size_t size)
+{
+	return carve(size);
+}
+
+void *st__boot_calloc(size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return carve(nmemb * size); /* (never used before: zero) */
+}
+
+void *st__boot_realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (old && !st__boot_owns(old)) {
+		/* a real block, the real allocator not known yet: its size is
+		 * not known either; failing leaves it whole */
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = carve(size);
+	if (p && old)
+		memcpy(p, old, size < block_size(old) ? size : block_size(old));
+	return p;
+}
+
+void st__boot_free(void *ptr)
+{
+	if (!ptr || st__boot_owns(ptr))
+		return;
+	for (uint32_t k = 0; k < DEFERRED; k++) {
+		uintptr_t none = 0;
+
+		if (__atomic_compare_exchange_n(&deferred[k], &none, (uintptr_t)ptr, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&ndeferred, 1, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	/* (more than DEFERRED at once: kept, not freed) */
+}
+
+void st__free_via(void (*real)(void *), void *ptr)
+{
+	if (__builtin_expect(__atomic_load_n(&ndeferred, __ATOMIC_ACQUIRE) != 0, 0))
+		for (uint32_t k = 0; k < DEFERRED; k++) {
+			uintptr_t p = __atomic_exchange_n(&deferred[k], 0, __ATOMIC_ACQUIRE);
+
+			if (p) {
+				__atomic_sub_fetch(&ndeferred, 1, __ATOMIC_RELAXED);
+				real((void *)p);
+			}
+		}
+	if (st__boot_owns(ptr))
+		return;
+	real(ptr);
+}
+
+/* An arena block moved to the real allocator (fresh: real_new), or NULL
+ * as realloc says. */
+static void *moved(void *fresh, const void *old, size_t size)
+{
+	if (fresh)
+		memcpy(fresh, old, size < block_size(old) ? size : block_size(old));
+	return fresh;
+}
+
+void *st__realloc_via(void *(*real)(void *, size_t), void *old, size_t size)
+{
+	if (!old || !st__boot_owns(old))
+		return real(old, size);
+	if (size == 0)
+		return NULL; /* (as glibc: the block is freed, NULL returned) */
+	return moved(real(NULL, size), old, size);
+}
+
+void *st__reallocarray_via(void *(*real)(void *, size_t, size_t), void *old, size_t nmemb,
+			   size_t size)
+{
+	if (!old || !st__boot_owns(old))
+		return real(old, nmemb, size);
+	if (size && nmemb > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (nmemb * size == 0)
+		return NULL;
+	return moved(real(NULL, nmemb, size), old, nmemb * size);
+}

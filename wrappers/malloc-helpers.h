@@ -1,0 +1,34 @@
+/*
+ * Helpers of the malloc family's spec (malloc-boot.c).
+ *
+ * The bootstrap arena: while a wrapper of the family looks its real
+ * function up, dlsym may allocate (its error buffer) and so call back into
+ * the family, before the real allocator is known. Those calls are served
+ * from a static arena: blocks carved once, zeroed, never reused. free and
+ * realloc (the `via` helpers, on every call) recognise an arena block and
+ * never hand it to the real allocator: freeing one does nothing, and a
+ * block reallocated moves to the real allocator with its bytes. A real
+ * block freed while free itself is being looked up is kept, and freed by
+ * the next free once the real one is known: no allocation is lost or
+ * handed to the wrong allocator.
+ */
+#ifndef ST_WRAPPERS_MALLOC_HELPERS_H
+#define ST_WRAPPERS_MALLOC_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ST__HIDDEN __attribute__((visibility("hidden")))
+
+ST__HIDDEN void *st__boot_malloc(size_t size);
+ST__HIDDEN void *st__boot_calloc(size_t nmemb, size_t size);
+ST__HIDDEN void *st__boot_realloc(void *old, size_t size);
+ST__HIDDEN void st__boot_free(void *ptr);
+ST__HIDDEN bool st__boot_owns(const void *ptr);
+
+ST__HIDDEN void st__free_via(void (*real)(void *), void *ptr);
+ST__HIDDEN void *st__realloc_via(void *(*real)(void *, size_t), void *old, size_t size);
+ST__HIDDEN void *st__reallocarray_via(void *(*real)(void *, size_t, size_t), void *old,
+				      size_t nmemb, size_t size);
+
+#endif
