@@ -75,7 +75,10 @@ static int read_config(uint32_t s, struct st__pool *p)
 
 static struct st__pool *pool_create(uint32_t s)
 {
-	struct st__pool tmp, *p;
+	/* Zeroed: below, only the configuration and the mappings are filled
+	 * in, and *p = tmp copies every field: the rest must start cleared
+	 * (handed: not offered yet; unserved: no wait found the daemon gone). */
+	struct st__pool tmp = { .fd = { .fd = -1 } }, *p;
 	struct st_abi_pool *hdr;
 	uint64_t wsize;
 	long fd;
