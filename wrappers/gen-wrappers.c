@@ -51,6 +51,9 @@
  *                                 passed on to the real function and
  *                                 usable in fields as NAME
  *   of a call entry:
+ *     keep TYPE NAME=EXPR         NAME, usable in the event's fields, holds
+ *                                 EXPR as it was before the real call (what
+ *                                 the call destroys: fclose's descriptor)
  *     entry TP FIELD...           an event written before the real call: a
  *                                 call that blocks, or that a thread can be
  *                                 cancelled in, shows that it began even
@@ -125,6 +128,7 @@ struct wrap {
 	char via[64], bootstrap[64];
 	int quiet, variadic;
 	char va_type[64], va_name[64], va_when[256];
+	char keep_type[64], keep_name[64], keep_expr[256];
 	int ev, wait, entry; /* event indices; -1 when absent */
 	struct field ev_f[MAXF], wait_f[MAXF], entry_f[MAXF];
 	int ev_nf, wait_nf, entry_nf;
@@ -406,6 +410,9 @@ static void parse_proto(struct spec *s, int line, char *text, struct wrap *w)
 		while (end > p && isspace((unsigned char)end[-1]))
 			end--;
 		copy(s, line, pa->decl, sizeof(pa->decl), p, (size_t)(end - p));
+		/* (an array, "int fds[2]": the name is before the brackets) */
+		if (end > p && end[-1] == ']' && memchr(p, '[', (size_t)(end - p)))
+			end = memchr(p, '[', (size_t)(end - p));
 		if (!split_decl(s, line, p, end, NULL, 0, pa->name, sizeof(pa->name)))
 			die(s, line, "parameter '%s' needs a type and a name", pa->decl);
 		w->np++;
@@ -577,6 +584,16 @@ static void parse(struct spec *s, const char *path)
 			w->noreturn = 1;
 		} else if (strcmp(kw, "vararg") == 0) {
 			parse_vararg(s, line, w, rest);
+		} else if (strcmp(kw, "keep") == 0) {
+			char *eq = strchr(rest, '=');
+
+			if (!w || w->kind != CALL || w->keep_name[0])
+				die(s, line, "'keep' belongs to a call wrapper, once");
+			if (!eq || !eq[1] || strchr(eq, ' ') ||
+			    !split_decl(s, line, rest, eq, w->keep_type, sizeof(w->keep_type),
+					w->keep_name, sizeof(w->keep_name)))
+				die(s, line, "expected keep TYPE NAME=EXPR (EXPR without spaces)");
+			copy(s, line, w->keep_expr, sizeof(w->keep_expr), eq + 1, strlen(eq + 1));
 		} else if (strcmp(kw, "unresolved") == 0) {
 			if (!w || strcmp(rest, "abort") != 0)
 				die(s, line, "'unresolved abort' belongs to a call or lock wrapper");
@@ -793,11 +810,17 @@ static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 	fprintf(o, ")\n{\n");
 	if (two)
 		fprintf(o, "\tuint32_t st__me = (uint32_t)st__m, st__mx = (uint32_t)(st__m >> 32);\n");
+	if (w->keep_name[0])
+		fprintf(o, "\t%s %s = %s;\n", w->keep_type, w->keep_name, w->keep_expr);
 	fprintf(o, "\tuint64_t st__ts = st_clock_read();\n");
 	if (w->entry >= 0) {
 		fprintf(o, "\n\tif (%s)\n\t\t", me);
 		emit_call(o, s, w->entry, w->entry_f, w->entry_nf, me, "st__ts");
 		fprintf(o, ";\n");
+		/* (the time in the call: not the entry's writing, which may be a
+		 * thread's first, claiming its buffer) */
+		if (dur)
+			fprintf(o, "\tuint64_t st__t0 = %s ? st_clock_read() : st__ts;\n", me);
 	}
 	if (!is_void(w))
 		fprintf(o, "\t%s ret;\n", w->ret);
@@ -813,7 +836,8 @@ static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 		return;
 	}
 	if (dur)
-		fprintf(o, "\tuint64_t dur_ns = st_clock_delta_ns(st_clock_read() - st__ts);\n");
+		fprintf(o, "\tuint64_t dur_ns = st_clock_delta_ns(st_clock_read() - %s);\n",
+			w->entry >= 0 ? "st__t0" : "st__ts");
 	if (w->ev >= 0) {
 		fprintf(o, "\n\t%s", two ? "if (st__mx)\n\t\t" : "");
 		emit_call(o, s, w->ev, w->ev_f, w->ev_nf, mx, "st__ts");

@@ -26,7 +26,7 @@
  *
  * Field types: U8 U16 U32 U64 S8 S16 S32 S64, HEX64 (an unsigned 64-bit value
  * shown in hexadecimal: addresses) and STRING (NUL-terminated, truncated to
- * ST_STRING_MAX - 1 bytes).
+ * ST_STRING_MAX - 1 bytes, a truncated one ending in "...").
  *
  * Objects using these macros link with -lshimtrace.
  */
@@ -56,7 +56,8 @@ enum st_type {
 	ST_TYPE_STRING,
 };
 
-/* Strings are recorded up to ST_STRING_MAX - 1 bytes plus the NUL. */
+/* Strings are recorded up to ST_STRING_MAX - 1 bytes plus the NUL; a
+ * longer one is cut to ST_STRING_MAX - 4 bytes and "...". */
 #define ST_STRING_MAX 1024
 
 /* Bytes after a payload that st_event_write may read (it copies words). */
@@ -169,8 +170,14 @@ ST__DEFINE_PUT(HEX64)
 
 static inline uint8_t *st__put_STRING(uint8_t *p, const char *s)
 {
-	size_t n = s ? strnlen(s, ST_STRING_MAX - 1) : 0;
+	size_t n = s ? strnlen(s, ST_STRING_MAX) : 0;
 
+	if (n == ST_STRING_MAX) {
+		/* truncated: marked with "..." */
+		memcpy(p, s, ST_STRING_MAX - 4);
+		memcpy(p + ST_STRING_MAX - 4, "...", 4);
+		return p + ST_STRING_MAX;
+	}
 	if (n)
 		memcpy(p, s, n);
 	p[n] = '\0';

@@ -260,6 +260,7 @@ START_TEST(daemon_bound_over_sessions)
 	/* session 0 goes: what it granted is the daemon's again */
 	st_memory_session_gone(&d, 0);
 	d.sessions[0] = NULL;
+	free(s0);
 	ck_assert_uint_eq(d.mem.granted, SLOT);
 	ck_assert_uint_eq(a->grants[0].generation, 0);
 	c->control->lost_no_memory[1] = 1;

@@ -1,0 +1,44 @@
+/*
+ * Helpers of the io family's spec. None reads memory of the program before
+ * the real call has (a bad pointer must give EFAULT, not a fault in a
+ * wrapper), nor changes errno.
+ */
+#ifndef ST_WRAPPERS_IO_HELPERS_H
+#define ST_WRAPPERS_IO_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+/* Whether open's flags call for its mode argument. */
+static inline int st__open_needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* A path (or mode) the call took, to record after it; NULL (an empty
+ * string) when the call failed with EFAULT: then it is not memory the
+ * program may read. */
+static inline const char *st__path(long ret, const char *path)
+{
+	return ret < 0 && errno == EFAULT ? NULL : path;
+}
+
+/* The descriptor of a stream (glibc's FILE), without a call that might
+ * change errno; -1 for none. */
+static inline int st__fd_of(const FILE *stream)
+{
+	return stream ? stream->_fileno : -1;
+}
+
+/* The address family connect was given, read after the call, unless it
+ * faulted or the address is too short to hold one; -1 then. */
+static inline int st__family(int ret, const struct sockaddr *addr, socklen_t len)
+{
+	if (!addr || len < sizeof(addr->sa_family) || (ret < 0 && errno == EFAULT))
+		return -1;
+	return addr->sa_family;
+}
+
+#endif
