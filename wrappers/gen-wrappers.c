@@ -32,6 +32,10 @@
  *     via FUNCTION                the real function is called through
  *                                 FUNCTION(real, PARAMS), traced or not
  *                                 (a hand-written helper of the family)
+ *     callable                    also define st__call_NAME(ip, PARAMS),
+ *                                 hidden: the wrapper for hand-written code
+ *                                 of the family, which passes its own
+ *                                 caller's address (execl calls execv's)
  *     bootstrap FUNCTION          while the real function is being looked
  *                                 up on this thread (dlsym calling back into
  *                                 the family), FUNCTION(PARAMS) serves calls
@@ -126,7 +130,7 @@ struct wrap {
 	char busy[256];
 	char fail[128], fail_errno[64]; /* "" : the file's */
 	char via[64], bootstrap[64];
-	int quiet, variadic;
+	int quiet, variadic, callable;
 	char va_type[64], va_name[64], va_when[256];
 	char keep_type[64], keep_name[64], keep_expr[256];
 	int ev, wait, entry; /* event indices; -1 when absent */
@@ -582,6 +586,9 @@ static void parse(struct spec *s, const char *path)
 		} else if (strcmp(kw, "noreturn") == 0) {
 			flag_of(s, line, w, kw, rest);
 			w->noreturn = 1;
+		} else if (strcmp(kw, "callable") == 0) {
+			flag_of(s, line, w, kw, rest);
+			w->callable = 1;
 		} else if (strcmp(kw, "vararg") == 0) {
 			parse_vararg(s, line, w, rest);
 		} else if (strcmp(kw, "keep") == 0) {
@@ -892,6 +899,24 @@ static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 	fprintf(o, ";\n\treturn ret;\n}\n\n");
 }
 
+/* st__call_NAME: the wrapper with the caller's address given. */
+static void gen_callable(const struct spec *s, const struct wrap *w, FILE *o)
+{
+	for (int def = 0; def < 2; def++) {
+		fprintf(o, "__attribute__((visibility(\"hidden\"))) %s st__call_%s(const void *st__ip",
+			w->ret, w->name);
+		params_in(o, w, 1);
+		fprintf(o, ")%s", def ? "\n{\n" : ";\n");
+	}
+	gen_mask(s, w, o);
+	fprintf(o, "\tif (__builtin_expect(st__m == 0, 1))\n\t\t%s", is_void(w) ? "" : "return ");
+	gen_real_call(w, o, w->name, NULL);
+	fprintf(o, ";\n%s\t%sst__traced_%s(st__m, st__ip", is_void(w) ? "\telse\n" : "",
+		is_void(w) ? "\t" : "return ", w->name);
+	args(o, w, 1);
+	fprintf(o, ");\n}\n\n");
+}
+
 static void gen_source(const struct spec *s, const char *header, FILE *o)
 {
 	char up[64];
@@ -957,6 +982,8 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 			w->name);
 		args(o, w, 1);
 		fprintf(o, ");\n%s}\n\n", w->noreturn ? "\t__builtin_unreachable();\n" : "");
+		if (w->callable)
+			gen_callable(s, w, o);
 	}
 }
 
