@@ -13,16 +13,18 @@
 
 #include "wrappers/malloc-helpers.h"
 
-#define ARENA (64u << 10)
+#define ARENA ST__BOOT_ARENA
 #define HDR 16u
 #define DEFERRED 64
 
-static _Alignas(16) uint8_t arena[ARENA];
+_Alignas(16) unsigned char st__boot_arena[ARENA];
+#define arena st__boot_arena
 static uint32_t arena_used;
 
 /* Real blocks freed before the real free was known (0: empty slot). */
 static uintptr_t deferred[DEFERRED];
-static uint32_t ndeferred;
+unsigned st__boot_deferred;
+#define ndeferred st__boot_deferred
 
 static void *carve(size_t size)
 {
@@ -54,7 +56,7 @@ static uint64_t block_size(const void *p)
 
 bool st__boot_owns(const void *ptr)
 {
-	return (const uint8_t *)ptr >= arena && (const uint8_t *)ptr < arena + ARENA;
+	return (uintptr_t)ptr - (uintptr_t)arena < ARENA;
 }
 
 void *st__boot_malloc(size_t size)
@@ -103,20 +105,16 @@ void st__boot_free(void *ptr)
 	/* (more than DEFERRED at once: kept, not freed) */
 }
 
-void st__free_via(void (*real)(void *), void *ptr)
+void st__boot_flush(void (*real)(void *))
 {
-	if (__builtin_expect(__atomic_load_n(&ndeferred, __ATOMIC_ACQUIRE) != 0, 0))
-		for (uint32_t k = 0; k < DEFERRED; k++) {
-			uintptr_t p = __atomic_exchange_n(&deferred[k], 0, __ATOMIC_ACQUIRE);
+	for (uint32_t k = 0; k < DEFERRED; k++) {
+		uintptr_t p = __atomic_exchange_n(&deferred[k], 0, __ATOMIC_ACQUIRE);
 
-			if (p) {
-				__atomic_sub_fetch(&ndeferred, 1, __ATOMIC_RELAXED);
-				real((void *)p);
-			}
+		if (p) {
+			__atomic_sub_fetch(&ndeferred, 1, __ATOMIC_RELAXED);
+			real((void *)p);
 		}
-	if (st__boot_owns(ptr))
-		return;
-	real(ptr);
+	}
 }
 
 /* An arena block moved to the real allocator (fresh: real_new), or NULL

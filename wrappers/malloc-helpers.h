@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ST__HIDDEN __attribute__((visibility("hidden")))
 
@@ -26,7 +27,22 @@ ST__HIDDEN void *st__boot_realloc(void *old, size_t size);
 ST__HIDDEN void st__boot_free(void *ptr);
 ST__HIDDEN bool st__boot_owns(const void *ptr);
 
-ST__HIDDEN void st__free_via(void (*real)(void *), void *ptr);
+/* The arena, and the count of frees kept for later: the free wrapper's
+ * disabled path reads them inline (a load, a subtraction, two compares). */
+#define ST__BOOT_ARENA (64u << 10)
+ST__HIDDEN extern unsigned char st__boot_arena[ST__BOOT_ARENA];
+ST__HIDDEN extern unsigned st__boot_deferred;
+ST__HIDDEN void st__boot_flush(void (*real)(void *));
+
+static inline void st__free_via(void (*real)(void *), void *ptr)
+{
+	if (__builtin_expect(__atomic_load_n(&st__boot_deferred, __ATOMIC_ACQUIRE) != 0, 0))
+		st__boot_flush(real);
+	if (__builtin_expect((uintptr_t)ptr - (uintptr_t)st__boot_arena < ST__BOOT_ARENA, 0))
+		return;
+	real(ptr);
+}
+
 ST__HIDDEN void *st__realloc_via(void *(*real)(void *, size_t), void *old, size_t size);
 ST__HIDDEN void *st__reallocarray_via(void *(*real)(void *, size_t, size_t), void *old,
 				      size_t nmemb, size_t size);
