@@ -102,13 +102,19 @@ bench_paths() {
 	SHIMTRACE=${SHIMTRACE_BIN:-$1/ctl/shimtrace}
 	SHIMTRACED=${SHIMTRACED_BIN:-$(dirname "$SHIMTRACE")/shimtraced}
 }
-LTTNG_WRAPPER=liblttng-ust-pthread-wrapper.so
+# lttng_wrapper LIB EVENTS: the LTTng-UST wrapper library the LTTng rows
+# preload, and the events they enable (default: the pthread wrapper).
 # How a program runs under LTTng: the wrapper preloaded, and lttng-ust's
 # constructor waiting for the session daemon to set up its buffers (up to
 # a minute instead of 3 s): with large buffers on a busy machine the
 # registration takes longer, and the program would start unrecorded.
-LTTNG_ENV=(LD_PRELOAD="$LTTNG_WRAPPER" LTTNG_UST_REGISTER_TIMEOUT=60000)
-LTTNG_ENV_SHOWN="LD_PRELOAD=$LTTNG_WRAPPER LTTNG_UST_REGISTER_TIMEOUT=60000"
+lttng_wrapper() {
+	LTTNG_WRAPPER=$1
+	LTTNG_EVENTS=$2
+	LTTNG_ENV=(LD_PRELOAD="$LTTNG_WRAPPER" LTTNG_UST_REGISTER_TIMEOUT=60000)
+	LTTNG_ENV_SHOWN="LD_PRELOAD=$LTTNG_WRAPPER LTTNG_UST_REGISTER_TIMEOUT=60000"
+}
+lttng_wrapper liblttng-ust-pthread-wrapper.so 'lttng_ust_pthread:*'
 
 # ---- temp dir and cleanup (also on Ctrl-C) ----
 
@@ -413,7 +419,7 @@ lttng_consumerd_pids() {
 }
 
 # lttng_up NAME DIR [SUBBUF NUM]: a started session NAME writing into DIR,
-# with lttng_ust_pthread:* in the default channel, or in a channel of NUM
+# with LTTNG_EVENTS (lttng_wrapper) in the default channel, or in a channel of NUM
 # sub-buffers of SUBBUF; commands logged to lttng.log. Sets LTTNG_SESSION.
 lttng_up() {
 	local name=$1 dir=$2
@@ -426,7 +432,7 @@ lttng_up() {
 		lttng enable-channel -u -s "$name" --subbuf-size "$3" --num-subbuf "$4" chan >>lttng.log 2>&1 || return 1
 		chan=(-c chan)
 	fi
-	lttng enable-event -u -s "$name" "${chan[@]}" 'lttng_ust_pthread:*' >>lttng.log 2>&1 &&
+	lttng enable-event -u -s "$name" "${chan[@]}" "$LTTNG_EVENTS" >>lttng.log 2>&1 &&
 		lttng start "$name" >>lttng.log 2>&1
 }
 
@@ -435,7 +441,7 @@ lttng_up() {
 lttng_up_shown() {
 	local s="lttng create S --output=DIR"
 	(($# == 2)) && s+="; lttng enable-channel -u -s S --subbuf-size $1 --num-subbuf $2 chan"
-	s+="; lttng enable-event -u -s S$( (($# == 2)) && printf ' -c chan') 'lttng_ust_pthread:*'; lttng start S"
+	s+="; lttng enable-event -u -s S$( (($# == 2)) && printf ' -c chan') '$LTTNG_EVENTS'; lttng start S"
 	printf '%s' "$s"
 }
 

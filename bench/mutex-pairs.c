@@ -1,7 +1,7 @@
 /*
  * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair.
  *
- *   mutex-pairs [--write] [--idle-thread] [--warm W] [N] [ROUNDS]
+ *   mutex-pairs [--write|--malloc] [--idle-thread] [--warm W] [N] [ROUNDS]
  *                                           (defaults: N=1000000, ROUNDS=5)
  *
  * After a warm-up of W pairs (default: N, at most 100000), runs ROUNDS
@@ -26,6 +26,9 @@
  *
  * --write times N write(fd, buf, 1) calls to /dev/null per round instead
  * (ns_per_write=..., writes=...), for the write() row of the benchmarks.
+ *
+ * --malloc times N malloc(32) + free pairs instead (ns_per_pair=...; impl=
+ * names the object malloc resolved to), for run-mutex.sh --family malloc.
  *
  * --warm W sets the warm-up. run-length.sh gives a small one (1000 pairs:
  * code, symbols and a tracer's buffer set up) and one round, so that the
@@ -83,6 +86,16 @@ static void writes(unsigned long n)
 	}
 }
 
+static void malloc_pairs(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		/* (volatile: the compiler may not drop the pair) */
+		void *volatile p = malloc(32);
+
+		free(p);
+	}
+}
+
 static void *idle_thread(void *arg)
 {
 	(void)arg;
@@ -107,7 +120,7 @@ static double median(const double *v, unsigned long n)
 int main(int argc, char **argv)
 {
 	unsigned long n = 1000000, rounds = 5, warm = 0;
-	int argi = 1, write_mode = 0, idle = 0, nargs = 0, err;
+	int argi = 1, write_mode = 0, malloc_mode = 0, idle = 0, nargs = 0, err;
 	void (*body)(unsigned long) = mutex_pairs;
 	const char *unit = "pair", *impl;
 	double *ns, *cpu;
@@ -116,6 +129,8 @@ int main(int argc, char **argv)
 	for (; argi < argc; argi++) {
 		if (strcmp(argv[argi], "--write") == 0) {
 			write_mode = 1;
+		} else if (strcmp(argv[argi], "--malloc") == 0) {
+			malloc_mode = 1;
 		} else if (strcmp(argv[argi], "--idle-thread") == 0) {
 			idle = 1;
 		} else if (strcmp(argv[argi], "--warm") == 0) {
@@ -125,7 +140,7 @@ int main(int argc, char **argv)
 			}
 			warm = bench_count("mutex-pairs", "W", argv[++argi], (unsigned long)-1);
 		} else if (strcmp(argv[argi], "-h") == 0 || strcmp(argv[argi], "--help") == 0) {
-			printf("usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
+			printf("usage: %s [--write|--malloc] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 0;
 		} else if (nargs == 0) {
 			n = bench_count("mutex-pairs", "N", argv[argi], (unsigned long)-1);
@@ -134,7 +149,7 @@ int main(int argc, char **argv)
 			rounds = bench_count("mutex-pairs", "ROUNDS", argv[argi], (unsigned long)-1);
 			nargs++;
 		} else {
-			fprintf(stderr, "usage: %s [--write] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--write|--malloc] [--idle-thread] [--warm W] [N] [ROUNDS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -148,6 +163,9 @@ int main(int argc, char **argv)
 		body = writes;
 		unit = "write";
 		impl = bench_impl_of((void *)write);
+	} else if (malloc_mode) {
+		body = malloc_pairs;
+		impl = bench_impl_of((void *)malloc);
 	} else {
 		impl = bench_impl_of((void *)pthread_mutex_lock);
 	}

@@ -1,31 +1,50 @@
 #!/usr/bin/env bash
-# run-mutex.sh: ns per uncontended pthread_mutex_lock+unlock pair, side by
-# side: bare, shimtrace preloaded but dormant, shimtrace recording, and
-# LTTng-UST's pthread wrapper recording (default buffers and 8 x 8 MiB).
+# run-mutex.sh: ns per uncontended pthread_mutex_lock+unlock pair (or,
+# --family malloc, per malloc(32)+free pair), side by side: bare, shimtrace
+# preloaded but dormant, shimtrace recording, and LTTng-UST's pthread
+# wrapper (libc wrapper) recording (default buffers and 8 x 8 MiB).
 #
-# Usage: bench/run-mutex.sh [--pairs N] [--rounds R] [--reps K] [--build DIR]
+# Usage: bench/run-mutex.sh [--family pthread|malloc] [--pairs N] [--rounds R]
+#                           [--reps K] [--build DIR]
 #
-#   --pairs N    lock+unlock pairs per round (default 1000000)
+#   --family F   the pairs: pthread (lock+unlock, the default) or malloc
+#                (malloc+free, against LTTng-UST's libc wrapper)
+#   --pairs N    pairs per round (default 1000000)
 #   --rounds R   timed rounds per run; a run reports its median (default 5)
 #   --reps K     runs per configuration; the best median is shown (default 3)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace) and
 # SHIMTRACE_LIBDIR (one directory holding libshimtrace.so and
-# libshimtrace-pthread.so, for an installed shimtrace); CC (default cc).
+# libshimtrace-pthread.so and libshimtrace-malloc.so, for an installed
+# shimtrace); CC (default cc).
 #
 # This is a benchmark, not a test: it always exits 0 once it has printed
 # its table, whatever the numbers; rows that cannot run say why.
 
 BENCH=run-mutex.sh
+FAMILY=pthread
 PAIRS=1000000
 ROUNDS=5
 REPS=3
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-USAGE=6,15
-bench_args pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count -- "$@"
+USAGE=7,20
+bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count -- "$@"
+# The family: the program's mode, shimtrace's library and --wrap, the
+# LTTng-UST wrapper and its events, and what interposed calls resolve to.
+case $FAMILY in
+pthread)
+	MODE=() FAMILY_LIB=$PTHREAD_LIB WHAT=pthread_mutex_lock WRAPPER_NAME="pthread wrapper"
+	;;
+malloc)
+	MODE=(--malloc) FAMILY_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-malloc.so WHAT=malloc
+	WRAPPER_NAME="libc wrapper"
+	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
+	;;
+*) die "bad --family '$FAMILY' (pthread or malloc)" ;;
+esac
 bench_start mutex-pairs
 PROG=$TMP/mutex-pairs
 mkdir "$TMP/empty-rundir"
@@ -37,8 +56,8 @@ declare -A LABEL=(
 	[bare]="bare (no preload)"
 	[disabled]="shimtrace preloaded, disabled"
 	[record]="shimtrace recording"
-	[lttng-default]="lttng-ust pthread wrapper"
-	[lttng-big]="lttng-ust pthread wrapper"
+	[lttng-default]="lttng-ust $WRAPPER_NAME"
+	[lttng-big]="lttng-ust $WRAPPER_NAME"
 )
 declare -A CONFIG=([lttng-default]="default buffers" [lttng-big]="8x8M subbuf")
 
@@ -58,8 +77,8 @@ note_run() {
 
 # ---- configuration 1: bare ----
 run_bare() {
-	CMD[bare]=$(quoted ./mutex-pairs "$PAIRS" "$ROUNDS")
-	if ! "$PROG" "$PAIRS" "$ROUNDS" >out 2>err; then
+	CMD[bare]=$(quoted ./mutex-pairs "${MODE[@]}" "$PAIRS" "$ROUNDS")
+	if ! "$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
 		WHY[bare]="unavailable ($(last_line err))"
 		return
 	fi
@@ -68,19 +87,19 @@ run_bare() {
 
 # ---- configuration 2: shimtrace preloaded, no daemon to find ----
 run_disabled() {
-	local impl preload=$CORE_LIB:$PTHREAD_LIB
+	local impl preload=$CORE_LIB:$FAMILY_LIB
 	CMD[disabled]="SHIMTRACE_RUNDIR=$(quoted "$TMP/empty-rundir") LD_PRELOAD=$(quoted "$preload") ${CMD[bare]}"
-	if [[ ! -f $CORE_LIB || ! -f $PTHREAD_LIB ]]; then
-		WHY[disabled]="unavailable (no $( [[ -f $CORE_LIB ]] && echo "$PTHREAD_LIB" || echo "$CORE_LIB"))"
+	if [[ ! -f $CORE_LIB || ! -f $FAMILY_LIB ]]; then
+		WHY[disabled]="unavailable (no $( [[ -f $CORE_LIB ]] && echo "$FAMILY_LIB" || echo "$CORE_LIB"))"
 		return
 	fi
 	if ! env -u SHIMTRACE_DISABLE SHIMTRACE_RUNDIR="$TMP/empty-rundir" LD_PRELOAD="$preload" \
-		"$PROG" "$PAIRS" "$ROUNDS" >out 2>err; then
+		"$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
 		WHY[disabled]="unavailable ($(last_line err))"
 		return
 	fi
 	impl=$(field impl out)
-	[[ $impl == *shimtrace* ]] || WARN[disabled]="pthread_mutex_lock was not interposed (impl=$impl)"
+	[[ $impl == *shimtrace* ]] || WARN[disabled]="$WHAT was not interposed (impl=$impl)"
 	note_run disabled "$(field ns_per_pair out)" ""
 }
 
@@ -107,14 +126,14 @@ shimtrace_events() {
 # ---- configuration 3: shimtrace record ----
 run_record() {
 	local dir=$TMP/shimtrace-trace rc impl ns
-	CMD[record]="$(quoted "$SHIMTRACE" record -o "$dir" --) ${CMD[bare]}"
+	CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$FAMILY" -o "$dir" --) ${CMD[bare]}"
 	if [[ ! -x $SHIMTRACE ]]; then
 		WHY[record]="unavailable (no shimtrace CLI at $SHIMTRACE)"
 		return
 	fi
 	rm -rf "$dir"
 	env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
-		"$SHIMTRACE" record -o "$dir" -- ./mutex-pairs "$PAIRS" "$ROUNDS" >out 2>err
+		"$SHIMTRACE" record --wrap "$FAMILY" -o "$dir" -- ./mutex-pairs "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err
 	rc=$?
 	ns=$(cat out err | sed -n 's/.*ns_per_pair=\([0-9.]*\).*/\1/p' | head -n 1)
 	if ((rc != 0)); then
@@ -126,7 +145,7 @@ run_record() {
 		return
 	fi
 	impl=$(cat out err | sed -n 's/.*ns_per_pair=.* impl=\([^ ]*\).*/\1/p' | head -n 1)
-	[[ $impl == *shimtrace* ]] || WARN[record]="pthread_mutex_lock was not interposed (impl=$impl)"
+	[[ $impl == *shimtrace* ]] || WARN[record]="$WHAT was not interposed (impl=$impl)"
 	note_run record "$ns" "$(shimtrace_events "$dir")"
 	unset 'WHY[record]'
 	rm -rf "$dir"
@@ -144,14 +163,14 @@ run_lttng() {
 	fi
 	if ! lttng_up "shimtrace-bench-$$-$key-$rep" "$dir" "${chan[@]}"; then
 		WHY[$key]="unavailable ($(last_line lttng.log))"
-	elif ! env "${LTTNG_ENV[@]}" "$PROG" "$PAIRS" "$ROUNDS" >out 2>err; then
+	elif ! env "${LTTNG_ENV[@]}" "$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
 		WHY[$key]="unavailable ($(last_line err))"
 	fi
 	lttng_down
 	[[ -n ${WHY[$key]:-} ]] && return
 
 	ns=$(field ns_per_pair out)
-	[[ $(field impl out) == *lttng* ]] || WARN[$key]="pthread_mutex_lock was not interposed (impl=$(field impl out))"
+	[[ $(field impl out) == *lttng* ]] || WARN[$key]="$WHAT was not interposed (impl=$(field impl out))"
 	recorded=$(lttng_count "$dir")
 	[[ $recorded == 0 ]] && WARN[$key]="LTTng recorded no event"
 	note_run "$key" "$ns" "$recorded/$(lttng_lost)"
@@ -176,8 +195,8 @@ done
 # ---- report ----
 ust_version=$(ust_version)
 if [[ -n $ust_version ]]; then
-	LABEL[lttng-default]="lttng-ust $ust_version pthread wrapper"
-	LABEL[lttng-big]="lttng-ust $ust_version pthread wrapper"
+	LABEL[lttng-default]="lttng-ust $ust_version $WRAPPER_NAME"
+	LABEL[lttng-big]="lttng-ust $ust_version $WRAPPER_NAME"
 fi
 
 bare=${BEST[bare]:-}
@@ -233,7 +252,11 @@ for key in "${KEYS[@]}"; do
 	[[ -n ${RUNS[$key]:-} ]] && echo "  ${key} runs: ${RUNS[$key]}"
 	[[ -n ${WARN[$key]:-} ]] && echo "  WARNING ${key}: ${WARN[$key]}"
 done
-echo "  lttng events: 3 per pair (lock_req, lock_acq, unlock), warm-up included; lost = discarded count from 'lttng stop'"
+if [[ $FAMILY == malloc ]]; then
+	echo "  lttng events: 2 per pair (malloc, free), warm-up included; lost = discarded count from 'lttng stop'"
+else
+	echo "  lttng events: 3 per pair (lock_req, lock_acq, unlock), warm-up included; lost = discarded count from 'lttng stop'"
+fi
 
 echo
 machine_line
