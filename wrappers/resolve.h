@@ -11,6 +11,14 @@
  * Lock and unlock wrappers do not return without doing their job: most
  * callers ignore the result, and would run unprotected. They say why and
  * abort (st__wrap_unresolved).
+ *
+ * The tracer never calls a function a family wraps, so no wrapper needs to
+ * tell the tracer's calls from the program's: libshimtrace.so makes system
+ * calls itself (core/sys.h), the hand-written helpers of the families call
+ * the real functions they are given (via) or system calls, and what dlsym
+ * allocates goes to the bootstrap arena (malloc family). An event a
+ * wrapper writes while the tracer runs on its thread (a signal handler's
+ * call, say) is dropped by the busy flag of st_event_write.
  */
 #ifndef ST_WRAPPERS_RESOLVE_H
 #define ST_WRAPPERS_RESOLVE_H
