@@ -347,13 +347,13 @@ static void parse_vararg(struct spec *s, int line, struct wrap *w, char *rest)
 		die(s, line, "expected vararg TYPE NAME when=COND");
 }
 
-/* "KW FUNCTION" of a wrapper, once, into dst (64 bytes). */
+/* "KW FUNCTION" of a wrapper, once, into dst (n bytes). */
 static void function_of(struct spec *s, int line, const struct wrap *w, const char *kw,
-			const char *rest, char *dst)
+			const char *rest, char *dst, size_t n)
 {
 	if (!w || dst[0] || !is_ident(rest, strlen(rest)))
 		die(s, line, "'%s FUNCTION' belongs to a wrapper, once", kw);
-	copy(s, line, dst, 64, rest, strlen(rest));
+	copy(s, line, dst, n, rest, strlen(rest));
 }
 
 /* "KW" alone, of a wrapper. */
@@ -577,9 +577,9 @@ static void parse(struct spec *s, const char *path)
 			}
 			event_use(s, line, name, fl, nf);
 		} else if (strcmp(kw, "bootstrap") == 0) {
-			function_of(s, line, w, kw, rest, w ? w->bootstrap : NULL);
+			function_of(s, line, w, kw, rest, w ? w->bootstrap : NULL, sizeof(w->bootstrap));
 		} else if (strcmp(kw, "via") == 0) {
-			function_of(s, line, w, kw, rest, w ? w->via : NULL);
+			function_of(s, line, w, kw, rest, w ? w->via : NULL, sizeof(w->via));
 		} else if (strcmp(kw, "quiet") == 0) {
 			flag_of(s, line, w, kw, rest);
 			w->quiet = s->quiet = 1;

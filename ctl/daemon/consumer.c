@@ -479,7 +479,7 @@ static uint64_t stream_lost(const struct st_slot_state *st, uint64_t lost)
  * page of a mapping the first time costs about 2.5 us (the shadow page
  * table is filled), against 0.6 us a lap for pread (ring.h), and reads
  * after the first cost the transform's cache misses alone: a 1 MiB
- * sub-buffer costs 0.32 to 0.40 ms copied out and transformed, 0.22 to
+ * sub-buffer costs 0.31 to 0.40 ms copied out and transformed, 0.22 to
  * 0.30 ms transformed in place. So a slot's first lap is copied out (short
  * runs never pay the first reads), and later laps move its sub-buffers in
  * place a few at a time (a lap reading all of them for the first time

@@ -13,8 +13,8 @@
  *                   wrote them
  *
  * Packets are queued to the writer thread (writer.c), which writes them
- * through the page cache and sends them on to the disk at once (see
- * there for why not O_DIRECT, and how the cache is kept from filling).
+ * through the page cache (see there for why not O_DIRECT, when they are
+ * sent on to the disk, and how the cache is kept from filling).
  *
  * The metadata is rewritten (to a temporary file, then renamed) whenever
  * event classes were added, before any packet using them is written, and

@@ -103,7 +103,7 @@ static pthread_cond_t flush_cv = PTHREAD_COND_INITIALIZER;
 
 /* Writer thread: bytes of open files written and not queued to be sent;
  * up to `hold` of them are left to the kernel (0: not known yet). */
-static uint64_t unsent, hold, send = SEND, window;
+static uint64_t unsent, hold, send_least = SEND, window;
 static uint64_t retired; /* bytes sent and dropped (tests) */
 static bool flushing; /* the flusher thread runs */
 
@@ -315,14 +315,14 @@ static uint64_t memory_share(uint64_t div, uint64_t max)
 }
 
 /* Writer thread: f gained n bytes. Past `hold` bytes of trace written and
- * not sent, queues what f gained to be sent on, by `send` bytes at least;
+ * not sent, queues what f gained to be sent on, by `send_least` bytes at least;
  * waits while more than `window` bytes are queued (the disk is slower). */
 static void send_on(struct st_file *f, uint64_t n)
 {
 	uint64_t len = f->size - f->sent;
 
 	unsent += n;
-	if (!flushing || f->size == UINT64_MAX || unsent <= hold || len < send)
+	if (!flushing || f->size == UINT64_MAX || unsent <= hold || len < send_least)
 		return;
 	pthread_mutex_lock(&lock);
 	while (len) {
@@ -462,7 +462,7 @@ static int start(void)
 void st_writer_limits(uint64_t hold_, uint64_t send_, uint64_t window_)
 {
 	hold = hold_;
-	send = send_;
+	send_least = send_;
 	window = window_;
 }
 

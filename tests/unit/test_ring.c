@@ -135,6 +135,18 @@ static struct st_ring first_pool(uint32_t mode, uint32_t sb_size, uint32_t sb_co
 	return ring_of(pool, fd, size, mode, sb_size, sb_count, nslots);
 }
 
+/* A daemon, session 0 (generation 1) of this geometry for one thread,
+ * the tracepoint enabled and one event written: the pool the process
+ * sent, as the daemon maps it. */
+static struct st_ring started_pool(uint32_t mode, uint32_t sb_size, uint32_t sb_count)
+{
+	daemon_sock = harness_daemon();
+	harness_session(0, 1, mode, sb_size, sb_count, 1);
+	enable();
+	emit(0);
+	return first_pool(mode, sb_size, sb_count, 1);
+}
+
 /* Events in one 4 KiB sub-buffer of the test: after its thread record,
  * all compact (at most) or all extended (at least: more than 2^24 clock
  * ticks between two events, a thread preempted on a busy machine). */
@@ -146,11 +158,7 @@ START_TEST(wraparound)
 {
 	struct reader r = { 0 };
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
-	enable();
-	emit(0);
-	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	r.ring = started_pool(ST_MODE_DISCARD, 4096, 4);
 	for (uint64_t i = 1; i < 10000; i++) {
 		emit(i);
 		drain(&r, false);
@@ -174,11 +182,7 @@ START_TEST(copy_by_pread_is_the_mapping)
 	struct st_ring_cursor cur = { 0 };
 	struct reader r = { 0 };
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
-	enable();
-	emit(0);
-	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	r.ring = started_pool(ST_MODE_DISCARD, 4096, 4);
 	ck_assert_int_ge(r.ring.fd, 0);
 	for (uint64_t i = 1; i < 100; i++)
 		emit(i);
@@ -312,11 +316,7 @@ START_TEST(overwrite_copy_of_reused_subbuf_refused)
 	struct st_ring ring;
 	uint32_t idx;
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_OVERWRITE, 4096, 4, 1);
-	enable();
-	emit(0);
-	ring = first_pool(ST_MODE_OVERWRITE, 4096, 4, 1);
+	ring = started_pool(ST_MODE_OVERWRITE, 4096, 4);
 	/* the four sub-buffers in use, the fourth open */
 	for (uint64_t i = 1; st_ring_slot(&ring, 0)->sb[3].seq == 0; i++)
 		emit(i);
@@ -399,11 +399,7 @@ START_TEST(concurrent_reader)
 	pthread_t t;
 	uint64_t n = 2000000;
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 65536, 8, 1);
-	enable();
-	emit(0);
-	c.r.ring = first_pool(ST_MODE_DISCARD, 65536, 8, 1);
+	c.r.ring = started_pool(ST_MODE_DISCARD, 65536, 8);
 	ck_assert_int_eq(pthread_create(&t, NULL, consumer, &c), 0);
 	for (uint64_t i = 1; i < n; i++)
 		emit(i);
@@ -422,11 +418,7 @@ START_TEST(nested_write_counted)
 	struct st_abi_slot *slot;
 	struct st_ring ring;
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
-	enable();
-	emit(0);
-	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	ring = started_pool(ST_MODE_DISCARD, 4096, 4);
 	slot = st_ring_slot(&ring, 0);
 	/* a tracepoint hit while an event is being written (a signal
 	 * handler): dropped and counted */
@@ -581,11 +573,7 @@ START_TEST(dead_owner_taken_over)
 {
 	struct st_ring ring;
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
-	enable();
-	emit(0);
-	ring = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	ring = started_pool(ST_MODE_DISCARD, 4096, 4);
 	/* pretend the owner died without giving the buffer back */
 	st__thread_forget();
 	st__live->pid = getpid();
@@ -601,11 +589,7 @@ START_TEST(session_recreated_gets_new_pool)
 {
 	struct st_ring old, fresh;
 
-	daemon_sock = harness_daemon();
-	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, 1);
-	enable();
-	emit(0);
-	old = first_pool(ST_MODE_DISCARD, 4096, 4, 1);
+	old = started_pool(ST_MODE_DISCARD, 4096, 4);
 	harness_session(0, 2, ST_MODE_DISCARD, 8192, 4, 1);
 	emit(1);
 	fresh = first_pool(ST_MODE_DISCARD, 8192, 4, 1);
