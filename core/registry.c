@@ -34,7 +34,7 @@ static bool valid_tracepoint(const struct st_tracepoint *tp)
 		return false;
 	for (uint32_t i = 0; i < tp->nfields; i++)
 		if (!st_abi_name_valid(tp->fields[i].name) || tp->fields[i].type < ST_TYPE_U8 ||
-		    tp->fields[i].type > ST_TYPE_STRING)
+		    tp->fields[i].type > ST_TYPE_LAST)
 			return false;
 	return true;
 }

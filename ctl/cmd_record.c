@@ -204,8 +204,10 @@ static bool family_wrapped(const struct families *f, const char *name)
 	return false;
 }
 
-/* Each pattern must match a tracepoint of a family wrapped; one matching
- * only others' says which --wrap it needs. */
+/* A pattern matching tracepoints of families not wrapped, and none of
+ * those wrapped, says which --wrap it needs. One matching no family's is
+ * accepted: the program or a library it loads may declare it (its own
+ * provider); unmatched_report says after the run if nothing matched. */
 static int check_patterns(struct record *r, const struct families *f)
 {
 	for (int i = 0; i < r->npatterns; i++) {
@@ -234,12 +236,19 @@ static int check_patterns(struct record *r, const struct families *f)
 			       r->patterns[i], other, other);
 			return -1;
 		}
-		if (!any) {
-			st_err(V, "pattern '%s' matches no tracepoint (try 'pthread:*')", r->patterns[i]);
-			return -1;
-		}
 	}
 	return 0;
+}
+
+/* The patterns that selected no tracepoint of any recorded process. */
+static void unmatched_report(const struct st_session *ses)
+{
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		if (ses->rules[i].enable && !ses->rules[i].matched)
+			fprintf(stderr,
+				"shimtrace record: pattern '%s' matched no tracepoint of the recorded "
+				"processes\n",
+				ses->rules[i].pattern);
 }
 
 static bool executable_file(const char *path)
@@ -671,6 +680,7 @@ int st_cmd_record(int argc, char **argv)
 	/* objects and line tables on their way: the call sites need them */
 	st_daemon_settle(&d, 3000);
 	st_session_stop(&d, (uint32_t)s);
+	unmatched_report(d.sessions[s]);
 	if (!r.quiet)
 		summary(&d, d.sessions[s]);
 	ret = r.status;

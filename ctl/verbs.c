@@ -77,9 +77,13 @@ static const struct st_opt record_opts[] = {
 	  "preloaded: a program calls the others' functions untouched." },
 	{ "event", 'e', "PATTERN",
 	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
-	  "A pattern that matches no tracepoint of the families wrapped is an error (one "
-	  "that matches another family's says which --wrap it needs). `shimtrace view` and "
-	  "babeltrace2 show the provider:name of every event." },
+	  "A pattern that matches tracepoints of families not wrapped, and none of those "
+	  "wrapped, is an error saying which --wrap it needs. One that matches no family's "
+	  "tracepoint may name the program's own (a provider it or a library it loads "
+	  "declares, see shimtrace-events(7)): it is accepted, and if no recorded process had "
+	  "a tracepoint it matches, record says so after the run. `shimtrace list-events` "
+	  "lists the families' tracepoints; `shimtrace view` and babeltrace2 show the "
+	  "provider:name of every event." },
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "

@@ -288,6 +288,7 @@ struct st_rule {
 	char procname[17]; /* "": any name; else the comm or the exe's basename */
 	bool has_uid;
 	uid_t uid;
+	bool matched; /* an enabling rule that selected a tracepoint of some process */
 };
 
 /*

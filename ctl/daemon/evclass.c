@@ -318,6 +318,7 @@ static int64_t field_size(uint32_t type)
 	case ST_TYPE_U64:
 	case ST_TYPE_S64:
 	case ST_TYPE_HEX64:
+	case ST_TYPE_SIZE:
 		return 8;
 	default:
 		return -1;

@@ -191,7 +191,7 @@ int st_msg_parse_provider(const void *buf, size_t len, struct st_msg_provider *o
 				*err = "PROVIDER field truncated";
 				goto fail;
 			}
-			if (f->type < ST_TYPE_U8 || f->type > ST_TYPE_STRING || !st_name_valid(f->name)) {
+			if (f->type < ST_TYPE_U8 || f->type > ST_TYPE_LAST || !st_name_valid(f->name)) {
 				*err = "PROVIDER field with a bad type or name";
 				goto fail;
 			}

@@ -93,6 +93,21 @@ bool st_session_records(const struct st_session *ses, const struct st_proc *p, c
 	return on;
 }
 
+/* Marks the enabling rules that select provider:name in p, so that a
+ * pattern that never matched a tracepoint of a traced process (a typo, or
+ * a library never loaded) can be reported (record's summary). */
+static void note_matches(struct st_session *ses, const struct st_proc *p, const char *provider,
+			 const char *name)
+{
+	char full[2 * ST_ABI_NAME_MAX + 2];
+
+	snprintf(full, sizeof(full), "%s:%s", provider, name);
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		if (ses->rules[i].enable && !ses->rules[i].matched &&
+		    fnmatch(ses->rules[i].pattern, full, 0) == 0 && rule_selects(&ses->rules[i], p))
+			ses->rules[i].matched = true;
+}
+
 struct st_session *st_session_find(struct st_daemon *d, const char *name)
 {
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
@@ -221,10 +236,13 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 			const struct st_evclass *cl = p->cls[tp->local];
 			uint32_t mask = 0;
 
-			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-				if (traces(d->sessions[s], p) &&
-				    st_session_records(d->sessions[s], p, cl->provider, cl->name))
+			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+				if (!traces(d->sessions[s], p))
+					continue;
+				note_matches(d->sessions[s], p, cl->provider, cl->name);
+				if (st_session_records(d->sessions[s], p, cl->provider, cl->name))
 					mask |= 1u << s;
+			}
 			/* The id first: a writer that sees the bit uses it. */
 			__atomic_store_n(&pr->map->id[tp->slot], tp->local, __ATOMIC_RELAXED);
 			__atomic_store_n(&pr->map->mask[tp->slot], mask, __ATOMIC_RELEASE);

@@ -225,6 +225,8 @@ static const char *int_decl(uint32_t type)
 		return "integer { size = 64; align = 8; signed = true; }";
 	case ST_TYPE_HEX64:
 		return "integer { size = 64; align = 8; signed = false; base = 16; }";
+	case ST_TYPE_SIZE:
+		return "size_t"; /* declared at the top: byte counts are told by its name */
 	default:
 		return NULL;
 	}
@@ -340,7 +342,8 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 		   "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
 		   "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
 		   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-		   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n\n");
+		   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
+		   "typealias integer { size = 64; align = 8; signed = false; } := size_t;\n\n");
 	fprintf(f,
 		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
 		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"

@@ -24,6 +24,7 @@ static const struct st_evfield all_types[] = {
 	{ "d", ST_TYPE_U64 },  { "e", ST_TYPE_S8 },    { "f", ST_TYPE_S16 },
 	{ "g", ST_TYPE_S32 },  { "h", ST_TYPE_S64 },   { "x", ST_TYPE_HEX64 },
 	{ "s", ST_TYPE_STRING }, { "align", ST_TYPE_U32 }, /* a TSDL keyword as a name */
+	{ "z", ST_TYPE_SIZE },
 };
 
 struct fixture {
@@ -81,7 +82,7 @@ static size_t record_all(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev, i
 	uint8_t a = 200;
 	uint16_t b = 60000;
 	uint32_t c = 4000000000u, al = 7;
-	uint64_t d = 18000000000000000000ull, x = 0xdeadbeefcafe;
+	uint64_t d = 18000000000000000000ull, x = 0xdeadbeefcafe, z = 1ull << 40;
 	int8_t e = -100;
 	int16_t f = -30000;
 	int32_t g = -2000000000 + k;
@@ -99,6 +100,7 @@ static size_t record_all(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev, i
 	n += put(p + n, &x, 8);
 	n += put(p + n, "say \"hi\"\n", 10);
 	n += put(p + n, &al, 4);
+	n += put(p + n, &z, 8);
 	return n;
 }
 
@@ -190,6 +192,7 @@ START_TEST(round_trip)
 			ck_assert_uint_eq(FIELD("x").u, 0xdeadbeefcafe);
 			ck_assert_str_eq(FIELD("s").ptr, "say \"hi\"\n");
 			ck_assert_uint_eq(FIELD("align").u, 7);
+			ck_assert_uint_eq(FIELD("z").u, 1ull << 40);
 #undef FIELD
 		}
 		events++;
