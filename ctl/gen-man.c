@@ -1,13 +1,17 @@
 /*
  * gen-man: writes a man page from its template, replacing the line
  * "@VERBS@" with every verb's synopsis, description and options taken from
- * the tables --help prints (ctl/verbs.c), so the two cannot drift.
+ * the tables --help prints (ctl/verbs.c), and "@EVENTS@" with every
+ * tracepoint of the wrapper families and its fields (the catalog
+ * generated from the specs, as list-events prints it), so that neither can
+ * drift.
  *
  *   gen-man TEMPLATE OUT
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl/catalog.h"
 #include "ctl/cli.h"
 #include "ctl/daemon/quota.h"
 
@@ -27,6 +31,13 @@ int st_cmd_view(int argc, char **argv)
 }
 
 int st_cmd_control(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+int st_cmd_list_events(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
@@ -90,6 +101,20 @@ static void verbs(FILE *o)
 	}
 }
 
+/* The catalog, one tagged paragraph per tracepoint: its fields. */
+static void events(FILE *o)
+{
+	for (unsigned i = 0; i < st_catalog_count; i++) {
+		fprintf(o, ".TP\n.B ");
+		text(o, st_catalog[i].provider);
+		fprintf(o, ":");
+		text(o, st_catalog[i].name);
+		fprintf(o, "\n");
+		text(o, st_catalog[i].fields);
+		fprintf(o, "\n");
+	}
+}
+
 /* The quotas of shimtraced --quota, with their defaults. */
 static void quotas(FILE *o)
 {
@@ -125,6 +150,8 @@ int main(int argc, char **argv)
 			verbs(out);
 		else if (strcmp(line, "@DAEMON_OPTIONS@\n") == 0)
 			options(out, &st_daemon_verb);
+		else if (strcmp(line, "@EVENTS@\n") == 0)
+			events(out);
 		else if (strcmp(line, "@QUOTAS@\n") == 0)
 			quotas(out);
 		else

@@ -165,6 +165,12 @@ static const struct st_opt probe_opts[] = {
 	END_OPT,
 };
 
+static const struct st_opt events_opts[] = {
+	{ "json", 0, NULL, "print JSON: name, family, library and fields of each", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
 static const struct st_opt view_opts[] = {
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -255,6 +261,15 @@ const struct st_verb st_verbs[] = {
 	  "credentials of the process's owner, so only what its owner could do: a process that "
 	  "is not dumpable, or that ran a setuid program since it registered, is refused.",
 	  probe_opts, st_cmd_control },
+	{ "list-events", "[OPTIONS] [PATTERN...]",
+	  "show the wrapper families' tracepoints and their fields",
+	  "Lists every tracepoint of the wrapper families (or those the glob PATTERNs match), "
+	  "one a line: provider:name, then its fields as TYPE name (shimtrace-events(7) says "
+	  "what each means). The provider is the family, whose library record --wrap preloads. "
+	  "No daemon is needed. A PATTERN that matches none of them is an error; an "
+	  "application's own tracepoints, which these cannot know, are shown by `list` in "
+	  "the processes that declare them.",
+	  events_opts, st_cmd_list_events },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "
