@@ -58,11 +58,14 @@
  *     keep TYPE NAME=EXPR         NAME, usable in the event's fields, holds
  *                                 EXPR as it was before the real call (what
  *                                 the call destroys: fclose's descriptor)
- *     entry TP FIELD...           an event written before the real call: a
+ *     entry TP [when=COND] FIELD...
+ *                                 an event written before the real call: a
  *                                 call that blocks, or that a thread can be
  *                                 cancelled in, shows that it began even
  *                                 if it never returns (a call may have an
- *                                 entry, an event, or both)
+ *                                 entry, an event, or both); with when=,
+ *                                 only when COND holds over the parameters
+ *                                 (fcntl: only the commands that wait)
  *   of a lock entry:
  *     wait TP FIELD...            the event written before blocking
  *     try CALL [OPTION...]        the non-blocking attempt; options, in any
@@ -133,6 +136,7 @@ struct wrap {
 	int quiet, variadic, callable;
 	char va_type[64], va_name[64], va_when[256];
 	char keep_type[64], keep_name[64], keep_expr[256];
+	char entry_when[256]; /* "": always */
 	int ev, wait, entry; /* event indices; -1 when absent */
 	struct field ev_f[MAXF], wait_f[MAXF], entry_f[MAXF];
 	int ev_nf, wait_nf, entry_nf;
@@ -457,7 +461,8 @@ static void check_wrap(struct spec *s, const struct wrap *w)
 		die(s, w->line, "call %s cannot have try or wait", w->name);
 	if (w->noreturn && (w->ev >= 0 || strcmp(w->ret, "void") != 0))
 		die(s, w->line, "noreturn %s returns void and has an entry event only", w->name);
-	if (uses(w->entry_f, w->entry_nf, "ret") || uses(w->entry_f, w->entry_nf, "dur_ns"))
+	if (uses(w->entry_f, w->entry_nf, "ret") || uses(w->entry_f, w->entry_nf, "dur_ns") ||
+	    mentions(w->entry_when, "ret") || mentions(w->entry_when, "dur_ns"))
 		die(s, w->line, "the entry event of %s cannot use ret or dur_ns", w->name);
 	if (w->kind == LOCK && uses(w->ev_f, w->ev_nf, "dur_ns"))
 		die(s, w->line, "lock %s has wait_ns, not dur_ns", w->name);
@@ -549,6 +554,14 @@ static void parse(struct spec *s, const char *path)
 			}
 			if (*ev >= 0)
 				die(s, line, "%s has two '%s' statements", w->name, kw);
+			if (fields && strncmp(fields, "when=", 5) == 0) {
+				size_t len = strcspn(fields, " \t");
+
+				if (ev != &w->entry || len == 5)
+					die(s, line, "when=COND belongs to an entry, before its fields");
+				copy(s, line, w->entry_when, sizeof(w->entry_when), fields + 5, len - 5);
+				fields = fields[len] ? fields + len + 1 : NULL;
+			}
 			*nf = fields ? parse_fields(s, line, fields, fl) : 0;
 			*ev = event_use(s, line, name, fl, *nf);
 		} else if (strcmp(kw, "tracepoint") == 0) {
@@ -821,13 +834,16 @@ static void gen_traced_call(const struct spec *s, const struct wrap *w, FILE *o)
 		fprintf(o, "\t%s %s = %s;\n", w->keep_type, w->keep_name, w->keep_expr);
 	fprintf(o, "\tuint64_t st__ts = st_clock_read();\n");
 	if (w->entry >= 0) {
-		fprintf(o, "\n\tif (%s)\n\t\t", me);
+		fprintf(o, "\tint st__in = %s != 0", me);
+		if (w->entry_when[0])
+			fprintf(o, " && (%s)", w->entry_when);
+		fprintf(o, ";\n\n\tif (st__in)\n\t\t");
 		emit_call(o, s, w->entry, w->entry_f, w->entry_nf, me, "st__ts");
 		fprintf(o, ";\n");
 		/* (the time in the call: not the entry's writing, which may be a
 		 * thread's first, claiming its buffer) */
 		if (dur)
-			fprintf(o, "\tuint64_t st__t0 = %s ? st_clock_read() : st__ts;\n", me);
+			fprintf(o, "\tuint64_t st__t0 = st__in ? st_clock_read() : st__ts;\n");
 	}
 	if (!is_void(w))
 		fprintf(o, "\t%s ret;\n", w->ret);

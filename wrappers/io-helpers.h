@@ -17,6 +17,31 @@ static inline int st__open_needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* Whether fcntl's command waits (for a record lock): a cancellation point,
+ * so it writes fcntl_begin first. The others return at once. */
+static inline int st__fcntl_waits(int cmd)
+{
+	return cmd == F_SETLKW || cmd == F_OFD_SETLKW;
+}
+
+/* fcntl's optional argument as recorded: 0 for the commands that take
+ * none (what was read for them is whatever the register held). */
+static inline unsigned long st__fcntl_arg(int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case F_GETFD:
+	case F_GETFL:
+	case F_GETOWN:
+	case F_GETSIG:
+	case F_GETLEASE:
+	case F_GETPIPE_SZ:
+	case F_GET_SEALS:
+		return 0;
+	default:
+		return arg;
+	}
+}
+
 /* A path (or mode) the call took, to record after it; NULL (an empty
  * string) when the call failed with EFAULT: then it is not memory the
  * program may read. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -114,6 +115,37 @@ static void descriptors(void)
 	close(p[1]);
 }
 
+/* fcntl with no argument, an int and a pointer, one that waits (a record
+ * lock nobody holds), one that fails; ioctl with a pointer and a bad one. */
+static void control(const char *dir)
+{
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10 };
+	char path[4096];
+	int fd, p[2], n = -1, r;
+
+	snprintf(path, sizeof(path), "%s/locked", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	r = fcntl(fd, F_GETFD);
+	printf("fcntl getfd: %d", r);
+	r = fcntl(fd, F_SETFL, O_APPEND);
+	printf(" setfl: %d", r);
+	r = fcntl(fd, F_GETFL);
+	printf(" getfl append: %d\n", (r & O_APPEND) != 0);
+	r = fcntl(fd, F_SETLKW, &lk);
+	printf("fcntl setlkw: %d", r);
+	r = fcntl(-5, F_GETFD);
+	printf(" bad fd: %d %d\n", r, errno);
+	close(fd);
+	if (pipe(p) < 0 || write(p[1], "1031abcdefg", 11) != 11)
+		exit(1);
+	r = ioctl(p[0], FIONREAD, &n);
+	printf("ioctl fionread: %d %d", r, n);
+	r = ioctl(p[0], 0x7fff, &n);
+	printf(" bad request: %d %d\n", r, errno);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void sockets(const char *dir)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -165,6 +197,7 @@ int main(int argc, char **argv)
 		return 2;
 	files(argv[1], zero);
 	descriptors();
+	control(argv[1]);
 	sockets(argv[1]);
 	if (pipe(p) < 0)
 		return 1;
