@@ -134,6 +134,14 @@ static void conditions_and_threads(void)
 	printf("cond_timedwait past: %d\n", pthread_cond_timedwait(&cv, &m, &t));
 	mono.tv_sec -= 1;
 	printf("cond_clockwait past: %d\n", pthread_cond_clockwait(&cv, &m, CLOCK_MONOTONIC, &mono));
+	/* 50 ms from now: its wait_ns is at least that */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	mono.tv_nsec += 50000000;
+	if (mono.tv_nsec >= 1000000000) {
+		mono.tv_sec++;
+		mono.tv_nsec -= 1000000000;
+	}
+	printf("cond_clockwait 50 ms: %d\n", pthread_cond_clockwait(&cv, &m, CLOCK_MONOTONIC, &mono));
 	pthread_mutex_unlock(&m);
 
 	pthread_barrier_init(&barrier, NULL, 2);
