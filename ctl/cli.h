@@ -68,6 +68,7 @@ const char *st_libdir_wrappers(void);
 int st_cmd_record(int argc, char **argv);
 int st_cmd_view(int argc, char **argv);
 int st_cmd_list_events(int argc, char **argv);
+int st_cmd_report(int argc, char **argv);
 /* Every verb handled by the session daemon. */
 int st_cmd_control(int argc, char **argv);
 

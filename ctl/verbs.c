@@ -171,6 +171,16 @@ static const struct st_opt events_opts[] = {
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
+static const struct st_opt report_opts[] = {
+	{ "sort", 0, "FIELD",
+	  "rank locks by wait (total wait, the default), contended, acquired, hold or max", NULL },
+	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
+	{ "pid", 'p', "PID", "only this process's events", NULL },
+	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
 static const struct st_opt view_opts[] = {
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -270,6 +280,25 @@ const struct st_verb st_verbs[] = {
 	  "application's own tracepoints, which these cannot know, are shown by `list` in "
 	  "the processes that declare them.",
 	  events_opts, st_cmd_list_events },
+	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks",
+	  "Reads the trace in DIR (default: the newest shimtrace-* directory in the working "
+	  "directory) and prints a report, each call site as function (file:line) from the "
+	  "objects' symbols and DWARF line tables (a separate debug file found by build-id is "
+	  "used; an address that cannot be resolved shows as object+0xoffset).\n"
+	  "`report locks`: each lock (mutex, spinlock, each side of a rwlock) with where it was "
+	  "initialised or first used, acquisitions, contended ones (after a wait) and their "
+	  "share, the wait's total, mean, p50, p99 and max, the hold time's total, mean and "
+	  "max, the threads that took it, and the call sites that waited longest; then the "
+	  "condition variables' waits, the threads by time waiting for locks, the threads still "
+	  "waiting when the trace ends (a deadlock, or a process killed), and the number of "
+	  "lock-order cycles.\n"
+	  "`report deadlocks`: every cycle of the lock-order graph (a lock taken while another "
+	  "was held), with, for each edge, the thread and the two call sites: locks taken in "
+	  "orders that can deadlock, whether or not this run did. Try-locks, a recursive lock "
+	  "taken again and cycles of rwlock read sides only give none.\n"
+	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
+	  "much.",
+	  report_opts, st_cmd_report },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "

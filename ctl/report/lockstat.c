@@ -1,0 +1,524 @@
+/*
+ * Lock statistics from the pthread family's events (see lockstat.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/report/lockstat.h"
+#include "ctl/report/report.h"
+
+enum action { A_NONE, A_ACQ, A_TRY, A_REL, A_WAIT, A_INIT, A_COND_BEGIN, A_COND_END };
+
+struct st_lock_cls {
+	bool known; /* resolved */
+	enum action action;
+	enum st_lock_kind kind;
+	int addr, result, wait_ns, mutex;
+};
+
+static const struct {
+	const char *name;
+	enum action action;
+	enum st_lock_kind kind;
+	const char *addr;
+} meanings[] = {
+	{ "pthread:mutex_lock", A_ACQ, ST_LK_MUTEX, "mutex" },
+	{ "pthread:mutex_trylock", A_TRY, ST_LK_MUTEX, "mutex" },
+	{ "pthread:mutex_unlock", A_REL, ST_LK_MUTEX, "mutex" },
+	{ "pthread:mutex_wait", A_WAIT, ST_LK_MUTEX, "mutex" },
+	{ "pthread:mutex_init", A_INIT, ST_LK_MUTEX, "mutex" },
+	{ "pthread:rwlock_rdlock", A_ACQ, ST_LK_RDLOCK, "rwlock" },
+	{ "pthread:rwlock_wrlock", A_ACQ, ST_LK_WRLOCK, "rwlock" },
+	{ "pthread:rwlock_rdwait", A_WAIT, ST_LK_RDLOCK, "rwlock" },
+	{ "pthread:rwlock_wrwait", A_WAIT, ST_LK_WRLOCK, "rwlock" },
+	{ "pthread:rwlock_tryrdlock", A_TRY, ST_LK_RDLOCK, "rwlock" },
+	{ "pthread:rwlock_trywrlock", A_TRY, ST_LK_WRLOCK, "rwlock" },
+	{ "pthread:rwlock_unlock", A_REL, ST_LK_RDLOCK, "rwlock" }, /* either side */
+	{ "pthread:rwlock_init", A_INIT, ST_LK_RDLOCK, "rwlock" },
+	{ "pthread:spin_lock", A_ACQ, ST_LK_SPIN, "lock" },
+	{ "pthread:spin_trylock", A_TRY, ST_LK_SPIN, "lock" },
+	{ "pthread:spin_unlock", A_REL, ST_LK_SPIN, "lock" },
+	{ "pthread:spin_wait", A_WAIT, ST_LK_SPIN, "lock" },
+	{ "pthread:spin_init", A_INIT, ST_LK_SPIN, "lock" },
+	{ "pthread:cond_wait_begin", A_COND_BEGIN, ST_LK_COND, "cond" },
+	{ "pthread:cond_wait", A_COND_END, ST_LK_COND, "cond" },
+};
+
+const char *st_lock_kind_name(enum st_lock_kind k)
+{
+	static const char *names[ST_LK_KINDS] = { "mutex", "rwlock(rd)", "rwlock(wr)", "spinlock",
+						   "cond" };
+
+	return k < ST_LK_KINDS ? names[k] : "?";
+}
+
+void st_lockstat_init(struct st_lockstat *ls)
+{
+	memset(ls, 0, sizeof(*ls));
+}
+
+void st_lockstat_fini(struct st_lockstat *ls)
+{
+	for (uint32_t i = 0; i < ls->nlocks; i++) {
+		free(ls->locks[i].hist);
+		free(ls->locks[i].tids);
+	}
+	for (uint32_t i = 0; i < ls->nthreads; i++)
+		free(ls->threads[i].held);
+	free(ls->locks);
+	free(ls->sites);
+	free(ls->threads);
+	free(ls->edges);
+	free(ls->lock_ix);
+	free(ls->site_ix);
+	free(ls->thread_ix);
+	free(ls->edge_ix);
+	free(ls->cls);
+	memset(ls, 0, sizeof(*ls));
+}
+
+/* ---- growable arrays and hash indexes ---- */
+
+static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^
+		     c * 0x94d049bb133111ebull;
+
+	return h ^ (h >> 31);
+}
+
+/*
+ * An index of entries 1..n (0: empty slot) into one of the arrays, looked
+ * up by a key the caller compares. Rebuilt twice as big at half full.
+ */
+typedef uint64_t (*key_hash)(const struct st_lockstat *ls, uint32_t i);
+
+static int ix_insert(uint32_t **ix, uint32_t *size, uint32_t n, uint64_t h, uint32_t i,
+		     const struct st_lockstat *ls, key_hash rehash)
+{
+	if ((n + 1) * 2 > *size) {
+		uint32_t nsize = *size ? *size * 2 : 1024;
+		uint32_t *nix = calloc(nsize, sizeof(*nix));
+
+		if (!nix)
+			return -1;
+		for (uint32_t k = 0; k < *size; k++) {
+			uint32_t e = (*ix)[k];
+
+			if (e) {
+				uint32_t at = (uint32_t)rehash(ls, e - 1) & (nsize - 1);
+
+				while (nix[at])
+					at = (at + 1) & (nsize - 1);
+				nix[at] = e;
+			}
+		}
+		free(*ix);
+		*ix = nix;
+		*size = nsize;
+	}
+	for (uint32_t at = (uint32_t)h & (*size - 1);; at = (at + 1) & (*size - 1))
+		if (!(*ix)[at]) {
+			(*ix)[at] = i + 1;
+			return 0;
+		}
+}
+
+static uint64_t lock_hash(const struct st_lockstat *ls, uint32_t i)
+{
+	const struct st_lock *l = &ls->locks[i];
+
+	return mix((uint64_t)l->pid, l->addr, l->kind);
+}
+
+static uint64_t thread_hash(const struct st_lockstat *ls, uint32_t i)
+{
+	return mix((uint64_t)ls->threads[i].pid, (uint64_t)ls->threads[i].tid, 1);
+}
+
+static uint64_t site_hash(const struct st_lockstat *ls, uint32_t i)
+{
+	return mix(ls->sites[i].lock, ls->sites[i].ip, 2);
+}
+
+static uint64_t edge_hash(const struct st_lockstat *ls, uint32_t i)
+{
+	return mix(ls->edges[i].a, ls->edges[i].b, 3);
+}
+
+static int64_t lock_of(struct st_lockstat *ls, int32_t pid, enum st_lock_kind kind, uint64_t addr)
+{
+	uint64_t h = mix((uint64_t)pid, addr, kind);
+	struct st_lock *l;
+
+	if (ls->lock_ix_n)
+		for (uint32_t at = (uint32_t)h & (ls->lock_ix_n - 1); ls->lock_ix[at];
+		     at = (at + 1) & (ls->lock_ix_n - 1)) {
+			l = &ls->locks[ls->lock_ix[at] - 1];
+			if (l->pid == pid && l->addr == addr && l->kind == kind)
+				return ls->lock_ix[at] - 1;
+		}
+	if (st_grow(&ls->locks, &ls->locks_cap, ls->nlocks, sizeof(*ls->locks)) < 0)
+		return -1;
+	l = &ls->locks[ls->nlocks];
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->kind = kind;
+	l->addr = addr;
+	if (ix_insert(&ls->lock_ix, &ls->lock_ix_n, ls->nlocks, h, ls->nlocks, ls, lock_hash) < 0)
+		return -1;
+	return ls->nlocks++;
+}
+
+static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int32_t tid)
+{
+	uint64_t h = mix((uint64_t)pid, (uint64_t)tid, 1);
+	struct st_lock_thread *t;
+
+	if (ls->thread_ix_n)
+		for (uint32_t at = (uint32_t)h & (ls->thread_ix_n - 1); ls->thread_ix[at];
+		     at = (at + 1) & (ls->thread_ix_n - 1)) {
+			t = &ls->threads[ls->thread_ix[at] - 1];
+			if (t->pid == pid && t->tid == tid)
+				return t;
+		}
+	if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0)
+		return NULL;
+	t = &ls->threads[ls->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	if (ix_insert(&ls->thread_ix, &ls->thread_ix_n, ls->nthreads, h, ls->nthreads, ls,
+		      thread_hash) < 0)
+		return NULL;
+	return &ls->threads[ls->nthreads++];
+}
+
+static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint64_t wait)
+{
+	uint64_t h = mix(lock, ip, 2);
+	struct st_lock_site *s;
+
+	if (ls->site_ix_n)
+		for (uint32_t at = (uint32_t)h & (ls->site_ix_n - 1); ls->site_ix[at];
+		     at = (at + 1) & (ls->site_ix_n - 1)) {
+			s = &ls->sites[ls->site_ix[at] - 1];
+			if (s->lock == lock && s->ip == ip) {
+				s->waits++;
+				s->wait_total += wait;
+				return 0;
+			}
+		}
+	if (st_grow(&ls->sites, &ls->sites_cap, ls->nsites, sizeof(*ls->sites)) < 0)
+		return -1;
+	s = &ls->sites[ls->nsites];
+	*s = (struct st_lock_site){ .lock = lock, .ip = ip, .waits = 1, .wait_total = wait };
+	if (ix_insert(&ls->site_ix, &ls->site_ix_n, ls->nsites, h, ls->nsites, ls, site_hash) < 0)
+		return -1;
+	ls->nsites++;
+	return 0;
+}
+
+static int edge_add(struct st_lockstat *ls, uint32_t a, uint32_t b, int32_t tid, uint64_t a_ip,
+		    uint64_t b_ip)
+{
+	uint64_t h = mix(a, b, 3);
+	struct st_lock_edge *e;
+
+	if (ls->edge_ix_n)
+		for (uint32_t at = (uint32_t)h & (ls->edge_ix_n - 1); ls->edge_ix[at];
+		     at = (at + 1) & (ls->edge_ix_n - 1)) {
+			e = &ls->edges[ls->edge_ix[at] - 1];
+			if (e->a == a && e->b == b) {
+				e->count++;
+				return 0;
+			}
+		}
+	if (st_grow(&ls->edges, &ls->edges_cap, ls->nedges, sizeof(*ls->edges)) < 0)
+		return -1;
+	ls->edges[ls->nedges] =
+		(struct st_lock_edge){ .a = a, .b = b, .tid = tid, .a_ip = a_ip, .b_ip = b_ip, .count = 1 };
+	if (ix_insert(&ls->edge_ix, &ls->edge_ix_n, ls->nedges, h, ls->nedges, ls, edge_hash) < 0)
+		return -1;
+	ls->nedges++;
+	return 0;
+}
+
+/* ---- waits ---- */
+
+static uint32_t bucket(uint64_t v)
+{
+	uint32_t e;
+
+	if (v < 16)
+		return (uint32_t)v;
+	e = 63 - (uint32_t)__builtin_clzll(v);
+	return 16 + (e - 4) * 8 + (uint32_t)((v >> (e - 3)) & 7);
+}
+
+static uint64_t bucket_top(uint32_t b)
+{
+	uint32_t e, sub;
+
+	if (b < 16)
+		return b;
+	e = (b - 16) / 8 + 4;
+	sub = (b - 16) % 8;
+	return ((8ull + sub) << (e - 3)) + (1ull << (e - 3)) - 1;
+}
+
+uint64_t st_lock_percentile(const struct st_lock *l, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!l->hist || l->waits == 0)
+		return 0;
+	rank = (uint64_t)(q * (double)l->waits + 0.999999);
+	if (rank == 0)
+		rank = 1;
+	for (uint32_t b = 0; b < ST_HIST_BUCKETS; b++) {
+		seen += l->hist[b];
+		if (seen >= rank)
+			return bucket_top(b) < l->wait_max ? bucket_top(b) : l->wait_max;
+	}
+	return l->wait_max;
+}
+
+static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint64_t w)
+{
+	struct st_lock *l = &ls->locks[li];
+
+	if (!l->hist) {
+		l->hist = calloc(ST_HIST_BUCKETS, sizeof(*l->hist));
+		if (!l->hist)
+			return -1;
+	}
+	l->hist[bucket(w)]++;
+	l->waits++;
+	l->wait_total += w;
+	if (w > l->wait_max)
+		l->wait_max = w;
+	return site_wait(ls, li, ip, w);
+}
+
+/* ---- holds ---- */
+
+static int note_tid(struct st_lock *l, int32_t tid)
+{
+	for (uint32_t i = 0; i < l->ntids; i++)
+		if (l->tids[i] == tid)
+			return 0;
+	if (st_grow(&l->tids, &l->tids_cap, l->ntids, sizeof(*l->tids)) < 0)
+		return -1;
+	l->tids[l->ntids++] = tid;
+	return 0;
+}
+
+/* A blocking attempt at lock li under the locks t holds: edges of the
+ * lock order (two sides of one rwlock are one lock; a lock held already,
+ * recursive, gives none). Made when the thread waits, for a thread that
+ * never gets the lock (a deadlock), and when it takes it. */
+static int order_edges(struct st_lockstat *ls, struct st_lock_thread *t, uint32_t li, uint64_t ip)
+{
+	for (uint32_t i = 0; i < t->nheld; i++) {
+		const struct st_lock *a = &ls->locks[t->held[i].lock];
+
+		if (a->addr != ls->locks[li].addr &&
+		    edge_add(ls, t->held[i].lock, li, t->tid, t->held[i].ip, ip) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int hold(struct st_lockstat *ls, struct st_lock_thread *t, uint32_t li, int64_t since,
+		uint64_t ip, bool order)
+{
+	for (uint32_t i = 0; i < t->nheld; i++)
+		if (t->held[i].lock == li) {
+			t->held[i].depth++; /* a recursive lock: one hold */
+			return 0;
+		}
+	/* (a try cannot wait, so cannot deadlock: no edge) */
+	if (order && order_edges(ls, t, li, ip) < 0)
+		return -1;
+	if (st_grow(&t->held, &t->held_cap, t->nheld, sizeof(*t->held)) < 0)
+		return -1;
+	t->held[t->nheld++] = (struct st_lock_held){ .lock = li, .depth = 1, .since = since, .ip = ip };
+	return 0;
+}
+
+/* Ends t's hold of a lock at addr (either side of a rwlock), at time now;
+ * depth: all of it (a condition wait releases a mutex however held). */
+static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t addr,
+		    enum st_lock_kind kind, int64_t now, bool all)
+{
+	for (uint32_t i = t->nheld; i-- > 0;) {
+		struct st_lock_held *h = &t->held[i];
+		struct st_lock *l = &ls->locks[h->lock];
+		bool side = kind == ST_LK_RDLOCK || kind == ST_LK_WRLOCK;
+
+		if (l->addr != addr || (side ? l->kind != ST_LK_RDLOCK && l->kind != ST_LK_WRLOCK
+					     : l->kind != kind))
+			continue;
+		if (!all && --h->depth > 0)
+			return;
+		if (now >= h->since) {
+			uint64_t d = (uint64_t)(now - h->since);
+
+			l->hold_total += d;
+			if (d > l->hold_max)
+				l->hold_max = d;
+		}
+		l->holds++;
+		t->held[i] = t->held[--t->nheld];
+		return;
+	}
+	/* (taken before the trace began: no hold to end) */
+}
+
+/* ---- events ---- */
+
+static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_event_class *c)
+{
+	struct st_lock_cls *k;
+
+	if (c->index >= ls->ncls) {
+		uint32_t n = c->index + 64;
+		struct st_lock_cls *v = realloc(ls->cls, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + ls->ncls, 0, (n - ls->ncls) * sizeof(*v));
+		ls->cls = v;
+		ls->ncls = n;
+	}
+	k = &ls->cls[c->index];
+	if (k->known)
+		return k;
+	k->known = true;
+	k->action = A_NONE;
+	for (size_t i = 0; i < sizeof(meanings) / sizeof(meanings[0]); i++) {
+		if (strcmp(c->name, meanings[i].name) != 0)
+			continue;
+		k->addr = st_event_class_field(c, meanings[i].addr);
+		k->result = st_event_class_field(c, "result");
+		k->wait_ns = st_event_class_field(c, "wait_ns");
+		k->mutex = st_event_class_field(c, "mutex");
+		k->action = meanings[i].action;
+		k->kind = meanings[i].kind;
+		/* the fields each action reads, or the class is not ours */
+		if (k->addr < 0 ||
+		    ((k->action == A_ACQ || k->action == A_TRY || k->action == A_COND_END) &&
+		     k->result < 0) ||
+		    ((k->action == A_ACQ || k->action == A_COND_END) && k->wait_ns < 0) ||
+		    ((k->action == A_COND_BEGIN || k->action == A_COND_END) && k->mutex < 0))
+			k->action = A_NONE;
+	}
+	return k;
+}
+
+/* What a lock call's result means: taken (EOWNERDEAD: taken, its owner
+ * died holding it). */
+static bool taken(int64_t result)
+{
+	return result == 0 || result == EOWNERDEAD;
+}
+
+int st_lockstat_event(void *arg, const struct st_event *ev)
+{
+	struct st_lockstat *ls = arg;
+	const struct st_lock_cls *k = cls_of(ls, ev->cls);
+	struct st_lock_thread *t;
+	int64_t li, mi, res = 0;
+	uint64_t w = 0, addr;
+	bool contended;
+
+	if (!k)
+		return -1;
+	ls->end_ns = ev->ns;
+	if (k->action == A_NONE)
+		return 0;
+	addr = ev->fields[k->addr].u;
+	t = thread_of(ls, ev->pid, ev->tid);
+	li = lock_of(ls, ev->pid, k->kind, addr);
+	if (!t || li < 0)
+		return -1;
+	if (k->result >= 0)
+		res = ev->fields[k->result].i;
+	if (k->wait_ns >= 0)
+		w = ev->fields[k->wait_ns].u;
+	if (!ls->locks[li].first_ip && k->action != A_REL)
+		ls->locks[li].first_ip = ev->ip;
+	switch (k->action) {
+	case A_INIT:
+		if (!ls->locks[li].from_init) {
+			ls->locks[li].first_ip = ev->ip;
+			ls->locks[li].from_init = true;
+		}
+		return 0;
+	case A_WAIT:
+		if (order_edges(ls, t, (uint32_t)li, ev->ip) < 0)
+			return -1;
+		t->waiting = true;
+		t->wait_lock = (uint32_t)li;
+		t->wait_ip = ev->ip;
+		t->wait_since = ev->ns;
+		return 0;
+	case A_ACQ:
+		contended = t->waiting && t->wait_lock == (uint32_t)li;
+		t->waiting = false;
+		if (contended) {
+			if (count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
+				return -1;
+			ls->locks[li].contended++;
+			t->contended++;
+			t->wait_total += w;
+		}
+		if (!taken(res)) {
+			ls->locks[li].failed++;
+			return 0;
+		}
+		ls->locks[li].acquired++;
+		t->acquired++;
+		if (note_tid(&ls->locks[li], ev->tid) < 0)
+			return -1;
+		return hold(ls, t, (uint32_t)li, ev->ns + (int64_t)w, ev->ip, true);
+	case A_TRY:
+		if (!taken(res)) {
+			ls->locks[li].busy_tries++;
+			return 0;
+		}
+		ls->locks[li].acquired++;
+		t->acquired++;
+		if (note_tid(&ls->locks[li], ev->tid) < 0)
+			return -1;
+		return hold(ls, t, (uint32_t)li, ev->ns, ev->ip, false);
+	case A_REL:
+		release(ls, t, addr, k->kind, ev->ns, false);
+		return 0;
+	case A_COND_BEGIN:
+		/* the mutex is released while the thread waits */
+		release(ls, t, ev->fields[k->mutex].u, ST_LK_MUTEX, ev->ns, true);
+		t->waiting = true;
+		t->wait_lock = (uint32_t)li;
+		t->wait_ip = ev->ip;
+		t->wait_since = ev->ns;
+		return 0;
+	case A_COND_END:
+		t->waiting = false;
+		ls->locks[li].acquired++;
+		ls->locks[li].contended++;
+		if (!taken(res))
+			ls->locks[li].failed++;
+		if (note_tid(&ls->locks[li], ev->tid) < 0 || count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
+			return -1;
+		/* ... and taken again when the wait ends */
+		mi = lock_of(ls, ev->pid, ST_LK_MUTEX, ev->fields[k->mutex].u);
+		if (mi < 0)
+			return -1;
+		return hold(ls, t, (uint32_t)mi, ev->ns + (int64_t)w, ev->ip, false);
+	default:
+		return 0;
+	}
+}

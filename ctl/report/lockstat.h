@@ -1,0 +1,109 @@
+/*
+ * Lock statistics of a trace: per lock, per call site that waited, per
+ * thread, the threads still waiting at the end, and the lock-order graph
+ * (which lock a thread took while holding which), from the pthread
+ * family's events. Memory grows with the locks, threads and call sites,
+ * not with the events.
+ *
+ * A lock is a mutex, a spinlock, one side of a rwlock (read and write
+ * apart) or a condition variable (its waits), of one process. An
+ * acquisition is contended when the thread wrote a *_wait event for it
+ * first (it found the lock busy); its wait is the wait_ns the lock event
+ * carries. A hold runs from the acquisition (the call's start plus its
+ * wait) to the unlock, and a condition wait releases its mutex for its
+ * duration. A recursive lock taken again by its holder is one hold.
+ */
+#ifndef ST_REPORT_LOCKSTAT_H
+#define ST_REPORT_LOCKSTAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctl/reader/reader.h"
+
+enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
+
+/* Waits, bucketed for percentiles: 8 buckets per power of two (an
+ * error of at most 1/8 on a percentile). */
+#define ST_HIST_BUCKETS (64 * 8)
+
+struct st_lock {
+	int32_t pid;
+	enum st_lock_kind kind;
+	uint64_t addr;
+	uint64_t first_ip;  /* where it was initialised, else first used */
+	bool from_init;
+	uint64_t acquired;  /* acquisitions (a condition variable: its waits) */
+	uint64_t contended; /* of those, after a wait */
+	uint64_t failed;    /* blocking calls that did not acquire (timeouts) */
+	uint64_t busy_tries;
+	uint64_t wait_total, wait_max, waits;
+	uint64_t hold_total, hold_max, holds;
+	uint32_t *hist; /* ST_HIST_BUCKETS, for the contended waits */
+	int32_t *tids;	/* threads that took it */
+	uint32_t ntids, tids_cap;
+};
+
+/* A call site that waited for a lock. */
+struct st_lock_site {
+	uint32_t lock;
+	uint64_t ip;
+	uint64_t waits, wait_total;
+};
+
+struct st_lock_held {
+	uint32_t lock;
+	uint32_t depth;
+	int64_t since;
+	uint64_t ip;
+};
+
+struct st_lock_thread {
+	int32_t pid, tid;
+	uint64_t acquired, contended, wait_total;
+	struct st_lock_held *held;
+	uint32_t nheld, held_cap;
+	bool waiting; /* at the end of the trace: still blocked */
+	uint32_t wait_lock;
+	uint64_t wait_ip;
+	int64_t wait_since;
+};
+
+/* Lock B taken (blocking) while A was held: the first time, and by whom. */
+struct st_lock_edge {
+	uint32_t a, b;
+	int32_t tid;
+	uint64_t a_ip, b_ip;
+	uint64_t count;
+};
+
+struct st_lockstat {
+	struct st_lock *locks;
+	uint32_t nlocks, locks_cap;
+	struct st_lock_site *sites;
+	uint32_t nsites, sites_cap;
+	struct st_lock_thread *threads;
+	uint32_t nthreads, threads_cap;
+	struct st_lock_edge *edges;
+	uint32_t nedges, edges_cap;
+	/* hash indexes (open addressing, power-of-two sizes) */
+	uint32_t *lock_ix, *site_ix, *thread_ix, *edge_ix;
+	uint32_t lock_ix_n, site_ix_n, thread_ix_n, edge_ix_n;
+	/* per event class (st_event_class.index): what it means to us */
+	struct st_lock_cls *cls;
+	uint32_t ncls;
+	int64_t end_ns; /* the trace's last event */
+};
+
+void st_lockstat_init(struct st_lockstat *ls);
+void st_lockstat_fini(struct st_lockstat *ls);
+/* One event, in time order; returns -1 when out of memory. */
+int st_lockstat_event(void *ls, const struct st_event *ev);
+
+/* The wait below which a fraction q (0..1) of a lock's contended waits
+ * fall, from its histogram (a bucket's upper bound, capped at the max). */
+uint64_t st_lock_percentile(const struct st_lock *l, double q);
+
+const char *st_lock_kind_name(enum st_lock_kind k);
+
+#endif

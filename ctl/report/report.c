@@ -1,0 +1,220 @@
+/*
+ * The pass over a trace that every report makes (see report.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl/report/report.h"
+
+static int note_name(struct st_pass *p, const struct st_event *ev, int name_field)
+{
+	const struct st_value *v = &ev->fields[name_field];
+	struct st_proc_name *n = NULL;
+
+	for (uint32_t i = 0; i < p->nnames; i++)
+		if (p->names[i].pid == ev->pid)
+			n = &p->names[i];
+	if (!n) {
+		if (p->nnames == p->names_cap) {
+			uint32_t cap = p->names_cap ? p->names_cap * 2 : 64;
+			struct st_proc_name *nv = realloc(p->names, cap * sizeof(*nv));
+
+			if (!nv)
+				return -1;
+			p->names = nv;
+			p->names_cap = cap;
+		}
+		n = &p->names[p->nnames++];
+		n->pid = ev->pid;
+		p->processes++;
+	}
+	/* (the newest: a process that exec'd is named by its new image) */
+	snprintf(n->name, sizeof(n->name), "%.*s", (int)(v->len < 31 ? v->len : 31),
+		 v->ptr ? (const char *)v->ptr : "?");
+	return 0;
+}
+
+int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
+		   struct st_pass *pass, char *err, size_t errlen)
+{
+	const struct st_event_class *process_cls = NULL;
+	uint32_t process_index = UINT32_MAX;
+	int name_field = -1;
+	struct st_reader *r;
+	struct st_item it;
+	int ret;
+
+	memset(pass, 0, sizeof(*pass));
+	pass->dir = opts->dir;
+	pass->syms = st_syms_new();
+	if (!pass->syms) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
+		return -1;
+	/* (the class of process names, found once: not a name compared per
+	 * event) */
+	for (uint32_t i = 0; i < st_reader_metadata(r)->nevents; i++)
+		if (strcmp(st_reader_metadata(r)->events[i].name, "shimtrace:process") == 0)
+			process_index = st_reader_metadata(r)->events[i].index;
+	while ((ret = st_reader_next(r, &it)) > 0) {
+		const struct st_event *ev = it.event;
+
+		if (it.kind == ST_ITEM_LOST) {
+			if (opts->pid < 0 || it.lost->pid == opts->pid)
+				pass->lost += it.lost->count;
+			continue;
+		}
+		if (pass->events++ == 0)
+			pass->first_ns = ev->ns;
+		pass->last_ns = ev->ns;
+		if (!process_cls && ev->cls->index == process_index) {
+			process_cls = ev->cls;
+			name_field = st_event_class_field(ev->cls, "name");
+		}
+		if (ev->cls == process_cls && name_field >= 0 && note_name(pass, ev, name_field) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (st_syms_event(pass->syms, ev) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (opts->pid >= 0 && ev->pid != opts->pid)
+			continue;
+		if (fn(ctx, ev) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (ret < 0)
+		snprintf(err, errlen, "%s", st_reader_error(r));
+	else if (st_reader_incomplete(r))
+		pass->incomplete = strdup(st_reader_incomplete(r));
+	st_reader_close(r);
+	return ret < 0 ? -1 : 0;
+}
+
+void st_pass_fini(struct st_pass *pass)
+{
+	st_syms_free(pass->syms);
+	free(pass->names);
+	free((char *)pass->incomplete);
+	memset(pass, 0, sizeof(*pass));
+}
+
+const char *st_pass_name(const struct st_pass *pass, int32_t pid)
+{
+	for (uint32_t i = 0; i < pass->nnames; i++)
+		if (pass->names[i].pid == pid)
+			return pass->names[i].name;
+	return "?";
+}
+
+void st_pass_warnings(const struct st_pass *pass, FILE *out)
+{
+	if (pass->lost)
+		fprintf(out,
+			"warning: %" PRIu64 " events were lost while recording (%.1f%% of %" PRIu64
+			"): the numbers below may miss that many calls\n",
+			pass->lost, 100.0 * (double)pass->lost / (double)(pass->lost + pass->events),
+			pass->lost + pass->events);
+	if (pass->incomplete)
+		fprintf(out, "warning: the trace is incomplete (%s): the numbers below stop there\n",
+			pass->incomplete);
+}
+
+/* A trace directory record made: shimtrace-YYYYMMDD-HHMMSS[-N], with its
+ * metadata. Their names sort by time; ties (-N) by modification time. */
+int st_report_latest(char *buf, size_t n)
+{
+	DIR *d = opendir(".");
+	struct dirent *e;
+	struct timespec best_t = { 0, 0 };
+	char best[256] = "";
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		char meta[300];
+		struct stat st;
+
+		if (strncmp(e->d_name, "shimtrace-", 10) != 0 || strlen(e->d_name) >= sizeof(best))
+			continue;
+		snprintf(meta, sizeof(meta), "%s/metadata", e->d_name);
+		if (stat(meta, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (stat(e->d_name, &st) < 0)
+			continue;
+		if (!best[0] || strncmp(e->d_name, best, 25) > 0 ||
+		    (strncmp(e->d_name, best, 25) == 0 &&
+		     (st.st_mtim.tv_sec > best_t.tv_sec ||
+		      (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec)))) {
+			snprintf(best, sizeof(best), "%s", e->d_name);
+			best_t = st.st_mtim;
+		}
+	}
+	closedir(d);
+	if (!best[0])
+		return -1;
+	snprintf(buf, n, "%s", best);
+	return 0;
+}
+
+int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz)
+{
+	void **p = v;
+	uint32_t c;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	nv = realloc(*p, (size_t)c * sz);
+	if (!nv)
+		return -1;
+	*p = nv;
+	*cap = c;
+	return 0;
+}
+
+const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
+{
+	if (ns == 0)
+		snprintf(buf, n, "0");
+	else if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3gus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3gms", (double)ns / 1e6);
+	else if (ns < 1000000000000ull)
+		snprintf(buf, n, "%.3gs", (double)ns / 1e9);
+	else
+		snprintf(buf, n, "%.0fs", (double)ns / 1e9);
+	return buf;
+}
+
+void st_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}

@@ -1,0 +1,74 @@
+/*
+ * What every report shares: the options, one pass over a trace that feeds
+ * the symboliser and a report's own handler, what the pass learnt about
+ * the trace (events, losses, whether it is whole, process names), and
+ * the formatting of times and counts.
+ */
+#ifndef ST_REPORT_REPORT_H
+#define ST_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctl/reader/reader.h"
+#include "ctl/report/symbols.h"
+
+struct st_report_opts {
+	const char *dir;
+	const char *sort; /* NULL: the report's default */
+	uint32_t top;	  /* rows shown; 0: all */
+	int32_t pid;	  /* -1: every process */
+	bool json;
+};
+
+struct st_proc_name {
+	int32_t pid;
+	char name[32];
+};
+
+/* What one pass over the trace saw, besides what the report keeps. */
+struct st_pass {
+	const char *dir;
+	uint64_t events, lost;
+	int64_t first_ns, last_ns;
+	const char *incomplete; /* why the trace is not whole, or NULL */
+	struct st_proc_name *names;
+	uint32_t nnames, names_cap;
+	uint32_t processes;
+	struct st_syms *syms;
+};
+
+typedef int (*st_report_fn)(void *ctx, const struct st_event *ev);
+
+/*
+ * Reads the trace in opts->dir, in time order, feeding every event to the
+ * symboliser and, when it belongs to a selected process (opts->pid), to
+ * fn(ctx, ev). Returns 0, or -1 with a one-line message in err (an
+ * unreadable or corrupt trace, out of memory, fn's failure).
+ */
+int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
+		   struct st_pass *pass, char *err, size_t errlen);
+void st_pass_fini(struct st_pass *pass);
+
+/* The name of process pid ("?" when unknown). */
+const char *st_pass_name(const struct st_pass *pass, int32_t pid);
+
+/* The trace's notes for people: losses, an incomplete trace. */
+void st_pass_warnings(const struct st_pass *pass, FILE *out);
+
+/* The most recent trace in the working directory (record's default
+ * names): 0 with its name in buf, or -1. */
+int st_report_latest(char *buf, size_t n);
+
+/* Grows the array *v (of *cap elements of size sz, n in use) to hold one
+ * more; 0, or -1 when out of memory (*v unchanged). */
+int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz);
+
+/* A duration for people: "0", "850ns", "12.4us", "3.21ms", "1.52s". */
+const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
+
+/* A JSON string (quoted, escaped) on out. */
+void st_json_str(FILE *out, const char *s);
+
+#endif

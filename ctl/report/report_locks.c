@@ -1,0 +1,485 @@
+/*
+ * shimtrace report locks / report deadlocks: the lock statistics of a
+ * trace (lockstat.c) and its lock-order cycles (lockorder.c), as text for
+ * an 80-column terminal or as JSON (schema in shimtrace-report(1)).
+ *
+ * Locks are ranked by --sort (default: the total time threads waited for
+ * them); under each, the call sites that waited longest. Condition
+ * variables are listed apart (a wait on one is a thread idling, not a
+ * lock that hurts), as are threads, by their time waiting for locks, and
+ * the threads still waiting when the trace ends.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/report/lockorder.h"
+#include "ctl/report/lockstat.h"
+#include "ctl/report/report.h"
+#include "ctl/report/reports.h"
+
+#define SITES_SHOWN 3
+
+struct ctx {
+	const struct st_report_opts *opts;
+	struct st_pass pass;
+	struct st_lockstat ls;
+	struct st_cycle *cycles;
+	int ncycles;
+	bool more_cycles;
+};
+
+static const char *sorts[] = { "wait", "contended", "acquired", "hold", "max", NULL };
+
+static uint64_t sort_key(const struct st_lock *l, const char *by)
+{
+	if (strcmp(by, "contended") == 0)
+		return l->contended;
+	if (strcmp(by, "acquired") == 0)
+		return l->acquired;
+	if (strcmp(by, "hold") == 0)
+		return l->hold_total;
+	if (strcmp(by, "max") == 0)
+		return l->wait_max;
+	return l->wait_total;
+}
+
+static const char *sort_by;
+static const struct st_lockstat *sorting;
+
+static int by_key(const void *a, const void *b)
+{
+	const struct st_lock *x = &sorting->locks[*(const uint32_t *)a];
+	const struct st_lock *y = &sorting->locks[*(const uint32_t *)b];
+	uint64_t kx = sort_key(x, sort_by), ky = sort_key(y, sort_by);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->acquired != y->acquired)
+		return x->acquired > y->acquired ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int site_by_wait(const void *a, const void *b)
+{
+	const struct st_lock_site *x = *(const struct st_lock_site *const *)a;
+	const struct st_lock_site *y = *(const struct st_lock_site *const *)b;
+
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return x->waits > y->waits ? -1 : x->waits < y->waits;
+}
+
+static int thread_by_wait(const void *a, const void *b)
+{
+	const struct st_lock_thread *x = *(const struct st_lock_thread *const *)a;
+	const struct st_lock_thread *y = *(const struct st_lock_thread *const *)b;
+
+	if (x->wait_total != y->wait_total)
+		return x->wait_total > y->wait_total ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The locks of the kinds wanted (conds or not), sorted; *n of them. */
+static uint32_t *ranked(const struct ctx *c, bool conds, uint32_t *n)
+{
+	uint32_t *v = malloc(((size_t)c->ls.nlocks + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < c->ls.nlocks; i++) {
+		const struct st_lock *l = &c->ls.locks[i];
+
+		if ((l->kind == ST_LK_COND) == conds && (l->acquired || l->waits || l->failed))
+			v[(*n)++] = i;
+	}
+	sort_by = c->opts->sort ? c->opts->sort : "wait";
+	sorting = &c->ls;
+	qsort(v, *n, sizeof(*v), by_key);
+	return v;
+}
+
+/* The sites that waited for lock li, longest first; *n of them. */
+static const struct st_lock_site **sites_of(const struct ctx *c, uint32_t li, uint32_t *n)
+{
+	const struct st_lock_site **v = malloc(((size_t)c->ls.nsites + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < c->ls.nsites; i++)
+		if (c->ls.sites[i].lock == li)
+			v[(*n)++] = &c->ls.sites[i];
+	qsort(v, *n, sizeof(*v), site_by_wait);
+	return v;
+}
+
+static void site_text(struct ctx *c, int32_t pid, uint64_t ip, char *buf, size_t n)
+{
+	struct st_site s;
+
+	st_syms_resolve(c->pass.syms, pid, ip, &s);
+	st_site_format(&s, buf, n);
+}
+
+static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
+{
+	struct st_site s;
+	char text[512];
+
+	st_syms_resolve(c->pass.syms, pid, ip, &s);
+	st_site_format(&s, text, sizeof(text));
+	fprintf(o, "{\"text\": ");
+	st_json_str(o, text);
+	fprintf(o, ", \"function\": ");
+	if (s.function)
+		st_json_str(o, s.function);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"file\": ");
+	if (s.file)
+		st_json_str(o, s.file);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"line\": %" PRIu32 ", \"object\": ", s.line);
+	if (s.object)
+		st_json_str(o, s.object);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
+}
+
+static uint64_t mean(uint64_t total, uint64_t n)
+{
+	return n ? total / n : 0;
+}
+
+/* ---- text ---- */
+
+static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
+{
+	const struct st_lock *l = &c->ls.locks[li];
+	char site[512], a[32], b[32], d[32], e[32], f[32];
+	const struct st_lock_site **sites;
+	uint32_t nsites;
+
+	site_text(c, l->pid, l->first_ip, site, sizeof(site));
+	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 ", pid %" PRId32 " (%s)\n", rank, st_lock_kind_name(l->kind),
+		l->addr, l->pid, st_pass_name(&c->pass, l->pid));
+	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
+	fprintf(o, "    %s %" PRIu64 ", contended %" PRIu64 " (%.1f%%)",
+		l->kind == ST_LK_COND ? "waits" : "acquired", l->acquired, l->contended,
+		l->acquired ? 100.0 * (double)l->contended / (double)l->acquired : 0.0);
+	if (l->failed)
+		fprintf(o, ", %" PRIu64 " failed", l->failed);
+	if (l->busy_tries)
+		fprintf(o, ", %" PRIu64 " busy tries", l->busy_tries);
+	fprintf(o, ", %" PRIu32 " thread%s\n", l->ntids, l->ntids == 1 ? "" : "s");
+	if (l->waits)
+		fprintf(o, "    wait  total %s  mean %s  p50 %s  p99 %s  max %s\n",
+			st_fmt_ns(l->wait_total, a, sizeof(a)),
+			st_fmt_ns(mean(l->wait_total, l->waits), b, sizeof(b)),
+			st_fmt_ns(st_lock_percentile(l, 0.5), d, sizeof(d)),
+			st_fmt_ns(st_lock_percentile(l, 0.99), e, sizeof(e)),
+			st_fmt_ns(l->wait_max, f, sizeof(f)));
+	if (l->holds)
+		fprintf(o, "    hold  total %s  mean %s  max %s\n", st_fmt_ns(l->hold_total, a, sizeof(a)),
+			st_fmt_ns(mean(l->hold_total, l->holds), b, sizeof(b)),
+			st_fmt_ns(l->hold_max, d, sizeof(d)));
+	sites = sites_of(c, li, &nsites);
+	for (uint32_t i = 0; sites && i < nsites && i < SITES_SHOWN; i++) {
+		site_text(c, l->pid, sites[i]->ip, site, sizeof(site));
+		fprintf(o, "    %s %8s %6" PRIu64 "x  %s\n", i ? "        " : "waited:",
+			st_fmt_ns(sites[i]->wait_total, a, sizeof(a)), sites[i]->waits, site);
+	}
+	free(sites);
+}
+
+static void threads_text(struct ctx *c, FILE *o, uint32_t top)
+{
+	const struct st_lock_thread **v = malloc(((size_t)c->ls.nthreads + 1) * sizeof(*v));
+	uint32_t n = 0;
+	char a[32];
+
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < c->ls.nthreads; i++)
+		if (c->ls.threads[i].acquired)
+			v[n++] = &c->ls.threads[i];
+	qsort(v, n, sizeof(*v), thread_by_wait);
+	fprintf(o, "\nthreads, by time waiting for locks:\n");
+	fprintf(o, "  %8s %8s  %-16s %10s %12s %10s\n", "pid", "tid", "process", "waited", "acquired",
+		"contended");
+	for (uint32_t i = 0; i < n && (!top || i < top); i++)
+		fprintf(o, "  %8" PRId32 " %8" PRId32 "  %-16.16s %10s %12" PRIu64 " %10" PRIu64 "\n",
+			v[i]->pid, v[i]->tid, st_pass_name(&c->pass, v[i]->pid),
+			st_fmt_ns(v[i]->wait_total, a, sizeof(a)), v[i]->acquired, v[i]->contended);
+	if (top && n > top)
+		fprintf(o, "  (%" PRIu32 " more)\n", n - top);
+	free(v);
+}
+
+static void waiting_text(struct ctx *c, FILE *o)
+{
+	bool any = false;
+	char site[512], a[32];
+
+	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
+		const struct st_lock_thread *t = &c->ls.threads[i];
+		const struct st_lock *l = &c->ls.locks[t->wait_lock];
+
+		if (!t->waiting)
+			continue;
+		if (!any)
+			fprintf(o, "\nstill waiting when the trace ends (a deadlock, or a process killed):\n");
+		any = true;
+		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
+		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
+			st_pass_name(&c->pass, t->pid), t->tid, st_lock_kind_name(l->kind), l->addr,
+			st_fmt_ns((uint64_t)(c->ls.end_ns - t->wait_since), a, sizeof(a)), site);
+	}
+}
+
+static void locks_text(struct ctx *c, FILE *o)
+{
+	uint32_t n, nc, contended = 0, top = c->opts->top;
+	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
+
+	for (uint32_t i = 0; v && i < n; i++)
+		contended += c->ls.locks[v[i]].contended > 0;
+	fprintf(o, "shimtrace report locks: %s: %" PRIu64 " events, %" PRIu32 " process%s, %" PRIu32
+		   " lock%s (%" PRIu32 " contended)\n",
+		c->pass.dir, c->pass.events, c->pass.processes, c->pass.processes == 1 ? "" : "es", n,
+		n == 1 ? "" : "s", contended);
+	st_pass_warnings(&c->pass, o);
+	if (n)
+		fprintf(o, "\nlocks, by %s:\n",
+			strcmp(sort_by, "wait") == 0 ? "total wait" : sort_by);
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++)
+		lock_text(c, o, i + 1, v[i]);
+	if (top && n > top)
+		fprintf(o, "    (%" PRIu32 " more locks: --top 0 shows all)\n", n - top);
+	if (nc)
+		fprintf(o, "\ncondition variables, by %s:\n",
+			strcmp(sort_by, "wait") == 0 ? "total wait" : sort_by);
+	for (uint32_t i = 0; conds && i < nc && (!top || i < top); i++)
+		lock_text(c, o, i + 1, conds[i]);
+	if (top && nc > top)
+		fprintf(o, "    (%" PRIu32 " more)\n", nc - top);
+	if (c->ls.nthreads)
+		threads_text(c, o, top);
+	waiting_text(c, o);
+	fprintf(o, "\npotential deadlocks: ");
+	if (c->ncycles)
+		fprintf(o, "%d lock-order cycle%s%s (shimtrace report deadlocks shows them)\n", c->ncycles,
+			c->ncycles == 1 ? "" : "s", c->more_cycles ? " and more" : "");
+	else
+		fprintf(o, "none (no two locks taken in opposite orders)\n");
+	free(v);
+	free(conds);
+}
+
+/* ---- JSON ---- */
+
+static void lock_json(struct ctx *c, FILE *o, uint32_t li)
+{
+	const struct st_lock *l = &c->ls.locks[li];
+	const struct st_lock_site **sites;
+	uint32_t nsites;
+
+	fprintf(o, "{\"pid\": %" PRId32 ", \"process\": ", l->pid);
+	st_json_str(o, st_pass_name(&c->pass, l->pid));
+	fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"%s\": ",
+		st_lock_kind_name(l->kind), l->addr, l->from_init ? "initialised_at" : "first_used_at");
+	site_json(c, o, l->pid, l->first_ip);
+	fprintf(o,
+		", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"failed\": %" PRIu64
+		", \"busy_tries\": %" PRIu64 ", \"threads\": %" PRIu32,
+		l->acquired, l->contended, l->failed, l->busy_tries, l->ntids);
+	fprintf(o,
+		", \"wait_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
+		", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		l->waits, l->wait_total, mean(l->wait_total, l->waits), st_lock_percentile(l, 0.5),
+		st_lock_percentile(l, 0.99), l->wait_max);
+	fprintf(o,
+		", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
+		", \"max\": %" PRIu64 "}, \"waited_at\": [",
+		l->holds, l->hold_total, mean(l->hold_total, l->holds), l->hold_max);
+	sites = sites_of(c, li, &nsites);
+	for (uint32_t i = 0; sites && i < nsites; i++) {
+		fprintf(o, "%s{\"waits\": %" PRIu64 ", \"wait_ns\": %" PRIu64 ", \"site\": ", i ? ", " : "",
+			sites[i]->waits, sites[i]->wait_total);
+		site_json(c, o, l->pid, sites[i]->ip);
+		fputs("}", o);
+	}
+	free(sites);
+	fputs("]}", o);
+}
+
+static void locks_json(struct ctx *c, FILE *o)
+{
+	uint32_t n, nc, top = c->opts->top, k = 0;
+	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
+
+	fprintf(o, "{\"trace\": ");
+	st_json_str(o, c->pass.dir);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", c->pass.events,
+		c->pass.lost);
+	if (c->pass.incomplete)
+		st_json_str(o, c->pass.incomplete);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"sort\": \"%s\",\n \"locks\": [", sort_by);
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
+		fputs(i ? ",\n  " : "\n  ", o);
+		lock_json(c, o, v[i]);
+	}
+	fprintf(o, "],\n \"conds\": [");
+	for (uint32_t i = 0; conds && i < nc && (!top || i < top); i++) {
+		fputs(i ? ",\n  " : "\n  ", o);
+		lock_json(c, o, conds[i]);
+	}
+	fprintf(o, "],\n \"threads\": [");
+	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
+		const struct st_lock_thread *t = &c->ls.threads[i];
+
+		if (!t->acquired)
+			continue;
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"process\": ", k++ ? ",\n  " : "\n  ",
+			t->pid, t->tid);
+		st_json_str(o, st_pass_name(&c->pass, t->pid));
+		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 "}",
+			t->acquired, t->contended, t->wait_total);
+	}
+	fprintf(o, "],\n \"waiting\": [");
+	k = 0;
+	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
+		const struct st_lock_thread *t = &c->ls.threads[i];
+		const struct st_lock *l = &c->ls.locks[t->wait_lock];
+
+		if (!t->waiting)
+			continue;
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
+			   "\", \"for_ns\": %" PRId64 ", \"site\": ",
+			k++ ? ",\n  " : "\n  ", t->pid, t->tid, st_lock_kind_name(l->kind), l->addr,
+			c->ls.end_ns - t->wait_since);
+		site_json(c, o, t->pid, t->wait_ip);
+		fputs("}", o);
+	}
+	fprintf(o, "],\n \"deadlock_cycles\": %d}\n", c->ncycles);
+	free(v);
+	free(conds);
+}
+
+/* ---- deadlocks ---- */
+
+static void cycle_text(struct ctx *c, FILE *o, int k)
+{
+	const struct st_cycle *cy = &c->cycles[k];
+	const struct st_lock *first = &c->ls.locks[c->ls.edges[cy->edges[0]].a];
+	char held[512], took[512];
+
+	fprintf(o, "\n%d. %" PRIu32 " locks in pid %" PRId32 " (%s):\n", k + 1, cy->n, first->pid,
+		st_pass_name(&c->pass, first->pid));
+	for (uint32_t i = 0; i < cy->n; i++) {
+		const struct st_lock_edge *e = &c->ls.edges[cy->edges[i]];
+		const struct st_lock *a = &c->ls.locks[e->a], *b = &c->ls.locks[e->b];
+
+		site_text(c, a->pid, e->a_ip, held, sizeof(held));
+		site_text(c, b->pid, e->b_ip, took, sizeof(took));
+		fprintf(o, "   tid %" PRId32 " holding %s 0x%" PRIx64 " (taken at %s)\n", e->tid,
+			st_lock_kind_name(a->kind), a->addr, held);
+		fprintf(o, "     took %s 0x%" PRIx64 " at %s%s\n", st_lock_kind_name(b->kind), b->addr, took,
+			e->count > 1 ? "" : "");
+	}
+}
+
+static void deadlocks_text(struct ctx *c, FILE *o)
+{
+	fprintf(o, "shimtrace report deadlocks: %s: %d lock-order cycle%s%s\n", c->pass.dir, c->ncycles,
+		c->ncycles == 1 ? "" : "s", c->more_cycles ? " (and more, not listed)" : "");
+	st_pass_warnings(&c->pass, o);
+	for (int k = 0; k < c->ncycles; k++)
+		cycle_text(c, o, k);
+}
+
+static void deadlocks_json(struct ctx *c, FILE *o)
+{
+	fprintf(o, "{\"trace\": ");
+	st_json_str(o, c->pass.dir);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"more\": %s, \"cycles\": [",
+		c->pass.events, c->pass.lost, c->more_cycles ? "true" : "false");
+	for (int k = 0; k < c->ncycles; k++) {
+		const struct st_cycle *cy = &c->cycles[k];
+
+		fprintf(o, "%s\n  {\"pid\": %" PRId32 ", \"edges\": [", k ? "," : "",
+			c->ls.locks[c->ls.edges[cy->edges[0]].a].pid);
+		for (uint32_t i = 0; i < cy->n; i++) {
+			const struct st_lock_edge *e = &c->ls.edges[cy->edges[i]];
+			const struct st_lock *a = &c->ls.locks[e->a], *b = &c->ls.locks[e->b];
+
+			fprintf(o, "%s{\"tid\": %" PRId32 ", \"held\": \"0x%" PRIx64 "\", \"held_kind\": \"%s\", "
+				   "\"held_at\": ",
+				i ? ", " : "", e->tid, a->addr, st_lock_kind_name(a->kind));
+			site_json(c, o, a->pid, e->a_ip);
+			fprintf(o, ", \"took\": \"0x%" PRIx64 "\", \"took_kind\": \"%s\", \"took_at\": ", b->addr,
+				st_lock_kind_name(b->kind));
+			site_json(c, o, b->pid, e->b_ip);
+			fprintf(o, ", \"times\": %" PRIu64 "}", e->count);
+		}
+		fputs("]}", o);
+	}
+	fputs("]}\n", o);
+}
+
+/* ---- the verbs ---- */
+
+static int run(const struct st_report_opts *opts, bool deadlocks, FILE *o, char *err, size_t errlen)
+{
+	struct ctx c = { .opts = opts };
+	int ret = 0;
+
+	if (opts->sort) {
+		bool ok = false;
+
+		for (int i = 0; sorts[i]; i++)
+			ok |= strcmp(sorts[i], opts->sort) == 0;
+		if (!ok) {
+			snprintf(err, errlen, "--sort: no field '%s' (wait, contended, acquired, hold, max)",
+				 opts->sort);
+			return 2;
+		}
+	}
+	st_lockstat_init(&c.ls);
+	if (st_report_pass(opts, st_lockstat_event, &c.ls, &c.pass, err, errlen) < 0) {
+		ret = 1;
+		goto out;
+	}
+	c.ncycles = st_lock_cycles(&c.ls, &c.cycles, &c.more_cycles);
+	if (c.ncycles < 0) {
+		snprintf(err, errlen, "out of memory");
+		ret = 1;
+		goto out;
+	}
+	sort_by = opts->sort ? opts->sort : "wait";
+	if (deadlocks)
+		(opts->json ? deadlocks_json : deadlocks_text)(&c, o);
+	else
+		(opts->json ? locks_json : locks_text)(&c, o);
+out:
+	free(c.cycles);
+	st_lockstat_fini(&c.ls);
+	st_pass_fini(&c.pass);
+	return ret;
+}
+
+int st_report_locks(const struct st_report_opts *opts, FILE *o, char *err, size_t errlen)
+{
+	return run(opts, false, o, err, errlen);
+}
+
+int st_report_deadlocks(const struct st_report_opts *opts, FILE *o, char *err, size_t errlen)
+{
+	return run(opts, true, o, err, errlen);
+}

@@ -1,0 +1,17 @@
+/*
+ * The reports `shimtrace report KIND` runs: each reads the trace in
+ * opts->dir and prints to out; returns 0, or an exit status (1: the trace
+ * could not be read, 2: a bad option) with a one-line message in err.
+ */
+#ifndef ST_REPORT_REPORTS_H
+#define ST_REPORT_REPORTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ctl/report/report.h"
+
+int st_report_locks(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
+int st_report_deadlocks(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
+
+#endif

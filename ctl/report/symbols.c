@@ -1,0 +1,407 @@
+/*
+ * Call sites as function and source line (see symbols.h).
+ *
+ * A process's map is the list of objects its statedump and library events
+ * named, newest last; an object dlclosed is kept (events before the close
+ * still point into it) and a later load at the same address replaces it.
+ * A process with no statedump of its own (a fork child that registered no
+ * objects) uses its parent's, from its shimtrace:process event.
+ *
+ * Addresses: the statedump's base is the load bias of a position-
+ * independent object and the lowest address of one that is not, so the
+ * address in the file is ip - base for the first and ip for the second,
+ * which is what libdwfl takes for a module reported at 0 (ET_DYN) or at
+ * its own addresses (ET_EXEC).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl/report/report.h"
+#include "ctl/report/symbols.h"
+
+#define BUILD_ID_MAX 64
+
+struct object {
+	char *path;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint32_t build_id_len;
+	int state; /* 0: not opened yet; 1: usable; -1: cannot be read */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+};
+
+struct mapping {
+	uint64_t base, memsz;
+	bool pic;
+	char *path;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint32_t build_id_len;
+	struct object *obj; /* found at the first lookup */
+};
+
+struct proc {
+	int32_t pid, ppid;
+	struct mapping *maps;
+	uint32_t n, cap;
+};
+
+/* Field indices of a statedump class, resolved once per class. */
+struct cls_fields {
+	const struct st_event_class *cls;
+	int kind;
+	int baddr, memsz, path, is_pic, build_id, ppid;
+};
+
+enum { K_OTHER, K_BIN_INFO, K_LIB_LOAD, K_BUILD_ID, K_LIB_UNLOAD, K_PROCESS };
+
+struct st_syms {
+	struct proc *procs;
+	uint32_t nprocs, procs_cap;
+	struct object **objs;
+	uint32_t nobjs, objs_cap;
+	struct cls_fields *cls; /* by st_event_class.index */
+	uint32_t ncls;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct st_syms *st_syms_new(void)
+{
+	return calloc(1, sizeof(struct st_syms));
+}
+
+void st_syms_free(struct st_syms *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nprocs; i++) {
+		for (uint32_t k = 0; k < s->procs[i].n; k++)
+			free(s->procs[i].maps[k].path);
+		free(s->procs[i].maps);
+	}
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		if (s->objs[i]->dwfl)
+			dwfl_end(s->objs[i]->dwfl);
+		free(s->objs[i]->path);
+		free(s->objs[i]);
+	}
+	free(s->procs);
+	free(s->objs);
+	free(s->cls);
+	free(s);
+}
+
+static const struct cls_fields *fields_of(struct st_syms *s, const struct st_event_class *c)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} known[] = {
+		{ "lttng_ust_statedump:bin_info", K_BIN_INFO },
+		{ "lttng_ust_lib:load", K_LIB_LOAD },
+		{ "lttng_ust_statedump:build_id", K_BUILD_ID },
+		{ "lttng_ust_lib:build_id", K_BUILD_ID },
+		{ "lttng_ust_lib:unload", K_LIB_UNLOAD },
+		{ "shimtrace:process", K_PROCESS },
+	};
+	struct cls_fields *f;
+
+	/* by the class's index in the metadata: one look per event */
+	if (c->index >= s->ncls) {
+		uint32_t n = c->index + 64;
+		struct cls_fields *v = realloc(s->cls, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + s->ncls, 0, (n - s->ncls) * sizeof(*v));
+		s->cls = v;
+		s->ncls = n;
+	}
+	f = &s->cls[c->index];
+	if (f->cls == c)
+		return f;
+	memset(f, 0, sizeof(*f));
+	f->cls = c;
+	f->kind = K_OTHER;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(c->name, known[i].name) == 0)
+			f->kind = known[i].kind;
+	f->baddr = st_event_class_field(c, "baddr");
+	f->memsz = st_event_class_field(c, "memsz");
+	f->path = st_event_class_field(c, "path");
+	f->is_pic = st_event_class_field(c, "is_pic");
+	f->build_id = st_event_class_field(c, "build_id");
+	f->ppid = st_event_class_field(c, "ppid");
+	/* a class of that name without the fields it needs is someone
+	 * else's: ignored */
+	if ((f->kind == K_BIN_INFO || f->kind == K_LIB_LOAD) &&
+	    (f->baddr < 0 || f->memsz < 0 || f->path < 0))
+		f->kind = K_OTHER;
+	if ((f->kind == K_BUILD_ID && (f->baddr < 0 || f->build_id < 0)) ||
+	    (f->kind == K_LIB_UNLOAD && f->baddr < 0) || (f->kind == K_PROCESS && f->ppid < 0))
+		f->kind = K_OTHER;
+	return f;
+}
+
+static struct proc *proc_of(struct st_syms *s, int32_t pid, bool create)
+{
+	struct proc *p;
+
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	if (!create || st_grow(&s->procs, &s->procs_cap, s->nprocs, sizeof(*s->procs)) < 0)
+		return NULL;
+	p = &s->procs[s->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->ppid = -1;
+	return p;
+}
+
+static struct mapping *mapping_at(struct proc *p, uint64_t base)
+{
+	for (uint32_t i = p->n; i-- > 0;)
+		if (p->maps[i].base == base)
+			return &p->maps[i];
+	return NULL;
+}
+
+static int add_mapping(struct proc *p, const struct st_event *ev, const struct cls_fields *f)
+{
+	const struct st_value *v = ev->fields;
+	uint64_t base = v[f->baddr].u, memsz = v[f->memsz].u;
+	struct mapping *m = mapping_at(p, base);
+	char *path;
+
+	if (memsz == 0 || base > UINT64_MAX - memsz || !v[f->path].ptr)
+		return 0;
+	path = strndup(v[f->path].ptr, v[f->path].len);
+	if (!path)
+		return -1;
+	if (!m) {
+		if (st_grow(&p->maps, &p->cap, p->n, sizeof(*p->maps)) < 0) {
+			free(path);
+			return -1;
+		}
+		m = &p->maps[p->n++];
+	} else {
+		free(m->path);
+	}
+	memset(m, 0, sizeof(*m));
+	m->base = base;
+	m->memsz = memsz;
+	/* (a library loaded later is a shared object: position-independent) */
+	m->pic = f->is_pic >= 0 ? v[f->is_pic].u != 0 : true;
+	m->path = path;
+	return 0;
+}
+
+int st_syms_event(struct st_syms *s, const struct st_event *ev)
+{
+	const struct cls_fields *f = fields_of(s, ev->cls);
+	struct proc *p;
+	struct mapping *m;
+
+	if (!f)
+		return -1;
+	if (f->kind == K_OTHER || ev->pid < 0)
+		return 0;
+	p = proc_of(s, ev->pid, true);
+	if (!p)
+		return -1;
+	switch (f->kind) {
+	case K_BIN_INFO:
+	case K_LIB_LOAD:
+		return add_mapping(p, ev, f);
+	case K_BUILD_ID:
+		m = mapping_at(p, ev->fields[f->baddr].u);
+		if (m && ev->fields[f->build_id].len <= BUILD_ID_MAX) {
+			memcpy(m->build_id, ev->fields[f->build_id].ptr, ev->fields[f->build_id].len);
+			m->build_id_len = (uint32_t)ev->fields[f->build_id].len;
+		}
+		return 0;
+	case K_PROCESS:
+		p->ppid = (int32_t)ev->fields[f->ppid].i;
+		return 0;
+	default:
+		return 0; /* unload: kept, for the events before it */
+	}
+}
+
+/* Opens an object's file for libdwfl: a regular file only, never waiting
+ * on it (a FIFO named in a trace must not hang the report). */
+static int open_object(struct object *o)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	struct stat st;
+	int fd = open(o->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int n;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	o->dwfl = dwfl_begin(&callbacks);
+	if (!o->dwfl) {
+		close(fd);
+		return -1;
+	}
+	dwfl_report_begin(o->dwfl);
+	o->mod = dwfl_report_elf(o->dwfl, o->path, o->path, fd, 0, false);
+	if (!o->mod)
+		close(fd); /* (consumed only on success) */
+	dwfl_report_end(o->dwfl, NULL, NULL);
+	if (!o->mod)
+		return -1;
+	/* the file must be the one traced: another build is another map */
+	if (o->build_id_len) {
+		n = dwfl_module_build_id(o->mod, &id, &vaddr);
+		if (n != (int)o->build_id_len || memcmp(id, o->build_id, o->build_id_len) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct object *object_of(struct st_syms *s, const struct mapping *m)
+{
+	struct object *o;
+
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		o = s->objs[i];
+		if (strcmp(o->path, m->path) == 0 && o->build_id_len == m->build_id_len &&
+		    memcmp(o->build_id, m->build_id, m->build_id_len) == 0)
+			return o;
+	}
+	if (st_grow(&s->objs, &s->objs_cap, s->nobjs, sizeof(*s->objs)) < 0)
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->path = strdup(m->path);
+	if (!o->path) {
+		free(o);
+		return NULL;
+	}
+	memcpy(o->build_id, m->build_id, m->build_id_len);
+	o->build_id_len = m->build_id_len;
+	s->objs[s->nobjs++] = o;
+	return o;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path;
+}
+
+static struct mapping *holding(struct st_syms *s, int32_t pid, uint64_t ip)
+{
+	/* the process's own map, else its parent's (a fork child) */
+	for (int hops = 0; hops < 8; hops++) {
+		struct proc *p = proc_of(s, pid, false);
+
+		if (!p)
+			return NULL;
+		for (uint32_t i = p->n; i-- > 0;) {
+			struct mapping *m = &p->maps[i];
+
+			if (ip >= m->base && ip - m->base < m->memsz)
+				return m;
+		}
+		if (p->n || p->ppid < 0)
+			return NULL;
+		pid = p->ppid;
+	}
+	return NULL;
+}
+
+/* The function whose code holds addr, an inlined one included (the line
+ * a call site shows is in it), from the DWARF scopes; NULL without. */
+static const char *innermost_function(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias), *scopes = NULL;
+	const char *name = NULL;
+	int n;
+
+	if (!cu)
+		return NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < n && !name; i++) {
+		Dwarf_Attribute attr;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* (an inlined instance names its function through its origin) */
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr))
+			name = dwarf_formstring(&attr);
+	}
+	free(scopes);
+	return name;
+}
+
+void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
+{
+	struct mapping *m = holding(s, pid, ip);
+	struct object *o;
+	Dwfl_Line *line;
+	GElf_Off off;
+	GElf_Sym sym;
+	int lineno = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	if (!m)
+		return;
+	out->object = base_name(m->path);
+	out->offset = m->pic ? ip - m->base : ip;
+	o = m->obj ? m->obj : (m->obj = object_of(s, m));
+	if (!o)
+		return;
+	if (o->state == 0)
+		o->state = open_object(o) == 0 ? 1 : -1;
+	if (o->state < 0)
+		return;
+	out->function = innermost_function(o->mod, out->offset);
+	if (!out->function)
+		out->function = dwfl_module_addrinfo(o->mod, out->offset, &off, &sym, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(o->mod, out->offset);
+	if (line) {
+		out->file = base_name(dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL));
+		out->line = lineno > 0 ? (uint32_t)lineno : 0;
+		if (!out->file)
+			out->line = 0;
+	}
+}
+
+void st_site_format(const struct st_site *site, char *buf, size_t n)
+{
+	if (site->function && site->file && site->line)
+		snprintf(buf, n, "%s (%s:%" PRIu32 ")", site->function, site->file, site->line);
+	else if (site->function)
+		snprintf(buf, n, "%s (%s)", site->function, site->object);
+	else if (site->object)
+		snprintf(buf, n, "%s+0x%" PRIx64, site->object, site->offset);
+	else
+		snprintf(buf, n, "0x%" PRIx64, site->ip);
+}

@@ -1,0 +1,50 @@
+/*
+ * Call sites of a trace as `function (file:line)`: the objects each
+ * process had loaded, from the trace's statedump and library events
+ * (lttng_ust_statedump:bin_info and build_id, lttng_ust_lib:load, build_id
+ * and unload), and each object's symbol table and DWARF line table, read
+ * with elfutils' libdwfl (a separate debug file is found by build-id under
+ * /usr/lib/debug/.build-id/ or by debug link). An address no object holds,
+ * or in an object that cannot be read or is no longer the file that was
+ * traced (another build-id), shows as `object+0xoffset` or `0xaddress`.
+ *
+ * Feed every event to st_syms_event in trace order (it keeps only the
+ * statedump's), then resolve (pid, ip) pairs: one libdwfl handle per
+ * object, opened at its first lookup and kept, and each answer cached. The
+ * paths come from the trace: an object is read only when it is a regular
+ * file, opened without blocking, as the user running the report.
+ */
+#ifndef ST_REPORT_SYMBOLS_H
+#define ST_REPORT_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "ctl/reader/reader.h"
+
+struct st_syms;
+
+struct st_site {
+	const char *function; /* NULL when unknown */
+	const char *file;     /* source file (base name), NULL when unknown */
+	uint32_t line;	      /* 0 when unknown */
+	const char *object;   /* base name of the object, NULL when none holds ip */
+	uint64_t offset;      /* ip in the object's file addresses */
+	uint64_t ip;
+};
+
+struct st_syms *st_syms_new(void);
+void st_syms_free(struct st_syms *s);
+
+/* Takes note of what a statedump or library event says; ignores others.
+ * Returns -1 when out of memory. */
+int st_syms_event(struct st_syms *s, const struct st_event *ev);
+
+/* What holds ip in process pid, as of the events fed so far. The strings
+ * live as long as s. */
+void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out);
+
+/* "function (file:line)", "function (object)", "object+0xoffset" or
+ * "0xip" into buf. */
+void st_site_format(const struct st_site *site, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * lockorder: lock patterns whose report is known, for report.test.
+ *
+ *   lockorder inverse    two threads, one after the other, take locks a
+ *                        and b in opposite orders (no deadlock happens):
+ *                        one lock-order cycle; and, giving none, c before d
+ *                        in both, a recursive mutex taken twice, and a
+ *                        trylock of a while b is held
+ *   lockorder ordered    both threads take a before b: no cycle
+ *   lockorder hot        a hot lock that 4 threads fight over (held 200
+ *                        us each time) among 8 cold ones, each taken by
+ *                        one thread only
+ *   lockorder deadlock   two threads deadlock for real; prints "blocked"
+ *                        when both hold their first lock (the test kills
+ *                        it once both sleep in the kernel)
+ *
+ * The lines the test looks for are marked with LINE: comments.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t c = PTHREAD_MUTEX_INITIALIZER, d = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t rec;
+static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER, cold[8];
+static pthread_barrier_t both;
+
+static __attribute__((noinline)) void take_a_then_b(void)
+{
+	pthread_mutex_lock(&a); /* LINE: a-first */
+	pthread_mutex_lock(&b); /* LINE: b-second */
+	pthread_mutex_unlock(&b);
+	pthread_mutex_unlock(&a);
+}
+
+static __attribute__((noinline)) void take_b_then_a(void)
+{
+	pthread_mutex_lock(&b); /* LINE: b-first */
+	pthread_mutex_lock(&a); /* LINE: a-second */
+	pthread_mutex_unlock(&a);
+	pthread_mutex_unlock(&b);
+}
+
+/* Patterns that must not give a cycle. */
+static void harmless(void)
+{
+	pthread_mutex_lock(&c);
+	pthread_mutex_lock(&d);
+	pthread_mutex_unlock(&d);
+	pthread_mutex_unlock(&c);
+	pthread_mutex_lock(&rec);
+	pthread_mutex_lock(&rec);
+	pthread_mutex_lock(&c);
+	pthread_mutex_unlock(&c);
+	pthread_mutex_unlock(&rec);
+	pthread_mutex_unlock(&rec);
+	pthread_mutex_lock(&b);
+	if (pthread_mutex_trylock(&a) == 0)
+		pthread_mutex_unlock(&a);
+	pthread_mutex_unlock(&b);
+}
+
+static void *first_thread(void *arg)
+{
+	take_a_then_b();
+	if (arg)
+		harmless();
+	return NULL;
+}
+
+static void *second_thread(void *arg)
+{
+	if (arg)
+		take_b_then_a();
+	else
+		take_a_then_b();
+	return NULL;
+}
+
+static void *hot_worker(void *arg)
+{
+	struct timespec t = { 0, 200000 };
+	long k = (long)arg;
+
+	pthread_barrier_wait(&both);
+	for (int i = 0; i < 25; i++) {
+		pthread_mutex_lock(&hot); /* LINE: hot */
+		nanosleep(&t, NULL);
+		pthread_mutex_unlock(&hot);
+		for (int j = 0; j < 2; j++) {
+			pthread_mutex_lock(&cold[2 * k + j]);
+			pthread_mutex_unlock(&cold[2 * k + j]);
+		}
+	}
+	return NULL;
+}
+
+static void *deadlocker(void *arg)
+{
+	pthread_mutex_t *first = arg ? &a : &b, *second = arg ? &b : &a;
+
+	pthread_mutex_lock(first);
+	pthread_barrier_wait(&both);
+	pthread_mutex_lock(second); /* LINE: deadlock */
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	pthread_mutexattr_t ra;
+	pthread_t t[4];
+
+	pthread_mutexattr_init(&ra);
+	pthread_mutexattr_settype(&ra, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&rec, &ra);
+	if (strcmp(mode, "inverse") == 0 || strcmp(mode, "ordered") == 0) {
+		void *inverse = strcmp(mode, "inverse") == 0 ? (void *)1 : NULL;
+
+		/* one after the other: the run itself cannot deadlock */
+		pthread_create(&t[0], NULL, first_thread, inverse);
+		pthread_join(t[0], NULL);
+		pthread_create(&t[1], NULL, second_thread, inverse);
+		pthread_join(t[1], NULL);
+	} else if (strcmp(mode, "hot") == 0) {
+		for (int i = 0; i < 8; i++)
+			pthread_mutex_init(&cold[i], NULL);
+		pthread_barrier_init(&both, NULL, 4);
+		for (long i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, hot_worker, (void *)i);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+	} else if (strcmp(mode, "deadlock") == 0) {
+		pthread_barrier_init(&both, NULL, 3);
+		pthread_create(&t[0], NULL, deadlocker, (void *)1);
+		pthread_create(&t[1], NULL, deadlocker, NULL);
+		pthread_barrier_wait(&both);
+		printf("blocked %d\n", 1);
+		fflush(stdout);
+		pthread_join(t[0], NULL);
+	} else {
+		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock\n");
+		return 2;
+	}
+	printf("done %s\n", mode);
+	return 0;
+}
