@@ -35,6 +35,7 @@
 #include "ctl/catalog.h"
 #include "ctl/checks.h"
 #include "ctl/cli.h"
+#include "ctl/report/reports.h"
 #include "ctl/control.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
@@ -238,6 +239,15 @@ static int check_patterns(struct record *r, const struct families *f)
 		}
 	}
 	return 0;
+}
+
+/* The answer at once: the top of `report locks` on the trace just written. */
+static void locks_top(const char *dir)
+{
+	char err[512];
+
+	if (st_report_locks_top(dir, 3, "shimtrace record: ", stderr, err, sizeof(err)) != 0)
+		fprintf(stderr, "shimtrace record: cannot report on the locks: %s\n", err);
 }
 
 /* The patterns that selected no tracepoint of any recorded process. */
@@ -683,6 +693,8 @@ int st_cmd_record(int argc, char **argv)
 	unmatched_report(d.sessions[s]);
 	if (!r.quiet)
 		summary(&d, d.sessions[s]);
+	if (!r.quiet && family_wrapped(&fam, "pthread"))
+		locks_top(r.outdir);
 	ret = r.status;
 out:
 	st_daemon_fini(&d);

@@ -195,8 +195,9 @@ const struct st_verb st_verbs[] = {
 	  "of every process are recorded as statedump events, so `babeltrace2 --debug-info DIR` "
 	  "shows each event's caller as function and source line. At the end it prints, on "
 	  "standard error, the events recorded and lost per process (an image a process exec'd "
-	  "listed under it), the events lost writing the trace and why (a full disk), and the "
-	  "trace directory, "
+	  "listed under it), the events lost writing the trace and why (a full disk), the "
+	  "trace directory and, when the pthread family was wrapped, the top of `report locks`: "
+	  "the locks threads waited for longest and any lock-order cycle; "
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
 	  "by a signal, 127 when COMMAND cannot be run).\n"
 	  "record and COMMAND are one job: a signal sent to record is passed on to COMMAND, and "
@@ -297,7 +298,7 @@ const struct st_verb st_verbs[] = {
 	  "orders that can deadlock, whether or not this run did. Try-locks, a recursive lock "
 	  "taken again and cycles of rwlock read sides only give none.\n"
 	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
-	  "much.",
+	  "much. shimtrace-report(1) has the details and the JSON schema.",
 	  report_opts, st_cmd_report },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "

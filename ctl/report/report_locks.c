@@ -479,6 +479,57 @@ int st_report_locks(const struct st_report_opts *opts, FILE *o, char *err, size_
 	return run(opts, false, o, err, errlen);
 }
 
+static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
+{
+	uint32_t n, shown = 0;
+	uint32_t *v = ranked(c, false, &n);
+	char site[512], a[32];
+
+	for (uint32_t i = 0; v && i < n && shown < top; i++) {
+		const struct st_lock *l = &c->ls.locks[v[i]];
+
+		if (!l->waits)
+			break;
+		if (shown++ == 0)
+			fprintf(o, "%slocks threads waited for (shimtrace report locks %s):\n", prefix,
+				c->pass.dir);
+		site_text(c, l->pid, l->first_ip, site, sizeof(site));
+		fprintf(o, "%s  %8s  %" PRIu64 " of %" PRIu64 " waited  %s 0x%" PRIx64 " (%s)\n", prefix,
+			st_fmt_ns(l->wait_total, a, sizeof(a)), l->contended, l->acquired,
+			st_lock_kind_name(l->kind), l->addr, site);
+	}
+	if (!shown && n)
+		fprintf(o, "%sno thread waited for a lock (%" PRIu32 " lock%s taken)\n", prefix, n,
+			n == 1 ? "" : "s");
+	if (c->ncycles)
+		fprintf(o, "%spotential deadlocks: %d lock-order cycle%s (shimtrace report deadlocks %s)\n",
+			prefix, c->ncycles, c->ncycles == 1 ? "" : "s", c->pass.dir);
+	free(v);
+}
+
+int st_report_locks_top(const char *dir, uint32_t n, const char *prefix, FILE *o, char *err,
+			size_t errlen)
+{
+	struct st_report_opts opts = { .dir = dir, .pid = -1 };
+	struct ctx c = { .opts = &opts };
+	int ret = 0;
+
+	st_lockstat_init(&c.ls);
+	sort_by = "wait";
+	if (st_report_pass(&opts, st_lockstat_event, &c.ls, &c.pass, err, errlen) < 0) {
+		ret = 1;
+	} else {
+		c.ncycles = st_lock_cycles(&c.ls, &c.cycles, &c.more_cycles);
+		if (c.ncycles < 0)
+			c.ncycles = 0;
+		top_text(&c, o, n, prefix);
+	}
+	free(c.cycles);
+	st_lockstat_fini(&c.ls);
+	st_pass_fini(&c.pass);
+	return ret;
+}
+
 int st_report_deadlocks(const struct st_report_opts *opts, FILE *o, char *err, size_t errlen)
 {
 	return run(opts, true, o, err, errlen);

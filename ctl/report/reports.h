@@ -12,6 +12,11 @@
 #include "ctl/report/report.h"
 
 int st_report_locks(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
+/* The first n lines of `report locks` for record's summary, each line
+ * starting with prefix: the locks threads waited for longest (or none
+ * waited) and the lock-order cycles. */
+int st_report_locks_top(const char *dir, uint32_t n, const char *prefix, FILE *out, char *err,
+			size_t errlen);
 int st_report_deadlocks(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
 
 #endif
