@@ -22,6 +22,7 @@ static const struct {
 } kinds[] = {
 	{ "locks", st_report_locks },
 	{ "deadlocks", st_report_deadlocks },
+	{ "malloc", st_report_malloc },
 };
 
 static int parse_top(const char *s, uint32_t *out)
@@ -73,7 +74,7 @@ int st_cmd_report(int argc, char **argv)
 	}
 	n = argc - st_optind();
 	if (n < 1) {
-		st_err(V, "missing KIND (locks or deadlocks)");
+		st_err(V, "missing KIND (locks, deadlocks or malloc)");
 		return 2;
 	}
 	if (n > 2) {
@@ -99,6 +100,6 @@ int st_cmd_report(int argc, char **argv)
 			ret = 1;
 		return ret;
 	}
-	st_err(V, "no report '%s' (locks or deadlocks)", kind);
+	st_err(V, "no report '%s' (locks, deadlocks or malloc)", kind);
 	return 2;
 }

@@ -173,7 +173,9 @@ static const struct st_opt events_opts[] = {
 
 static const struct st_opt report_opts[] = {
 	{ "sort", 0, "FIELD",
-	  "rank locks by wait (total wait, the default), contended, acquired, hold or max", NULL },
+	  "rank locks by wait (total wait, the default), contended, acquired, hold or max; "
+	  "malloc's call sites by bytes (the default) or count",
+	  NULL },
 	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
@@ -281,7 +283,7 @@ const struct st_verb st_verbs[] = {
 	  "application's own tracepoints, which these cannot know, are shown by `list` in "
 	  "the processes that declare them.",
 	  events_opts, st_cmd_list_events },
-	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks",
+	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks, malloc",
 	  "Reads the trace in DIR (default: the newest shimtrace-* directory in the working "
 	  "directory) and prints a report, each call site as function (file:line) from the "
 	  "objects' symbols and DWARF line tables (a separate debug file found by build-id is "
@@ -297,6 +299,11 @@ const struct st_verb st_verbs[] = {
 	  "was held), with, for each edge, the thread and the two call sites: locks taken in "
 	  "orders that can deadlock, whether or not this run did. Try-locks, a recursive lock "
 	  "taken again and cycles of rwlock read sides only give none.\n"
+	  "`report malloc` (a trace of --wrap malloc): blocks never freed, grouped by the call "
+	  "site that allocated them (blocks, bytes); each process's peak heap and when; "
+	  "allocations by call site (bytes or, --sort count, calls); a size histogram; and "
+	  "invalid frees: of a pointer the trace saw freed already (double) or never saw "
+	  "allocated.\n"
 	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
 	  "much. shimtrace-report(1) has the details and the JSON schema.",
 	  report_opts, st_cmd_report },

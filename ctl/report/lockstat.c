@@ -381,20 +381,9 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 
 static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_event_class *c)
 {
-	struct st_lock_cls *k;
+	struct st_lock_cls *k = st_class_slot(&ls->cls, &ls->ncls, sizeof(*ls->cls), c->index);
 
-	if (c->index >= ls->ncls) {
-		uint32_t n = c->index + 64;
-		struct st_lock_cls *v = realloc(ls->cls, n * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		memset(v + ls->ncls, 0, (n - ls->ncls) * sizeof(*v));
-		ls->cls = v;
-		ls->ncls = n;
-	}
-	k = &ls->cls[c->index];
-	if (k->known)
+	if (!k || k->known)
 		return k;
 	k->known = true;
 	k->action = A_NONE;

@@ -186,6 +186,23 @@ int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz)
 	return 0;
 }
 
+void *st_class_slot(void *v, uint32_t *n, size_t sz, uint32_t index)
+{
+	char **p = v;
+
+	if (index >= *n) {
+		uint32_t nn = index + 64;
+		char *nv = realloc(*p, (size_t)nn * sz);
+
+		if (!nv)
+			return NULL;
+		memset(nv + (size_t)*n * sz, 0, (size_t)(nn - *n) * sz);
+		*p = nv;
+		*n = nn;
+	}
+	return *p + (size_t)index * sz;
+}
+
 const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
 {
 	if (ns == 0)
@@ -201,6 +218,40 @@ const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%.0fs", (double)ns / 1e9);
 	return buf;
+}
+
+void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n)
+{
+	struct st_site s;
+
+	st_syms_resolve(syms, pid, ip, &s);
+	st_site_format(&s, buf, n);
+}
+
+/* (a string or null) */
+static void json_opt(FILE *o, const char *key, const char *s)
+{
+	fprintf(o, ", \"%s\": ", key);
+	if (s)
+		st_json_str(o, s);
+	else
+		fputs("null", o);
+}
+
+void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *o)
+{
+	struct st_site s;
+	char text[512];
+
+	st_syms_resolve(syms, pid, ip, &s);
+	st_site_format(&s, text, sizeof(text));
+	fprintf(o, "{\"text\": ");
+	st_json_str(o, text);
+	json_opt(o, "function", s.function);
+	json_opt(o, "file", s.file);
+	fprintf(o, ", \"line\": %" PRIu32, s.line);
+	json_opt(o, "object", s.object);
+	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
 }
 
 void st_json_str(FILE *out, const char *s)

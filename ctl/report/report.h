@@ -65,8 +65,18 @@ int st_report_latest(char *buf, size_t n);
  * more; 0, or -1 when out of memory (*v unchanged). */
 int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz);
 
+/* The entry of a table kept per event class (by st_event_class.index) in
+ * *v, of *n entries of size sz, grown and zero-filled to hold index; NULL
+ * when out of memory. */
+void *st_class_slot(void *v, uint32_t *n, size_t sz, uint32_t index);
+
 /* A duration for people: "0", "850ns", "12.4us", "3.21ms", "1.52s". */
 const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
+
+/* A call site of process pid as text ("function (file:line)"...), or as a
+ * JSON object {text, function, file, line, object, offset, ip}. */
+void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n);
+void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *out);
 
 /* A JSON string (quoted, escaped) on out. */
 void st_json_str(FILE *out, const char *s);

@@ -117,37 +117,12 @@ static const struct st_lock_site **sites_of(const struct ctx *c, uint32_t li, ui
 
 static void site_text(struct ctx *c, int32_t pid, uint64_t ip, char *buf, size_t n)
 {
-	struct st_site s;
-
-	st_syms_resolve(c->pass.syms, pid, ip, &s);
-	st_site_format(&s, buf, n);
+	st_site_text(c->pass.syms, pid, ip, buf, n);
 }
 
 static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
 {
-	struct st_site s;
-	char text[512];
-
-	st_syms_resolve(c->pass.syms, pid, ip, &s);
-	st_site_format(&s, text, sizeof(text));
-	fprintf(o, "{\"text\": ");
-	st_json_str(o, text);
-	fprintf(o, ", \"function\": ");
-	if (s.function)
-		st_json_str(o, s.function);
-	else
-		fputs("null", o);
-	fprintf(o, ", \"file\": ");
-	if (s.file)
-		st_json_str(o, s.file);
-	else
-		fputs("null", o);
-	fprintf(o, ", \"line\": %" PRIu32 ", \"object\": ", s.line);
-	if (s.object)
-		st_json_str(o, s.object);
-	else
-		fputs("null", o);
-	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
+	st_site_json(c->pass.syms, pid, ip, o);
 }
 
 static uint64_t mean(uint64_t total, uint64_t n)

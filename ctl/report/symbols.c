@@ -118,21 +118,10 @@ static const struct cls_fields *fields_of(struct st_syms *s, const struct st_eve
 		{ "lttng_ust_lib:unload", K_LIB_UNLOAD },
 		{ "shimtrace:process", K_PROCESS },
 	};
-	struct cls_fields *f;
-
 	/* by the class's index in the metadata: one look per event */
-	if (c->index >= s->ncls) {
-		uint32_t n = c->index + 64;
-		struct cls_fields *v = realloc(s->cls, n * sizeof(*v));
+	struct cls_fields *f = st_class_slot(&s->cls, &s->ncls, sizeof(*s->cls), c->index);
 
-		if (!v)
-			return NULL;
-		memset(v + s->ncls, 0, (n - s->ncls) * sizeof(*v));
-		s->cls = v;
-		s->ncls = n;
-	}
-	f = &s->cls[c->index];
-	if (f->cls == c)
+	if (!f || f->cls == c)
 		return f;
 	memset(f, 0, sizeof(*f));
 	f->cls = c;

@@ -1,0 +1,556 @@
+/*
+ * shimtrace report malloc: the heap of a trace from the malloc family's
+ * events (C allocator, aligned allocations, C++ new and delete): blocks
+ * never freed grouped by the call site that allocated them, each
+ * process's peak heap and when, allocations by call site, a size
+ * histogram, and frees of pointers the trace never saw allocated or saw
+ * freed already (double frees).
+ *
+ * A live block is keyed by its process and address. realloc frees its old
+ * block and allocates the new one (in place: the same address again);
+ * realloc(p, 0) returning NULL frees p; a failed call changes nothing. An
+ * address handed out while the trace thinks it live means a free the trace
+ * did not see (an untraced allocator's): the old block is dropped, not
+ * called a leak. mmap and munmap are not heap blocks and are left out.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/report/map.h"
+#include "ctl/report/report.h"
+#include "ctl/report/reports.h"
+
+#define BAD_SHOWN_MAX 1000
+
+enum action { A_NONE, A_ALLOC, A_REALLOC, A_FREE };
+
+struct mcls {
+	bool known;
+	enum action action;
+	int size, nmemb, ptr, old, result;
+};
+
+struct asite {
+	int32_t pid;
+	uint64_t ip;
+	uint64_t allocs, bytes;
+	uint64_t live_blocks, live_bytes;
+};
+
+struct block {
+	uint64_t size;
+	uint32_t site;
+};
+
+struct mproc {
+	int32_t pid;
+	uint64_t live, peak, allocs, frees, failed;
+	int64_t peak_ns, first_ns;
+};
+
+enum bad_kind { BAD_DOUBLE, BAD_UNKNOWN };
+
+struct bad {
+	enum bad_kind kind;
+	int32_t pid;
+	uint64_t ptr, ip, before_ip;
+};
+
+struct mstat {
+	struct mcls *cls;
+	uint32_t ncls;
+	struct asite *sites;
+	uint32_t nsites, sites_cap;
+	struct map_of_sites {
+		struct st_map m;
+	} site_ix;
+	struct block *blocks;
+	uint32_t nblocks, blocks_cap, *free_blocks, nfree_blocks, free_blocks_cap;
+	struct st_map live;  /* (pid, ptr) -> blocks[] */
+	struct st_map freed; /* (pid, ptr) -> the free's site index + 1 in fsites */
+	uint64_t *fsites;    /* ips of frees, for double frees */
+	uint32_t nfsites, fsites_cap;
+	struct mproc *procs;
+	uint32_t nprocs, procs_cap;
+	struct bad *bads;
+	uint32_t nbads, bads_cap;
+	uint64_t doubles, unknowns, missed_frees;
+	uint64_t hist[65];
+	uint64_t allocs, frees, bytes;
+};
+
+static const struct {
+	const char *name;
+	enum action action;
+} meanings[] = {
+	{ "malloc:malloc", A_ALLOC },	      { "malloc:calloc", A_ALLOC },
+	{ "malloc:posix_memalign", A_ALLOC }, { "malloc:aligned_alloc", A_ALLOC },
+	{ "malloc:memalign", A_ALLOC },	      { "malloc:valloc", A_ALLOC },
+	{ "malloc:pvalloc", A_ALLOC },	      { "malloc:new", A_ALLOC },
+	{ "malloc:new_array", A_ALLOC },      { "malloc:realloc", A_REALLOC },
+	{ "malloc:reallocarray", A_REALLOC }, { "malloc:free", A_FREE },
+	{ "malloc:delete", A_FREE },	      { "malloc:delete_array", A_FREE },
+};
+
+static const struct mcls *cls_of(struct mstat *ms, const struct st_event_class *c)
+{
+	struct mcls *k = st_class_slot(&ms->cls, &ms->ncls, sizeof(*ms->cls), c->index);
+
+	if (!k || k->known)
+		return k;
+	k->known = true;
+	for (size_t i = 0; i < sizeof(meanings) / sizeof(meanings[0]); i++) {
+		if (strcmp(c->name, meanings[i].name) != 0)
+			continue;
+		k->action = meanings[i].action;
+		k->size = st_event_class_field(c, "size");
+		k->nmemb = st_event_class_field(c, "nmemb");
+		k->ptr = st_event_class_field(c, "ptr");
+		k->old = st_event_class_field(c, "old");
+		k->result = st_event_class_field(c, "result");
+		if (k->ptr < 0 || (k->action != A_FREE && k->size < 0) ||
+		    (k->action == A_REALLOC && k->old < 0))
+			k->action = A_NONE;
+	}
+	return k;
+}
+
+static struct mproc *proc_of(struct mstat *ms, int32_t pid, int64_t ns)
+{
+	for (uint32_t i = 0; i < ms->nprocs; i++)
+		if (ms->procs[i].pid == pid)
+			return &ms->procs[i];
+	if (st_grow(&ms->procs, &ms->procs_cap, ms->nprocs, sizeof(*ms->procs)) < 0)
+		return NULL;
+	ms->procs[ms->nprocs] = (struct mproc){ .pid = pid, .first_ns = ns };
+	return &ms->procs[ms->nprocs++];
+}
+
+static int64_t site_of(struct mstat *ms, int32_t pid, uint64_t ip)
+{
+	int64_t i = st_map_get(&ms->site_ix.m, (uint64_t)pid, ip);
+
+	if (i >= 0)
+		return i;
+	if (st_grow(&ms->sites, &ms->sites_cap, ms->nsites, sizeof(*ms->sites)) < 0 ||
+	    st_map_put(&ms->site_ix.m, (uint64_t)pid, ip, ms->nsites) < 0)
+		return -1;
+	ms->sites[ms->nsites] = (struct asite){ .pid = pid, .ip = ip };
+	return ms->nsites++;
+}
+
+static int bad(struct mstat *ms, enum bad_kind kind, int32_t pid, uint64_t ptr, uint64_t ip,
+	       uint64_t before)
+{
+	if (kind == BAD_DOUBLE)
+		ms->doubles++;
+	else
+		ms->unknowns++;
+	if (ms->nbads == BAD_SHOWN_MAX)
+		return 0;
+	if (st_grow(&ms->bads, &ms->bads_cap, ms->nbads, sizeof(*ms->bads)) < 0)
+		return -1;
+	ms->bads[ms->nbads++] = (struct bad){ kind, pid, ptr, ip, before };
+	return 0;
+}
+
+/* A free of ptr at ip: of a live block, or invalid (a pointer the trace
+ * saw freed already and not allocated since: a double free; else one it
+ * never saw allocated). Either way the address is now freed. */
+static int do_free(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t ip)
+{
+	int64_t b = st_map_del(&ms->live, (uint64_t)p->pid, ptr), before;
+
+	if (b < 0) {
+		before = st_map_get(&ms->freed, (uint64_t)p->pid, ptr);
+		if (bad(ms, before >= 0 ? BAD_DOUBLE : BAD_UNKNOWN, p->pid, ptr, ip,
+			before >= 0 ? ms->fsites[before] : 0) < 0)
+			return -1;
+	} else {
+		ms->sites[ms->blocks[b].site].live_blocks--;
+		ms->sites[ms->blocks[b].site].live_bytes -= ms->blocks[b].size;
+		p->live -= ms->blocks[b].size;
+		p->frees++;
+		ms->frees++;
+		if (st_grow(&ms->free_blocks, &ms->free_blocks_cap, ms->nfree_blocks,
+			    sizeof(*ms->free_blocks)) < 0)
+			return -1;
+		ms->free_blocks[ms->nfree_blocks++] = (uint32_t)b;
+	}
+	if (st_grow(&ms->fsites, &ms->fsites_cap, ms->nfsites, sizeof(*ms->fsites)) < 0)
+		return -1;
+	ms->fsites[ms->nfsites] = ip;
+	return st_map_put(&ms->freed, (uint64_t)p->pid, ptr, ms->nfsites++);
+}
+
+static uint32_t size_bucket(uint64_t size)
+{
+	return size ? 64 - (uint32_t)__builtin_clzll(size) : 0; /* 0; 1; 2-3; 4-7; ... */
+}
+
+/* The sizes bucket b counts: [*lo, *hi]. */
+static void bucket_range(uint32_t b, uint64_t *lo, uint64_t *hi)
+{
+	*lo = b ? (uint64_t)1 << (b - 1) : 0;
+	*hi = b == 0 ? 0 : b == 64 ? UINT64_MAX : ((uint64_t)1 << b) - 1;
+}
+
+static int do_alloc(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t size, uint64_t ip,
+		    int64_t ns)
+{
+	int64_t site = site_of(ms, p->pid, ip), old = st_map_del(&ms->live, (uint64_t)p->pid, ptr);
+	uint32_t b;
+
+	if (site < 0)
+		return -1;
+	if (old >= 0) {
+		/* handed out again: its free was not traced */
+		ms->missed_frees++;
+		ms->sites[ms->blocks[old].site].live_blocks--;
+		ms->sites[ms->blocks[old].site].live_bytes -= ms->blocks[old].size;
+		p->live -= ms->blocks[old].size;
+		b = (uint32_t)old;
+	} else if (ms->nfree_blocks) {
+		b = ms->free_blocks[--ms->nfree_blocks];
+	} else {
+		if (st_grow(&ms->blocks, &ms->blocks_cap, ms->nblocks, sizeof(*ms->blocks)) < 0)
+			return -1;
+		b = ms->nblocks++;
+	}
+	st_map_del(&ms->freed, (uint64_t)p->pid, ptr);
+	ms->blocks[b] = (struct block){ .size = size, .site = (uint32_t)site };
+	ms->sites[site].allocs++;
+	ms->sites[site].bytes += size;
+	ms->sites[site].live_blocks++;
+	ms->sites[site].live_bytes += size;
+	ms->hist[size_bucket(size)]++;
+	ms->allocs++;
+	ms->bytes += size;
+	p->allocs++;
+	p->live += size;
+	if (p->live > p->peak) {
+		p->peak = p->live;
+		p->peak_ns = ns;
+	}
+	return st_map_put(&ms->live, (uint64_t)p->pid, ptr, b);
+}
+
+static int on_event(void *arg, const struct st_event *ev)
+{
+	struct mstat *ms = arg;
+	const struct mcls *k = cls_of(ms, ev->cls);
+	const struct st_value *f = ev->fields;
+	struct mproc *p;
+	uint64_t ptr, size = 0, old;
+
+	if (!k)
+		return -1;
+	if (k->action == A_NONE)
+		return 0;
+	p = proc_of(ms, ev->pid, ev->ns);
+	if (!p)
+		return -1;
+	ptr = f[k->ptr].u;
+	if (k->size >= 0) {
+		size = f[k->size].u;
+		if (k->nmemb >= 0 && __builtin_mul_overflow(size, f[k->nmemb].u, &size))
+			size = UINT64_MAX;
+	}
+	switch (k->action) {
+	case A_ALLOC:
+		if (!ptr || (k->result >= 0 && f[k->result].i != 0)) {
+			p->failed++;
+			return 0;
+		}
+		return do_alloc(ms, p, ptr, size, ev->ip, ev->ns);
+	case A_REALLOC:
+		old = f[k->old].u;
+		if (!ptr) {
+			if (size == 0 && old)
+				return do_free(ms, p, old, ev->ip); /* realloc(p, 0) */
+			p->failed++;
+			return 0;
+		}
+		if (old && do_free(ms, p, old, ev->ip) < 0)
+			return -1;
+		return do_alloc(ms, p, ptr, size, ev->ip, ev->ns);
+	case A_FREE:
+		return ptr ? do_free(ms, p, ptr, ev->ip) : 0;
+	default:
+		return 0;
+	}
+}
+
+static void mstat_fini(struct mstat *ms)
+{
+	free(ms->cls);
+	free(ms->sites);
+	st_map_free(&ms->site_ix.m);
+	free(ms->blocks);
+	free(ms->free_blocks);
+	st_map_free(&ms->live);
+	st_map_free(&ms->freed);
+	free(ms->fsites);
+	free(ms->procs);
+	free(ms->bads);
+}
+
+/* ---- output ---- */
+
+struct out {
+	const struct st_report_opts *opts;
+	struct st_pass *pass;
+	struct mstat *ms;
+	FILE *o;
+};
+
+/* A call site as shown: the sites of one process that print the same
+ * (one line of code: several calls of an unrolled loop, say) are one row. */
+struct row {
+	int32_t pid;
+	uint64_t ip; /* the first site's, for the JSON site */
+	char text[256];
+	uint64_t count, bytes;
+};
+
+static bool rows_by_count;
+
+static int row_by_site(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : strcmp(x->text, y->text);
+}
+
+static int row_by_key(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t kx = rows_by_count ? x->count : x->bytes, ky = rows_by_count ? y->count : y->bytes;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return row_by_site(a, b);
+}
+
+/* The rows of the leaking sites (blocks and bytes still live) or of all
+ * sites (allocations and bytes), sorted by bytes or by count. */
+static struct row *rows_of(const struct mstat *ms, struct st_syms *syms, bool leaks, bool by_count,
+			   uint32_t *n)
+{
+	struct row *v = malloc(((size_t)ms->nsites + 1) * sizeof(*v));
+	uint32_t k = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < ms->nsites; i++) {
+		const struct asite *s = &ms->sites[i];
+
+		if (leaks && !s->live_blocks)
+			continue;
+		v[k].pid = s->pid;
+		v[k].ip = s->ip;
+		v[k].count = leaks ? s->live_blocks : s->allocs;
+		v[k].bytes = leaks ? s->live_bytes : s->bytes;
+		st_site_text(syms, s->pid, s->ip, v[k].text, sizeof(v[k].text));
+		k++;
+	}
+	qsort(v, k, sizeof(*v), row_by_site);
+	for (uint32_t i = 0; i < k; i++) {
+		if (*n && row_by_site(&v[*n - 1], &v[i]) == 0) {
+			v[*n - 1].count += v[i].count;
+			v[*n - 1].bytes += v[i].bytes;
+		} else {
+			v[(*n)++] = v[i];
+		}
+	}
+	rows_by_count = by_count;
+	qsort(v, *n, sizeof(*v), row_by_key);
+	return v;
+}
+
+static void site_str(struct out *w, int32_t pid, uint64_t ip, char *buf, size_t n)
+{
+	st_site_text(w->pass->syms, pid, ip, buf, n);
+}
+
+static void site_json(struct out *w, int32_t pid, uint64_t ip)
+{
+	st_site_json(w->pass->syms, pid, ip, w->o);
+}
+
+static void text_report(struct out *w)
+{
+	struct mstat *ms = w->ms;
+	uint32_t n, top = w->opts->top;
+	uint64_t leaked = 0, leaked_blocks = 0;
+	bool by_count = w->opts->sort && strcmp(w->opts->sort, "count") == 0;
+	struct row *v;
+	char site[512], a[32];
+	FILE *o = w->o;
+
+	fprintf(o, "shimtrace report malloc: %s: %" PRIu64 " events, %" PRIu64 " allocations (%" PRIu64
+		   " bytes), %" PRIu64 " frees\n",
+		w->pass->dir, w->pass->events, ms->allocs, ms->bytes, ms->frees);
+	st_pass_warnings(w->pass, o);
+	v = rows_of(ms, w->pass->syms, true, false, &n);
+	for (uint32_t i = 0; v && i < n; i++) {
+		leaked += v[i].bytes;
+		leaked_blocks += v[i].count;
+	}
+	fprintf(o, "\nleaks: %" PRIu64 " block%s never freed, %" PRIu64 " bytes, from %" PRIu32
+		   " call site%s\n",
+		leaked_blocks, leaked_blocks == 1 ? "" : "s", leaked, n, n == 1 ? "" : "s");
+	if (n)
+		fprintf(o, "  %12s %8s  %s\n", "bytes", "blocks", "allocated at");
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++)
+		fprintf(o, "  %12" PRIu64 " %8" PRIu64 "  %s, pid %" PRId32 "\n", v[i].bytes, v[i].count,
+			v[i].text, v[i].pid);
+	if (top && n > top)
+		fprintf(o, "  (%" PRIu32 " more sites: --top 0 shows all)\n", n - top);
+	free(v);
+
+	fprintf(o, "\npeak heap:\n");
+	for (uint32_t i = 0; i < ms->nprocs; i++) {
+		const struct mproc *p = &ms->procs[i];
+
+		fprintf(o, "  pid %" PRId32 " (%s): %" PRIu64 " bytes, %s after its first allocation; %" PRIu64
+			   " allocations, %" PRIu64 " frees, %" PRIu64 " failed\n",
+			p->pid, st_pass_name(w->pass, p->pid), p->peak,
+			st_fmt_ns((uint64_t)(p->peak_ns - p->first_ns), a, sizeof(a)), p->allocs, p->frees,
+			p->failed);
+	}
+
+	v = rows_of(ms, w->pass->syms, false, by_count, &n);
+	fprintf(o, "\nallocations by call site (by %s):\n  %12s %12s  %s\n", by_count ? "count" : "bytes",
+		"bytes", "count", "site");
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++)
+		fprintf(o, "  %12" PRIu64 " %12" PRIu64 "  %s, pid %" PRId32 "\n", v[i].bytes, v[i].count,
+			v[i].text, v[i].pid);
+	if (top && n > top)
+		fprintf(o, "  (%" PRIu32 " more sites)\n", n - top);
+	free(v);
+
+	fprintf(o, "\nsizes:\n");
+	for (uint32_t b = 0; b < 65; b++) {
+		uint64_t lo, hi;
+
+		bucket_range(b, &lo, &hi);
+		if (ms->hist[b])
+			fprintf(o, "  %10" PRIu64 " - %-20" PRIu64 " %10" PRIu64 "\n", lo, hi, ms->hist[b]);
+	}
+
+	fprintf(o, "\ninvalid frees: %" PRIu64 " double, %" PRIu64 " of pointers never allocated\n",
+		ms->doubles, ms->unknowns);
+	for (uint32_t i = 0; i < ms->nbads && (!top || i < top); i++) {
+		const struct bad *b = &ms->bads[i];
+		char before[512];
+
+		site_str(w, b->pid, b->ip, site, sizeof(site));
+		if (b->kind == BAD_DOUBLE) {
+			site_str(w, b->pid, b->before_ip, before, sizeof(before));
+			fprintf(o, "  double free of 0x%" PRIx64 " at %s, pid %" PRId32 "; freed before at %s\n",
+				b->ptr, site, b->pid, before);
+		} else {
+			fprintf(o, "  free of 0x%" PRIx64 ", never allocated, at %s, pid %" PRId32 "\n", b->ptr,
+				site, b->pid);
+		}
+	}
+	if (ms->missed_frees)
+		fprintf(o, "\n(%" PRIu64 " blocks were handed out again without a traced free: "
+			   "an allocator the trace does not see freed them)\n",
+			ms->missed_frees);
+}
+
+static void json_report(struct out *w)
+{
+	struct mstat *ms = w->ms;
+	uint32_t n, top = w->opts->top;
+	bool by_count = w->opts->sort && strcmp(w->opts->sort, "count") == 0;
+	struct row *v;
+	FILE *o = w->o;
+
+	fprintf(o, "{\"trace\": ");
+	st_json_str(o, w->pass->dir);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", w->pass->events,
+		w->pass->lost);
+	if (w->pass->incomplete)
+		st_json_str(o, w->pass->incomplete);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"allocations\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"frees\": %" PRIu64 ",\n \"leaks\": [",
+		ms->allocs, ms->bytes, ms->frees);
+	v = rows_of(ms, w->pass->syms, true, false, &n);
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"bytes\": %" PRIu64 ", \"blocks\": %" PRIu64 ", \"site\": ",
+			i ? ",\n  " : "\n  ", v[i].pid, v[i].bytes, v[i].count);
+		site_json(w, v[i].pid, v[i].ip);
+		fputs("}", o);
+	}
+	free(v);
+	fprintf(o, "],\n \"processes\": [");
+	for (uint32_t i = 0; i < ms->nprocs; i++) {
+		const struct mproc *p = &ms->procs[i];
+
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"process\": ", i ? ",\n  " : "\n  ", p->pid);
+		st_json_str(o, st_pass_name(w->pass, p->pid));
+		fprintf(o, ", \"peak_bytes\": %" PRIu64 ", \"peak_after_ns\": %" PRId64 ", \"allocations\": %" PRIu64
+			   ", \"frees\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"live_bytes\": %" PRIu64 "}",
+			p->peak, p->peak_ns - p->first_ns, p->allocs, p->frees, p->failed, p->live);
+	}
+	v = rows_of(ms, w->pass->syms, false, by_count, &n);
+	fprintf(o, "],\n \"sites\": [");
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"site\": ",
+			i ? ",\n  " : "\n  ", v[i].pid, v[i].count, v[i].bytes);
+		site_json(w, v[i].pid, v[i].ip);
+		fputs("}", o);
+	}
+	free(v);
+	fprintf(o, "],\n \"sizes\": [");
+	for (uint32_t b = 0, k = 0; b < 65; b++) {
+		uint64_t lo, hi;
+
+		bucket_range(b, &lo, &hi);
+		if (ms->hist[b])
+			fprintf(o, "%s{\"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"count\": %" PRIu64 "}",
+				k++ ? ", " : "", lo, hi, ms->hist[b]);
+	}
+	fprintf(o, "],\n \"double_frees\": %" PRIu64 ", \"unknown_frees\": %" PRIu64 ", \"invalid_frees\": [",
+		ms->doubles, ms->unknowns);
+	for (uint32_t i = 0; i < ms->nbads && (!top || i < top); i++) {
+		const struct bad *b = &ms->bads[i];
+
+		fprintf(o, "%s{\"kind\": \"%s\", \"pid\": %" PRId32 ", \"ptr\": \"0x%" PRIx64 "\", \"site\": ",
+			i ? ",\n  " : "\n  ", b->kind == BAD_DOUBLE ? "double" : "unknown", b->pid, b->ptr);
+		site_json(w, b->pid, b->ip);
+		if (b->kind == BAD_DOUBLE) {
+			fputs(", \"freed_before_at\": ", o);
+			site_json(w, b->pid, b->before_ip);
+		}
+		fputs("}", o);
+	}
+	fprintf(o, "],\n \"missed_frees\": %" PRIu64 "}\n", ms->missed_frees);
+}
+
+int st_report_malloc(const struct st_report_opts *opts, FILE *o, char *err, size_t errlen)
+{
+	struct mstat ms;
+	struct st_pass pass;
+	struct out w = { .opts = opts, .pass = &pass, .ms = &ms, .o = o };
+	int ret = 0;
+
+	if (opts->sort && strcmp(opts->sort, "bytes") != 0 && strcmp(opts->sort, "count") != 0) {
+		snprintf(err, errlen, "--sort: no field '%s' (bytes, count)", opts->sort);
+		return 2;
+	}
+	memset(&ms, 0, sizeof(ms));
+	if (st_report_pass(opts, on_event, &ms, &pass, err, errlen) < 0)
+		ret = 1;
+	else
+		(opts->json ? json_report : text_report)(&w);
+	mstat_fini(&ms);
+	st_pass_fini(&pass);
+	return ret;
+}
