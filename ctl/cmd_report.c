@@ -23,6 +23,7 @@ static const struct {
 	{ "locks", st_report_locks },
 	{ "deadlocks", st_report_deadlocks },
 	{ "malloc", st_report_malloc },
+	{ "io", st_report_io },
 };
 
 static int parse_top(const char *s, uint32_t *out)
@@ -74,7 +75,7 @@ int st_cmd_report(int argc, char **argv)
 	}
 	n = argc - st_optind();
 	if (n < 1) {
-		st_err(V, "missing KIND (locks, deadlocks or malloc)");
+		st_err(V, "missing KIND (locks, deadlocks, malloc or io)");
 		return 2;
 	}
 	if (n > 2) {
@@ -100,6 +101,6 @@ int st_cmd_report(int argc, char **argv)
 			ret = 1;
 		return ret;
 	}
-	st_err(V, "no report '%s' (locks, deadlocks or malloc)", kind);
+	st_err(V, "no report '%s' (locks, deadlocks, malloc or io)", kind);
 	return 2;
 }

@@ -174,7 +174,8 @@ static const struct st_opt events_opts[] = {
 static const struct st_opt report_opts[] = {
 	{ "sort", 0, "FIELD",
 	  "rank locks by wait (total wait, the default), contended, acquired, hold or max; "
-	  "malloc's call sites by bytes (the default) or count",
+	  "malloc's call sites by bytes (the default) or count; io's files by time (the default) "
+	  "or bytes",
 	  NULL },
 	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
@@ -283,7 +284,7 @@ const struct st_verb st_verbs[] = {
 	  "application's own tracepoints, which these cannot know, are shown by `list` in "
 	  "the processes that declare them.",
 	  events_opts, st_cmd_list_events },
-	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks, malloc",
+	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks, malloc, io",
 	  "Reads the trace in DIR (default: the newest shimtrace-* directory in the working "
 	  "directory) and prints a report, each call site as function (file:line) from the "
 	  "objects' symbols and DWARF line tables (a separate debug file found by build-id is "
@@ -304,6 +305,11 @@ const struct st_verb st_verbs[] = {
 	  "allocations by call site (bytes or, --sort count, calls); a size histogram; and "
 	  "invalid frees: of a pointer the trace saw freed already (double) or never saw "
 	  "allocated.\n"
+	  "`report io` (a trace of --wrap io): each file, socket and pipe of each process (by "
+	  "the path it was opened with; a descriptor's name follows dup and ends at close): "
+	  "calls, reads and bytes read, writes and bytes written, failed calls, and the time in "
+	  "the calls (total, p50, p99, max), ranked by time or, --sort bytes, by bytes; then "
+	  "the ten slowest calls with their call sites.\n"
 	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
 	  "much. shimtrace-report(1) has the details and the JSON schema.",
 	  report_opts, st_cmd_report },

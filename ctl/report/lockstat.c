@@ -247,42 +247,9 @@ static int edge_add(struct st_lockstat *ls, uint32_t a, uint32_t b, int32_t tid,
 
 /* ---- waits ---- */
 
-static uint32_t bucket(uint64_t v)
-{
-	uint32_t e;
-
-	if (v < 16)
-		return (uint32_t)v;
-	e = 63 - (uint32_t)__builtin_clzll(v);
-	return 16 + (e - 4) * 8 + (uint32_t)((v >> (e - 3)) & 7);
-}
-
-static uint64_t bucket_top(uint32_t b)
-{
-	uint32_t e, sub;
-
-	if (b < 16)
-		return b;
-	e = (b - 16) / 8 + 4;
-	sub = (b - 16) % 8;
-	return ((8ull + sub) << (e - 3)) + (1ull << (e - 3)) - 1;
-}
-
 uint64_t st_lock_percentile(const struct st_lock *l, double q)
 {
-	uint64_t rank, seen = 0;
-
-	if (!l->hist || l->waits == 0)
-		return 0;
-	rank = (uint64_t)(q * (double)l->waits + 0.999999);
-	if (rank == 0)
-		rank = 1;
-	for (uint32_t b = 0; b < ST_HIST_BUCKETS; b++) {
-		seen += l->hist[b];
-		if (seen >= rank)
-			return bucket_top(b) < l->wait_max ? bucket_top(b) : l->wait_max;
-	}
-	return l->wait_max;
+	return st_hist_percentile(l->hist, l->waits, l->wait_max, q);
 }
 
 static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint64_t w)
@@ -294,7 +261,7 @@ static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint64_t
 		if (!l->hist)
 			return -1;
 	}
-	l->hist[bucket(w)]++;
+	l->hist[st_hist_bucket(w)]++;
 	l->waits++;
 	l->wait_total += w;
 	if (w > l->wait_max)

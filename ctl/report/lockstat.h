@@ -20,12 +20,9 @@
 #include <stdint.h>
 
 #include "ctl/reader/reader.h"
+#include "ctl/report/report.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
-
-/* Waits, bucketed for percentiles: 8 buckets per power of two (an
- * error of at most 1/8 on a percentile). */
-#define ST_HIST_BUCKETS (64 * 8)
 
 struct st_lock {
 	int32_t pid;

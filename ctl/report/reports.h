@@ -18,6 +18,7 @@ int st_report_locks(const struct st_report_opts *opts, FILE *out, char *err, siz
 int st_report_locks_top(const char *dir, uint32_t n, const char *prefix, FILE *out, char *err,
 			size_t errlen);
 int st_report_malloc(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
+int st_report_io(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
 int st_report_deadlocks(const struct st_report_opts *opts, FILE *out, char *err, size_t errlen);
 
 #endif
