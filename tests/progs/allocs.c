@@ -1,9 +1,10 @@
 /*
- * Calls every C allocation function of the malloc family, and mmap,
- * mremap and munmap, with sizes no library uses (1001, 1003, ...), so that
- * malloc.test finds the program's own calls among the C library's, and
- * prints what must not change when traced: failures and their errno, a
- * fixed mremap (the optional argument passed on), bytes a realloc kept.
+ * Calls every C allocation function of the malloc family, and mmap (and
+ * mmap64), mremap and munmap, with sizes no library uses (1001, 1003,
+ * ...), so that malloc.test finds the program's own calls among the C
+ * library's, and prints what must not change when traced: failures and
+ * their errno, a fixed mremap (the optional argument passed on), bytes a
+ * realloc kept.
  * (Built with -fno-builtin: the compiler would otherwise drop a malloc
  * freed at once, or call malloc for realloc(NULL, n).)
  */
@@ -55,5 +56,10 @@ int main(void)
 	s = mremap(p, 1 << 16, 1 << 16, MREMAP_MAYMOVE | MREMAP_FIXED, q);
 	printf("mremap fixed: %s %c\n", s == q ? "moved there" : "elsewhere", s[0]);
 	munmap(s, 1 << 16);
+	/* mmap's other name, which programs built with 64-bit file offsets
+	 * call */
+	p = mmap64(NULL, 1 << 17, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	printf("mmap64: %s\n", p == MAP_FAILED ? "failed" : "mapped");
+	munmap(p, 1 << 17);
 	return 0;
 }
