@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+/* <bits/stdio.h> makes these macros when optimising; the family defines
+ * the functions. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+
 /* Whether open's flags call for its mode argument. */
 static inline int st__open_needs_mode(int flags)
 {

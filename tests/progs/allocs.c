@@ -1,11 +1,16 @@
 /*
- * Calls every C allocation function of the malloc family, and mmap,
- * mremap and munmap, with sizes no library uses (1001, 1003, ...), so that
- * malloc.test finds the program's own calls among the C library's, and
- * prints what must not change when traced: failures and their errno, a
- * fixed mremap (the optional argument passed on), bytes a realloc kept.
+ * Calls every C allocation function of the malloc family, and mmap (and
+ * mmap64), mremap and munmap, with sizes no library uses (1001, 1003,
+ * ...), so that malloc.test finds the program's own calls among the C
+ * library's, and prints what must not change when traced: failures and
+ * their errno, a fixed mremap (the optional argument passed on), bytes a
+ * realloc kept.
  * (Built with -fno-builtin: the compiler would otherwise drop a malloc
  * freed at once, or call malloc for realloc(NULL, n).)
+ *
+ * allocs --no-pvalloc leaves pvalloc out, for allocators that do not
+ * define it (jemalloc): the C library's then serves it from its own heap,
+ * and the allocator's free crashes on the block, traced or not.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -15,7 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	void *p = NULL, *q;
 	char *s;
@@ -36,7 +41,8 @@ int main(void)
 	free(aligned_alloc(64, 1017));
 	free(memalign(512, 1019));
 	free(valloc(1021));
-	free(pvalloc(1023));
+	if (argc < 2 || strcmp(argv[1], "--no-pvalloc") != 0)
+		free(pvalloc(1023));
 	free(NULL);
 	errno = 0;
 	p = malloc(SIZE_MAX / 2);
@@ -55,5 +61,10 @@ int main(void)
 	s = mremap(p, 1 << 16, 1 << 16, MREMAP_MAYMOVE | MREMAP_FIXED, q);
 	printf("mremap fixed: %s %c\n", s == q ? "moved there" : "elsewhere", s[0]);
 	munmap(s, 1 << 16);
+	/* mmap's other name, which programs built with 64-bit file offsets
+	 * call */
+	p = mmap64(NULL, 1 << 17, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	printf("mmap64: %s\n", p == MAP_FAILED ? "failed" : "mapped");
+	munmap(p, 1 << 17);
 	return 0;
 }

@@ -86,6 +86,16 @@ static void files(const char *dir, int rdonly)
 	printf("fwrite: %zu\n", fwrite(buf, 7, 1015 / 7, f));
 	printf("fflush: %d\n", fflush(f));
 	fclose(f);
+	/* the _unlocked forms (the stdio of programs built with gnulib);
+	 * fortified, fread_unlocked is __fread_unlocked_chk. (Modes "rb" and
+	 * "ab": io.test counts the fopen "r" above.) */
+	f = fopen(path, "rb");
+	printf("fread_unlocked: %zu\n", fread_unlocked(buf, 1, (size_t)zero + 1025, f));
+	fclose(f);
+	f = fopen(two, "ab");
+	printf("fwrite_unlocked: %zu\n", fwrite_unlocked(buf, 3, 1027 / 3, f));
+	printf("fflush_unlocked: %d\n", fflush_unlocked(f));
+	fclose(f);
 	fd = open(path, O_RDONLY);
 	f = fdopen(fd, "r");
 	printf("fdopen fclose: %d\n", fclose(f));
