@@ -60,6 +60,9 @@ static void files(const char *dir, int rdonly)
 	printf("readv: %zd\n", readv(fd, iov, 2));
 	printf("preadv: %zd", preadv(fd, iov, 1, 0));
 	printf(" pwritev: %zd\n", pwritev(fd, iov, 1, 0));
+	/* with flags: at offset 7; and writing a read-only descriptor */
+	printf("preadv2: %zd", preadv2(fd, iov, 1, 7, 0));
+	printf(" pwritev2: %zd\n", pwritev2(fd, iov, 1, 0, 0x7fffffff));
 	close(fd);
 	errno = 0;
 	r = openat(AT_FDCWD, "/nonexistent/shimtrace", O_RDONLY);
