@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "core/abi.h"
+#include "ctl/checks.h"
 #include "ctl/cli.h"
 #include "install-dirs.h"
 
@@ -55,6 +56,30 @@ const struct st_opt st_opt_error = { "?", '?', NULL, NULL, NULL };
 int st_optind(void)
 {
 	return opt_index;
+}
+
+int st_opt_standard(const struct st_verb *v, const struct st_opt *o)
+{
+	if (o == &st_opt_error)
+		return 2;
+	if (st_opt_is(o, "help")) {
+		st_verb_help(v);
+		return 0;
+	}
+	return -1;
+}
+
+int st_opt_pid(const char *verb, const char *arg, int32_t *pid)
+{
+	char why[256];
+	pid_t p;
+
+	if (st_pid_parse(arg, &p, why, sizeof(why)) < 0) {
+		st_err(verb, "--pid: %s", why);
+		return -1;
+	}
+	*pid = p;
+	return 0;
 }
 
 bool st_opt_is(const struct st_opt *o, const char *name)

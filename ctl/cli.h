@@ -54,6 +54,11 @@ const struct st_opt *st_getopt(const struct st_verb *v, int argc, char **argv,
 int st_optind(void);
 /* True when o is the option named `name`. */
 bool st_opt_is(const struct st_opt *o, const char *name);
+/* What every verb does with a parse error (status 2: st_getopt said why)
+ * and --help (printed: status 0); -1 for any other option, the verb's. */
+int st_opt_standard(const struct st_verb *v, const struct st_opt *o);
+/* --pid's argument into *pid; -1 after saying why (verb's name first). */
+int st_opt_pid(const char *verb, const char *arg, int32_t *pid);
 
 /* "16M", "512k", "4096", "1G": bytes, or -1 when malformed. */
 int64_t st_parse_size(const char *s);
@@ -69,6 +74,7 @@ int st_cmd_record(int argc, char **argv);
 int st_cmd_view(int argc, char **argv);
 int st_cmd_list_events(int argc, char **argv);
 int st_cmd_report(int argc, char **argv);
+int st_cmd_export(int argc, char **argv);
 /* Every verb handled by the session daemon. */
 int st_cmd_control(int argc, char **argv);
 

@@ -98,12 +98,10 @@ int st_cmd_list_events(int argc, char **argv)
 	int n;
 
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
-		if (o == &st_opt_error)
-			return 2;
-		if (st_opt_is(o, "help")) {
-			st_verb_help(v);
-			return 0;
-		}
+		int std = st_opt_standard(v, o);
+
+		if (std >= 0)
+			return std;
 		if (st_opt_is(o, "json"))
 			json = true;
 	}

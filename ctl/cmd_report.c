@@ -45,16 +45,15 @@ int st_cmd_report(int argc, char **argv)
 	struct st_report_opts opts = { .top = 10, .pid = -1 };
 	const struct st_opt *o;
 	const char *arg, *kind;
-	char latest[PATH_MAX], err[1024] = "", why[256];
+	char latest[PATH_MAX], err[1024] = "";
 	int n, ret;
 
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
-		if (o == &st_opt_error)
-			return 2;
-		if (st_opt_is(o, "help")) {
-			st_verb_help(v);
-			return 0;
-		} else if (st_opt_is(o, "json")) {
+		int std = st_opt_standard(v, o);
+
+		if (std >= 0)
+			return std;
+		if (st_opt_is(o, "json")) {
 			opts.json = true;
 		} else if (st_opt_is(o, "sort")) {
 			opts.sort = arg;
@@ -64,13 +63,8 @@ int st_cmd_report(int argc, char **argv)
 				return 2;
 			}
 		} else if (st_opt_is(o, "pid")) {
-			pid_t pid;
-
-			if (st_pid_parse(arg, &pid, why, sizeof(why)) < 0) {
-				st_err(V, "--pid: %s", why);
+			if (st_opt_pid(V, arg, &opts.pid) < 0)
 				return 2;
-			}
-			opts.pid = pid;
 		}
 	}
 	n = argc - st_optind();

@@ -472,12 +472,10 @@ static int parse_args(int argc, char **argv, const char **dir)
 	int n;
 
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
-		if (o == &st_opt_error)
-			return 2;
-		if (st_opt_is(o, "help")) {
-			st_verb_help(v);
-			return 0;
-		}
+		int std = st_opt_standard(v, o);
+
+		if (std >= 0)
+			return std;
 	}
 	n = argc - st_optind();
 	if (n < 1) {

@@ -51,6 +51,13 @@ int st_cmd_report(int argc, char **argv)
 	return 0;
 }
 
+int st_cmd_export(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
 /* Text for roff: a leading dot or quote is escaped, backslashes doubled;
  * a newline starts a paragraph. */
 static void text(FILE *o, const char *s)

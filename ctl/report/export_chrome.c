@@ -1,0 +1,269 @@
+/*
+ * shimtrace export --format chrome: a trace as Chrome's trace-event JSON,
+ * which Perfetto UI and chrome://tracing open: one track per thread
+ * (named after its process), with
+ *   - spans ("X") for the waits for locks (a lock event's wait_ns, from the
+ *     call's start), the holds (from the acquisition to the unlock), the
+ *     condition waits, and every call with a duration (I/O, joins...);
+ *   - instants ("i") for allocations and frees, and for events that are
+ *     neither (thread_create, exec...), with their fields as args;
+ *   - the process and thread names ("M").
+ * Times are microseconds from the first event written. --pid and
+ * --time-range keep a large trace usable: only those events are written.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/report/map.h"
+#include "ctl/report/report.h"
+#include "ctl/report/reports.h"
+
+/* What an event class becomes. */
+enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
+
+struct ccls {
+	bool known;
+	enum shape shape;
+	int addr, wait_ns, dur_ns, result;
+	char name[64]; /* the event's name without the provider */
+};
+
+struct hold {
+	int64_t since;
+	char what[80];
+};
+
+struct exp {
+	const struct st_export_opts *opts;
+	FILE *o;
+	struct ccls *cls;
+	uint32_t ncls;
+	struct st_map held; /* (pid << 32 | tid, lock) -> holds[] */
+	struct hold *holds;
+	uint32_t nholds, holds_cap;
+	uint32_t *free_holds;
+	uint32_t nfree, free_cap;
+	struct st_map named; /* (pid, tid) -> 1: names written */
+	int64_t t0;
+	bool started, first;
+	uint64_t written;
+	const struct st_pass *pass;
+};
+
+static const char *const locks_addr[] = { "mutex", "rwlock", "lock", NULL };
+
+static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
+{
+	struct ccls *k = st_class_slot(&x->cls, &x->ncls, sizeof(*x->cls), c->index);
+	const char *colon = strchr(c->name, ':');
+
+	if (!k || k->known)
+		return k;
+	k->known = true;
+	snprintf(k->name, sizeof(k->name), "%s", colon ? colon + 1 : c->name);
+	k->wait_ns = st_event_class_field(c, "wait_ns");
+	k->dur_ns = st_event_class_field(c, "dur_ns");
+	k->result = st_event_class_field(c, "result");
+	k->addr = -1;
+	for (int i = 0; locks_addr[i] && k->addr < 0; i++)
+		k->addr = st_event_class_field(c, locks_addr[i]);
+	if (strncmp(c->name, "lttng_ust_", 10) == 0 || strcmp(c->name, "shimtrace:process") == 0 ||
+	    strstr(k->name, "_begin"))
+		k->shape = S_SKIP; /* bookkeeping, or the start of a span written whole later */
+	else if (strncmp(c->name, "pthread:", 8) == 0 && k->addr >= 0 && strstr(k->name, "unlock"))
+		k->shape = S_UNLOCK;
+	else if (strncmp(c->name, "pthread:", 8) == 0 && k->addr >= 0 && k->result >= 0 &&
+		 (strstr(k->name, "lock") || strstr(k->name, "trylock")) && !strstr(k->name, "init") &&
+		 !strstr(k->name, "destroy"))
+		k->shape = S_LOCK;
+	else if (k->wait_ns >= 0 || k->dur_ns >= 0)
+		k->shape = S_TIMED;
+	else
+		k->shape = S_INSTANT;
+	/* (a wait event of a lock is its span's start: the lock event has it) */
+	if (strcmp(k->name, "mutex_wait") == 0 || strcmp(k->name, "rwlock_rdwait") == 0 ||
+	    strcmp(k->name, "rwlock_wrwait") == 0 || strcmp(k->name, "spin_wait") == 0)
+		k->shape = S_SKIP;
+	return k;
+}
+
+static double us(const struct exp *x, int64_t ns)
+{
+	return (double)(ns - x->t0) / 1000.0;
+}
+
+static void begin_record(struct exp *x)
+{
+	fputs(x->first ? "\n" : ",\n", x->o);
+	x->first = false;
+	x->written++;
+}
+
+/* The fields of ev as JSON members. */
+static void args(struct exp *x, const struct st_event *ev)
+{
+	const struct st_plan *p = &ev->cls->fields;
+
+	fputs("{", x->o);
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct st_field_desc *f = &p->v[i];
+		const struct st_value *v = &ev->fields[i];
+		const char *name = f->name;
+
+		fprintf(x->o, "%s\"%s\": ", i ? ", " : "", name);
+		if (f->kind == ST_FIELD_STRING)
+			st_json_str(x->o, v->ptr ? (const char *)v->ptr : "");
+		else if (f->kind == ST_FIELD_SINT)
+			fprintf(x->o, "%" PRId64, v->i);
+		else if (f->kind == ST_FIELD_HEX)
+			fprintf(x->o, "\"0x%" PRIx64 "\"", v->u);
+		else if (f->kind == ST_FIELD_UINT)
+			fprintf(x->o, "%" PRIu64, v->u);
+		else
+			fputs("null", x->o);
+	}
+	fputs("}", x->o);
+}
+
+static void names(struct exp *x, const struct st_event *ev)
+{
+	const char *pname = st_pass_name(x->pass, ev->pid);
+
+	if (st_map_get(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid) >= 0)
+		return;
+	st_map_put(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid, 1);
+	if (st_map_get(&x->named, (uint64_t)ev->pid, UINT64_MAX) < 0) {
+		st_map_put(&x->named, (uint64_t)ev->pid, UINT64_MAX, 1);
+		begin_record(x);
+		fprintf(x->o, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %" PRId32 ", \"args\": {\"name\": ",
+			ev->pid);
+		st_json_str(x->o, pname);
+		fputs("}}", x->o);
+	}
+	begin_record(x);
+	fprintf(x->o,
+		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %" PRId32 ", \"tid\": %" PRId32
+		", \"args\": {\"name\": \"%s %" PRId32 "\"}}",
+		ev->pid, ev->tid, ev->tid == ev->pid ? "main" : "thread", ev->tid);
+}
+
+static void span(struct exp *x, const struct st_event *ev, const char *cat, const char *name,
+		 int64_t start, uint64_t dur)
+{
+	begin_record(x);
+	fprintf(x->o, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat);
+	st_json_str(x->o, name);
+	fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"dur\": %.3f, \"args\": ",
+		ev->pid, ev->tid, us(x, start), (double)dur / 1000.0);
+	args(x, ev);
+	fputs("}", x->o);
+}
+
+static int on_hold(struct exp *x, const struct st_event *ev, const struct ccls *k, int64_t since)
+{
+	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+	uint64_t addr = ev->fields[k->addr].u;
+	uint32_t h;
+
+	if (st_map_get(&x->held, key, addr) >= 0)
+		return 0; /* recursive: the first hold goes on */
+	if (x->nfree) {
+		h = x->free_holds[--x->nfree];
+	} else {
+		if (st_grow(&x->holds, &x->holds_cap, x->nholds, sizeof(*x->holds)) < 0)
+			return -1;
+		h = x->nholds++;
+	}
+	x->holds[h].since = since;
+	snprintf(x->holds[h].what, sizeof(x->holds[h].what), "hold %.*s 0x%" PRIx64,
+		 (int)strcspn(k->name, "_"), k->name, addr);
+	return st_map_put(&x->held, key, addr, h);
+}
+
+static int on_event(void *arg, const struct st_event *ev)
+{
+	struct exp *x = arg;
+	const struct ccls *k = cls_of(x, ev->cls);
+	uint64_t w = 0, key;
+	int64_t h;
+	char name[96];
+
+	if (!k)
+		return -1;
+	if (k->shape == S_SKIP)
+		return 0;
+	if (x->opts->from_ns >= 0 && (ev->ns - x->pass->first_ns < x->opts->from_ns ||
+				       ev->ns - x->pass->first_ns > x->opts->to_ns))
+		return 0;
+	if (!x->started) {
+		x->started = true;
+		x->t0 = ev->ns;
+	}
+	names(x, ev);
+	switch (k->shape) {
+	case S_LOCK:
+		if (k->wait_ns >= 0)
+			w = ev->fields[k->wait_ns].u;
+		if (w) {
+			snprintf(name, sizeof(name), "wait %.*s 0x%" PRIx64, (int)strcspn(k->name, "_"), k->name,
+				 ev->fields[k->addr].u);
+			span(x, ev, "lock", name, ev->ns, w);
+		}
+		if (ev->fields[k->result].i == 0)
+			return on_hold(x, ev, k, ev->ns + (int64_t)w);
+		return 0;
+	case S_UNLOCK:
+		key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
+		if (h < 0)
+			return 0;
+		span(x, ev, "lock", x->holds[h].what, x->holds[h].since,
+		     ev->ns > x->holds[h].since ? (uint64_t)(ev->ns - x->holds[h].since) : 0);
+		if (st_grow(&x->free_holds, &x->free_cap, x->nfree, sizeof(*x->free_holds)) < 0)
+			return -1;
+		x->free_holds[x->nfree++] = (uint32_t)h;
+		return 0;
+	case S_TIMED:
+		w = ev->fields[k->wait_ns >= 0 ? k->wait_ns : k->dur_ns].u;
+		span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name, ev->ns, w);
+		return 0;
+	default:
+		begin_record(x);
+		fprintf(x->o, "{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"%.*s\", \"name\": \"%s\", \"pid\": %" PRId32
+			   ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"args\": ",
+			(int)(strchr(ev->cls->name, ':') ? strchr(ev->cls->name, ':') - ev->cls->name : 0),
+			ev->cls->name, k->name, ev->pid, ev->tid, us(x, ev->ns));
+		args(x, ev);
+		fputs("}", x->o);
+		return 0;
+	}
+}
+
+int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t errlen)
+{
+	struct st_report_opts opts = { .dir = eo->dir, .pid = eo->pid };
+	struct exp x = { .opts = eo, .o = o, .first = true };
+	struct st_pass pass;
+	int ret = 0;
+
+	x.pass = &pass;
+	fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", o);
+	/* (pass fills the names as it goes: a process's name event comes
+	 * before its other events) */
+	if (st_report_pass(&opts, on_event, &x, &pass, err, errlen) < 0)
+		ret = 1;
+	fprintf(o, "\n], \"otherData\": {\"trace\": ");
+	st_json_str(o, eo->dir);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64 "}}\n",
+		pass.events, pass.lost, x.written);
+	if (!ret && (pass.lost || pass.incomplete))
+		st_pass_warnings(&pass, stderr);
+	free(x.cls);
+	free(x.holds);
+	free(x.free_holds);
+	st_map_free(&x.held);
+	st_map_free(&x.named);
+	st_pass_fini(&pass);
+	return ret;
+}
