@@ -90,7 +90,7 @@ static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 
 static double us(const struct exp *x, int64_t ns)
 {
-	return (double)(ns - x->t0) / 1000.0;
+	return ((double)ns - (double)x->t0) / 1000.0;
 }
 
 static void begin_record(struct exp *x)
@@ -193,8 +193,8 @@ static int on_event(void *arg, const struct st_event *ev)
 		return -1;
 	if (k->shape == S_SKIP)
 		return 0;
-	if (x->opts->from_ns >= 0 && (ev->ns - x->pass->first_ns < x->opts->from_ns ||
-				       ev->ns - x->pass->first_ns > x->opts->to_ns))
+	if (x->opts->from_ns >= 0 && (st_ns_since(x->pass->first_ns, ev->ns) < (uint64_t)x->opts->from_ns ||
+				       st_ns_since(x->pass->first_ns, ev->ns) > (uint64_t)x->opts->to_ns))
 		return 0;
 	if (!x->started) {
 		x->started = true;
@@ -211,15 +211,14 @@ static int on_event(void *arg, const struct st_event *ev)
 			span(x, ev, "lock", name, ev->ns, w);
 		}
 		if (ev->fields[k->result].i == 0)
-			return on_hold(x, ev, k, ev->ns + (int64_t)w);
+			return on_hold(x, ev, k, st_ns_after(ev->ns, w));
 		return 0;
 	case S_UNLOCK:
 		key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
 		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
 		if (h < 0)
 			return 0;
-		span(x, ev, "lock", x->holds[h].what, x->holds[h].since,
-		     ev->ns > x->holds[h].since ? (uint64_t)(ev->ns - x->holds[h].since) : 0);
+		span(x, ev, "lock", x->holds[h].what, x->holds[h].since, st_ns_since(x->holds[h].since, ev->ns));
 		if (st_grow(&x->free_holds, &x->free_cap, x->nfree, sizeof(*x->free_holds)) < 0)
 			return -1;
 		x->free_holds[x->nfree++] = (uint32_t)h;

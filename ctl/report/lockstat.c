@@ -331,7 +331,7 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 		if (!all && --h->depth > 0)
 			return;
 		if (now >= h->since) {
-			uint64_t d = (uint64_t)(now - h->since);
+			uint64_t d = st_ns_since(h->since, now);
 
 			l->hold_total += d;
 			if (d > l->hold_max)
@@ -439,7 +439,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		t->acquired++;
 		if (note_tid(&ls->locks[li], ev->tid) < 0)
 			return -1;
-		return hold(ls, t, (uint32_t)li, ev->ns + (int64_t)w, ev->ip, true);
+		return hold(ls, t, (uint32_t)li, st_ns_after(ev->ns, w), ev->ip, true);
 	case A_TRY:
 		if (!taken(res)) {
 			ls->locks[li].busy_tries++;
@@ -473,7 +473,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		mi = lock_of(ls, ev->pid, ST_LK_MUTEX, ev->fields[k->mutex].u);
 		if (mi < 0)
 			return -1;
-		return hold(ls, t, (uint32_t)mi, ev->ns + (int64_t)w, ev->ip, false);
+		return hold(ls, t, (uint32_t)mi, st_ns_after(ev->ns, w), ev->ip, false);
 	default:
 		return 0;
 	}

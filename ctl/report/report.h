@@ -61,6 +61,21 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out);
  * names): 0 with its name in buf, or -1. */
 int st_report_latest(char *buf, size_t n);
 
+/* Times from a trace are untrusted: arithmetic on them must not overflow.
+ * The nanoseconds from `from` to `to`, 0 when to is not after from. */
+static inline uint64_t st_ns_since(int64_t from, int64_t to)
+{
+	return to > from ? (uint64_t)to - (uint64_t)from : 0;
+}
+
+/* ns plus d nanoseconds, at most INT64_MAX. */
+static inline int64_t st_ns_after(int64_t ns, uint64_t d)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(ns, d, &r) || d > INT64_MAX ? INT64_MAX : r;
+}
+
 /* Grows the array *v (of *cap elements of size sz, n in use) to hold one
  * more; 0, or -1 when out of memory (*v unchanged). */
 int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz);

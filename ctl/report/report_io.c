@@ -40,7 +40,7 @@ struct row {
 struct slow {
 	uint64_t dur, bytes, ip;
 	int32_t pid, fd;
-	const char *call;
+	char call[32]; /* (a copy: the classes go with the reader) */
 	char name[NAME_MAX_LEN];
 };
 
@@ -171,8 +171,8 @@ static void note_slow(struct istat *is, const struct st_event *ev, const struct 
 		is->slow[at] = is->slow[at - 1];
 		at--;
 	}
-	is->slow[at] = (struct slow){ .dur = dur, .bytes = bytes, .ip = ev->ip, .pid = ev->pid,
-				      .fd = fd, .call = ev->cls->name + 3 /* "io:" */ };
+	is->slow[at] = (struct slow){ .dur = dur, .bytes = bytes, .ip = ev->ip, .pid = ev->pid, .fd = fd };
+	snprintf(is->slow[at].call, sizeof(is->slow[at].call), "%s", ev->cls->name + 3 /* "io:" */);
 	snprintf(is->slow[at].name, NAME_MAX_LEN, "%s", row->name);
 }
 
@@ -366,8 +366,9 @@ static void json_report(const struct st_report_opts *opts, struct st_pass *pass,
 	for (uint32_t i = 0; i < is->nslow; i++) {
 		const struct slow *s = &is->slow[i];
 
-		fprintf(o, "%s{\"call\": \"%s\", \"pid\": %" PRId32 ", \"fd\": %" PRId32 ", \"name\": ",
-			i ? ",\n  " : "\n  ", s->call, s->pid, s->fd);
+		fprintf(o, "%s{\"call\": ", i ? ",\n  " : "\n  ");
+		st_json_str(o, s->call);
+		fprintf(o, ", \"pid\": %" PRId32 ", \"fd\": %" PRId32 ", \"name\": ", s->pid, s->fd);
 		st_json_str(o, s->name);
 		fprintf(o, ", \"bytes\": %" PRIu64 ", \"dur_ns\": %" PRIu64 ", \"site\": ", s->bytes, s->dur);
 		st_site_json(pass->syms, s->pid, s->ip, o);

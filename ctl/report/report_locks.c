@@ -212,7 +212,7 @@ static void waiting_text(struct ctx *c, FILE *o)
 		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
 		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
 			st_pass_name(&c->pass, t->pid), t->tid, st_lock_kind_name(l->kind), l->addr,
-			st_fmt_ns((uint64_t)(c->ls.end_ns - t->wait_since), a, sizeof(a)), site);
+			st_fmt_ns(st_ns_since(t->wait_since, c->ls.end_ns), a, sizeof(a)), site);
 	}
 }
 
@@ -338,7 +338,7 @@ static void locks_json(struct ctx *c, FILE *o)
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
 			   "\", \"for_ns\": %" PRId64 ", \"site\": ",
 			k++ ? ",\n  " : "\n  ", t->pid, t->tid, st_lock_kind_name(l->kind), l->addr,
-			c->ls.end_ns - t->wait_since);
+			(int64_t)st_ns_since(t->wait_since, c->ls.end_ns));
 		site_json(c, o, t->pid, t->wait_ip);
 		fputs("}", o);
 	}

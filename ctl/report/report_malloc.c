@@ -418,7 +418,7 @@ static void text_report(struct out *w)
 		fprintf(o, "  pid %" PRId32 " (%s): %" PRIu64 " bytes, %s after its first allocation; %" PRIu64
 			   " allocations, %" PRIu64 " frees, %" PRIu64 " failed\n",
 			p->pid, st_pass_name(w->pass, p->pid), p->peak,
-			st_fmt_ns((uint64_t)(p->peak_ns - p->first_ns), a, sizeof(a)), p->allocs, p->frees,
+			st_fmt_ns(st_ns_since(p->first_ns, p->peak_ns), a, sizeof(a)), p->allocs, p->frees,
 			p->failed);
 	}
 
@@ -497,7 +497,7 @@ static void json_report(struct out *w)
 		st_json_str(o, st_pass_name(w->pass, p->pid));
 		fprintf(o, ", \"peak_bytes\": %" PRIu64 ", \"peak_after_ns\": %" PRId64 ", \"allocations\": %" PRIu64
 			   ", \"frees\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"live_bytes\": %" PRIu64 "}",
-			p->peak, p->peak_ns - p->first_ns, p->allocs, p->frees, p->failed, p->live);
+			p->peak, (int64_t)st_ns_since(p->first_ns, p->peak_ns), p->allocs, p->frees, p->failed, p->live);
 	}
 	v = rows_of(ms, w->pass->syms, false, by_count, &n);
 	fprintf(o, "],\n \"sites\": [");
