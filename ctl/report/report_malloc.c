@@ -68,9 +68,7 @@ struct mstat {
 	struct block *blocks;
 	uint32_t nblocks, blocks_cap, *free_blocks, nfree_blocks, free_blocks_cap;
 	struct st_map live;  /* (pid, ptr) -> blocks[] */
-	struct st_map freed; /* (pid, ptr) -> the free's site index + 1 in fsites */
-	uint64_t *fsites;    /* ips of frees, for double frees */
-	uint32_t nfsites, fsites_cap;
+	struct st_map freed; /* (pid, ptr) -> the site of its free, in sites[] */
 	struct mproc *procs;
 	uint32_t nprocs, procs_cap;
 	struct bad *bads;
@@ -160,12 +158,12 @@ static int bad(struct mstat *ms, enum bad_kind kind, int32_t pid, uint64_t ptr, 
  * never saw allocated). Either way the address is now freed. */
 static int do_free(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t ip)
 {
-	int64_t b = st_map_del(&ms->live, (uint64_t)p->pid, ptr), before;
+	int64_t b = st_map_del(&ms->live, (uint64_t)p->pid, ptr), before, site;
 
 	if (b < 0) {
 		before = st_map_get(&ms->freed, (uint64_t)p->pid, ptr);
 		if (bad(ms, before >= 0 ? BAD_DOUBLE : BAD_UNKNOWN, p->pid, ptr, ip,
-			before >= 0 ? ms->fsites[before] : 0) < 0)
+			before >= 0 ? ms->sites[before].ip : 0) < 0)
 			return -1;
 	} else {
 		ms->sites[ms->blocks[b].site].live_blocks--;
@@ -178,10 +176,10 @@ static int do_free(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t ip)
 			return -1;
 		ms->free_blocks[ms->nfree_blocks++] = (uint32_t)b;
 	}
-	if (st_grow(&ms->fsites, &ms->fsites_cap, ms->nfsites, sizeof(*ms->fsites)) < 0)
-		return -1;
-	ms->fsites[ms->nfsites] = ip;
-	return st_map_put(&ms->freed, (uint64_t)p->pid, ptr, ms->nfsites++);
+	/* (the free's site: a site of the table, so memory grows with sites,
+	 * not with frees) */
+	site = site_of(ms, p->pid, ip);
+	return site < 0 ? -1 : st_map_put(&ms->freed, (uint64_t)p->pid, ptr, (uint32_t)site);
 }
 
 static uint32_t size_bucket(uint64_t size)
@@ -291,7 +289,6 @@ static void mstat_fini(struct mstat *ms)
 	free(ms->free_blocks);
 	st_map_free(&ms->live);
 	st_map_free(&ms->freed);
-	free(ms->fsites);
 	free(ms->procs);
 	free(ms->bads);
 }
@@ -347,8 +344,8 @@ static struct row *rows_of(const struct mstat *ms, struct st_syms *syms, bool le
 	for (uint32_t i = 0; i < ms->nsites; i++) {
 		const struct asite *s = &ms->sites[i];
 
-		if (leaks && !s->live_blocks)
-			continue;
+		if (leaks ? !s->live_blocks : !s->allocs)
+			continue; /* (a site that only freed) */
 		v[k].pid = s->pid;
 		v[k].ip = s->ip;
 		v[k].count = leaks ? s->live_blocks : s->allocs;
