@@ -32,8 +32,11 @@ is_count() {
 # bench_args SPEC... -- ARGS...: the script's options. A SPEC is
 # NAME:VAR:KIND for an option --NAME VALUE stored in VAR, KIND count (a
 # positive integer) or text; --build DIR (into BUILD, checked, and
-# bench_paths run for it) is every script's. -h/--help prints the lines
-# USAGE (a sed range such as 7,18) of the script's header comment.
+# bench_paths run for it) is every script's. A count the script left
+# empty before the call and no option gave stays empty, for the script to
+# fill in a default that depends on another option (an empty value given
+# on the command line is refused). -h/--help prints the lines USAGE (a
+# sed range such as 7,18) of the script's header comment.
 bench_args() {
 	local -a spec=(build:BUILD:text)
 	local s name var kind found
@@ -51,7 +54,9 @@ bench_args() {
 		for s in "${spec[@]}"; do
 			IFS=: read -r name var kind <<<"$s"
 			[[ $1 == "--$name" ]] || continue
-			(($# >= 2)) || die "--$name needs a value"
+			if (($# < 2)) || [[ -z $2 ]]; then
+				die "--$name needs a value"
+			fi
 			printf -v "$var" '%s' "$2"
 			found=1
 			break
@@ -61,7 +66,7 @@ bench_args() {
 	done
 	for s in "${spec[@]}"; do
 		IFS=: read -r name var kind <<<"$s"
-		if [[ $kind == count ]] && ! is_count "${!var}"; then
+		if [[ $kind == count && -n ${!var} ]] && ! is_count "${!var}"; then
 			die "bad --$name '${!var}'"
 		fi
 	done

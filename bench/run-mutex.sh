@@ -1,57 +1,105 @@
 #!/usr/bin/env bash
-# run-mutex.sh: ns per uncontended pthread_mutex_lock+unlock pair (or,
-# --family malloc, per malloc(32)+free pair), side by side: bare, shimtrace
-# preloaded but dormant, shimtrace recording, and LTTng-UST's pthread
-# wrapper (libc wrapper) recording (default buffers and 8 x 8 MiB).
+# run-mutex.sh: ns per uncontended pthread_mutex_lock+unlock pair (or per
+# malloc(32)+free pair, pthread_rwlock_rdlock+unlock pair, or write() of 8
+# bytes to /dev/null: see --family), side by side: bare, shimtrace
+# preloaded but dormant, shimtrace recording, and LTTng-UST's matching
+# preload wrapper in a started session (default buffers and 8 x 8 MiB).
 #
-# Usage: bench/run-mutex.sh [--family pthread|malloc] [--pairs N] [--rounds R]
-#                           [--reps K] [--build DIR]
+# Usage: bench/run-mutex.sh [--family F] [--pairs N] [--rounds R] [--reps K]
+#                           [--build DIR]
 #
-#   --family F   the pairs: pthread (lock+unlock, the default) or malloc
-#                (malloc+free, against LTTng-UST's libc wrapper)
-#   --pairs N    pairs per round (default 1000000)
-#   --rounds R   timed rounds per run; a run reports its median (default 5)
-#   --reps K     runs per configuration; the best median is shown (default 3)
+#   --family F   what a run times, and against which LTTng-UST wrapper:
+#                  pthread  mutex lock+unlock pairs (the default);
+#                           LTTng's pthread wrapper
+#                  malloc   malloc(32)+free pairs; LTTng's libc wrapper
+#                  rwlock   rwlock rdlock+unlock pairs, shimtrace --wrap
+#                           pthread; LTTng's pthread wrapper wraps no
+#                           rwlock call: its row is its dormant cost
+#                  io       write() of 8 bytes to /dev/null, shimtrace
+#                           --wrap io; LTTng has no write event: its row
+#                           is the libc wrapper's preload cost only
+#   --pairs N    calls (pairs, or writes) per round (default 1000000;
+#                io: 20000)
+#   --rounds R   timed rounds per run; a run reports its median (default 5;
+#                io: 41)
+#   --reps K     runs per configuration; the best median is shown (default
+#                3; io: 5)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace) and
-# SHIMTRACE_LIBDIR (one directory holding libshimtrace.so and
-# libshimtrace-pthread.so and libshimtrace-malloc.so, for an installed
-# shimtrace); CC (default cc).
+# SHIMTRACE_LIBDIR (one directory holding libshimtrace.so and the
+# libshimtrace-FAMILY.so wrappers, for an installed shimtrace); CC
+# (default cc).
 #
 # This is a benchmark, not a test: it always exits 0 once it has printed
 # its table, whatever the numbers; rows that cannot run say why.
 
 BENCH=run-mutex.sh
 FAMILY=pthread
-PAIRS=1000000
-ROUNDS=5
-REPS=3
+# (empty: the family's default, set below)
+PAIRS=
+ROUNDS=
+REPS=
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-USAGE=7,20
+USAGE=8,32
 bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count -- "$@"
-# The family: the program's mode, shimtrace's library and --wrap, the
-# LTTng-UST wrapper and its events, and what interposed calls resolve to.
+
+# The family: the program's mode; shimtrace's wrapper library and --wrap;
+# the call impl= names and the calls in one pair (CALLS, for the per-call
+# columns); the LTTng-UST wrapper, its events and how many it writes a
+# pair (LTTNG_PER_PAIR), or, when it wraps none of these calls, what its
+# row shows instead (LTTNG_NONE, empty when it records them); and the
+# defaults. A write() to /dev/null costs about 1.2 to 1.8 us on the shared
+# VM, and that cost drifts with the other work: many short rounds, whose
+# median leaves out the rounds other work hit, and more runs.
+LTTNG_NONE=
 case $FAMILY in
 pthread)
-	MODE=() FAMILY_LIB=$PTHREAD_LIB WHAT=pthread_mutex_lock WRAPPER_NAME="pthread wrapper"
+	MODE=() WRAP=pthread WHAT=pthread_mutex_lock UNIT=pair CALLS=2
+	LTTNG_PER_PAIR=3 LTTNG_EVENTS_ARE="lock_req, lock_acq, unlock"
 	;;
 malloc)
-	MODE=(--malloc) FAMILY_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-malloc.so WHAT=malloc
-	WRAPPER_NAME="libc wrapper"
+	MODE=(--malloc) WRAP=malloc WHAT=malloc UNIT=pair CALLS=2
 	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
+	LTTNG_PER_PAIR=2 LTTNG_EVENTS_ARE="malloc, free"
 	;;
-*) die "bad --family '$FAMILY' (pthread or malloc)" ;;
+rwlock)
+	MODE=(--rwlock) WRAP=pthread WHAT=pthread_rwlock_rdlock UNIT=pair CALLS=2
+	LTTNG_NONE="wraps no rwlock call: its dormant cost"
+	;;
+io)
+	MODE=(--write --bytes 8) WRAP=io WHAT=write UNIT=write CALLS=1
+	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
+	LTTNG_NONE="no write event: its preload cost only"
+	: "${PAIRS:=20000}" "${ROUNDS:=41}" "${REPS:=5}"
+	;;
+*) die "bad --family '$FAMILY' (pthread, malloc, rwlock or io)" ;;
 esac
+: "${PAIRS:=1000000}" "${ROUNDS:=5}" "${REPS:=3}"
+# (next to the pthread wrapper, wherever bench_paths found that)
+FAMILY_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-$WRAP.so
+case $LTTNG_WRAPPER in
+*pthread*) WRAPPER_NAME="pthread wrapper" ;;
+*) WRAPPER_NAME="libc wrapper" ;;
+esac
+# What each run gives the program: the family's mode, --ref (a reference
+# round of unwrapped libc calls beside each round, for the in-process
+# column), the calls per round and the rounds.
+ARGS=("${MODE[@]}" --ref "$PAIRS" "$ROUNDS")
+
 bench_start mutex-pairs
 PROG=$TMP/mutex-pairs
 mkdir "$TMP/empty-rundir"
 
-# Results, by configuration key.
-declare -A BEST=() BEST_EVENTS=() WHY=() CMD=() RUNS=() WARN=()
-KEYS=(bare disabled record lttng-default lttng-big)
+# Results, by configuration key: the best median (BEST) and the events of
+# that run, every run's median, over_ref and events (RUNS), and the
+# over_ref of each run (OVER, "KEY,REP"), whose median is shown.
+declare -A BEST=() BEST_EVENTS=() WHY=() CMD=() RUNS=() WARN=() OVER=()
+KEYS=(bare disabled record lttng-default)
+# A channel big enough for every event matters only when LTTng writes some.
+[[ -z $LTTNG_NONE ]] && KEYS+=(lttng-big)
 declare -A LABEL=(
 	[bare]="bare (no preload)"
 	[disabled]="shimtrace preloaded, disabled"
@@ -61,46 +109,77 @@ declare -A LABEL=(
 )
 declare -A CONFIG=([lttng-default]="default buffers" [lttng-big]="8x8M subbuf")
 
-# note_run KEY NS EVENTS: keep NS if it is KEY's best so far.
+# note_run KEY REP: keep the run's median (ns_per_UNIT in out) if it is
+# KEY's best so far, with EVENTS (recorded/lost, or empty); its over_ref.
 note_run() {
-	local key=$1 ns=$2 events=$3
-	if [[ ! $ns =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
-		WHY[$key]="unavailable (no ns_per_pair in the output)"
+	local key=$1 rep=$2 events=$3 ns over
+	ns=$(out_field "ns_per_$UNIT")
+	# (out_field takes no sign, and over_ref can be below 0)
+	over=$(out_field_text over_ref)
+	if ! is_num "$ns"; then
+		WHY[$key]="unavailable (no ns_per_$UNIT in the output)"
 		return
 	fi
-	RUNS[$key]+="${RUNS[$key]:+, }$ns${events:+ ($events)}"
+	is_num "$over" && OVER[$key,$rep]=$over
+	# (the reference calls must bypass every wrapper, or over_ref is 0)
+	[[ $(out_field_text ref_impl) == libc* ]] ||
+		WARN[$key]+="${WARN[$key]:+; }the --ref calls resolved to $(out_field_text ref_impl), not libc"
+	RUNS[$key]+="${RUNS[$key]:+, }$ns/${over:-?}${events:+ ($events)}"
 	if [[ -z ${BEST[$key]:-} ]] || (($(calc "$ns < ${BEST[$key]}"))); then
 		BEST[$key]=$ns
 		BEST_EVENTS[$key]=$events
 	fi
 }
 
+# check_impl KEY PATTERN: a warning unless the run's impl= matches PATTERN.
+check_impl() {
+	local impl
+	impl=$(out_field_text impl)
+	# shellcheck disable=SC2053 # PATTERN is a glob on purpose
+	[[ $impl == $2 ]] || WARN[$1]="$WHAT resolved to $impl, expected $2"
+}
+
+# out_field_text NAME: the value NAME=... (any text) the run printed.
+out_field_text() {
+	cat out err 2>/dev/null | sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -n 1
+}
+
+# check_count KEY EVENTS PER_PAIR: a warning when EVENTS (recorded/lost)
+# add up to fewer than PER_PAIR events for each timed call pair: the tracer
+# did not see all of the program.
+check_count() {
+	local rec=${2%%/*} lost=${2#*/} min=$(($3 * PAIRS * ROUNDS))
+	is_count "$rec" && [[ $lost =~ ^[0-9]+$ ]] || return 0
+	((rec + lost >= min)) ||
+		WARN[$1]+="${WARN[$1]:+; }$rec recorded + $lost lost < $min expected"
+}
+
 # ---- configuration 1: bare ----
 run_bare() {
-	CMD[bare]=$(quoted ./mutex-pairs "${MODE[@]}" "$PAIRS" "$ROUNDS")
-	if ! "$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
+	CMD[bare]=$(quoted ./mutex-pairs "${ARGS[@]}")
+	if ! "$PROG" "${ARGS[@]}" >out 2>err; then
 		WHY[bare]="unavailable ($(last_line err))"
 		return
 	fi
-	note_run bare "$(field ns_per_pair out)" ""
+	check_impl bare 'libc*'
+	note_run bare "$1" ""
 }
 
 # ---- configuration 2: shimtrace preloaded, no daemon to find ----
 run_disabled() {
-	local impl preload=$CORE_LIB:$FAMILY_LIB
+	local preload=$CORE_LIB:$FAMILY_LIB
 	CMD[disabled]="SHIMTRACE_RUNDIR=$(quoted "$TMP/empty-rundir") LD_PRELOAD=$(quoted "$preload") ${CMD[bare]}"
 	if [[ ! -f $CORE_LIB || ! -f $FAMILY_LIB ]]; then
 		WHY[disabled]="unavailable (no $( [[ -f $CORE_LIB ]] && echo "$FAMILY_LIB" || echo "$CORE_LIB"))"
 		return
 	fi
 	if ! env -u SHIMTRACE_DISABLE SHIMTRACE_RUNDIR="$TMP/empty-rundir" LD_PRELOAD="$preload" \
-		"$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
+		"$PROG" "${ARGS[@]}" >out 2>err; then
 		WHY[disabled]="unavailable ($(last_line err))"
 		return
 	fi
-	impl=$(field impl out)
-	[[ $impl == *shimtrace* ]] || WARN[disabled]="$WHAT was not interposed (impl=$impl)"
-	note_run disabled "$(field ns_per_pair out)" ""
+	check_impl disabled '*shimtrace*'
+	note_run disabled "$1" ""
 }
 
 # shimtrace_events DIR: "recorded/lost" for a shimtrace trace, from
@@ -125,35 +204,32 @@ shimtrace_events() {
 
 # ---- configuration 3: shimtrace record ----
 run_record() {
-	local dir=$TMP/shimtrace-trace rc impl ns
-	CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$FAMILY" -o "$dir" --) ${CMD[bare]}"
+	local dir=$TMP/shimtrace-trace rc events
+	CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" -o "$dir" --) ${CMD[bare]}"
 	if [[ ! -x $SHIMTRACE ]]; then
 		WHY[record]="unavailable (no shimtrace CLI at $SHIMTRACE)"
 		return
 	fi
 	rm -rf "$dir"
 	env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
-		"$SHIMTRACE" record --wrap "$FAMILY" -o "$dir" -- ./mutex-pairs "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err
+		"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- ./mutex-pairs "${ARGS[@]}" >out 2>err
 	rc=$?
-	ns=$(cat out err | sed -n 's/.*ns_per_pair=\([0-9.]*\).*/\1/p' | head -n 1)
 	if ((rc != 0)); then
 		WHY[record]="unavailable (record exited $rc: $(last_line err))"
 		return
 	fi
-	if [[ -z $ns ]]; then
-		WHY[record]="unavailable (no ns_per_pair in its output)"
-		return
-	fi
-	impl=$(cat out err | sed -n 's/.*ns_per_pair=.* impl=\([^ ]*\).*/\1/p' | head -n 1)
-	[[ $impl == *shimtrace* ]] || WARN[record]="$WHAT was not interposed (impl=$impl)"
-	note_run record "$ns" "$(shimtrace_events "$dir")"
-	unset 'WHY[record]'
+	check_impl record '*shimtrace*'
+	events=$(shimtrace_events "$dir")
+	# every family's wrapper writes 2 events a pair (or a write: its
+	# write_begin and write)
+	check_count record "$events" 2
+	note_run record "$1" "$events"
 	rm -rf "$dir"
 }
 
-# ---- configuration 4: LTTng-UST pthread wrapper ----
+# ---- configuration 4: LTTng-UST's wrapper in a started session ----
 run_lttng() {
-	local key=$1 rep=$2 dir=$TMP/lttng-trace ns recorded
+	local key=$1 rep=$2 dir=$TMP/lttng-trace events
 	local -a chan=()
 	[[ $key == lttng-big ]] && chan=(8M 8)
 	CMD[$key]="$(lttng_up_shown "${chan[@]}"); $LTTNG_ENV_SHOWN ${CMD[bare]}; lttng stop S; lttng destroy S"
@@ -163,17 +239,21 @@ run_lttng() {
 	fi
 	if ! lttng_up "shimtrace-bench-$$-$key-$rep" "$dir" "${chan[@]}"; then
 		WHY[$key]="unavailable ($(last_line lttng.log))"
-	elif ! env "${LTTNG_ENV[@]}" "$PROG" "${MODE[@]}" "$PAIRS" "$ROUNDS" >out 2>err; then
+	elif ! env "${LTTNG_ENV[@]}" "$PROG" "${ARGS[@]}" >out 2>err; then
 		WHY[$key]="unavailable ($(last_line err))"
 	fi
 	lttng_down
 	[[ -n ${WHY[$key]:-} ]] && return
 
-	ns=$(field ns_per_pair out)
-	[[ $(field impl out) == *lttng* ]] || WARN[$key]="$WHAT was not interposed (impl=$(field impl out))"
-	recorded=$(lttng_count "$dir")
-	[[ $recorded == 0 ]] && WARN[$key]="LTTng recorded no event"
-	note_run "$key" "$ns" "$recorded/$(lttng_lost)"
+	events="$(lttng_count "$dir")/$(lttng_lost)"
+	if [[ -n $LTTNG_NONE ]]; then
+		# LTTng wraps none of the timed calls: they go to libc.
+		check_impl "$key" 'libc*'
+	else
+		check_impl "$key" '*lttng*'
+		check_count "$key" "$events" "$LTTNG_PER_PAIR"
+	fi
+	note_run "$key" "$rep" "$events"
 	rm -rf "$dir"
 }
 
@@ -184,9 +264,9 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	for key in "${KEYS[@]}"; do
 		echo "run $rep/$REPS: ${LABEL[$key]}${CONFIG[$key]:+ (${CONFIG[$key]})}" >&2
 		case $key in
-		bare) run_bare ;;
-		disabled) run_disabled ;;
-		record) run_record ;;
+		bare) run_bare "$rep" ;;
+		disabled) run_disabled "$rep" ;;
+		record) run_record "$rep" ;;
 		lttng-*) run_lttng "$key" "$rep" ;;
 		esac
 	done
@@ -194,30 +274,61 @@ done
 
 # ---- report ----
 ust_version=$(ust_version)
-if [[ -n $ust_version ]]; then
-	LABEL[lttng-default]="lttng-ust $ust_version $WRAPPER_NAME"
-	LABEL[lttng-big]="lttng-ust $ust_version $WRAPPER_NAME"
-fi
+for key in lttng-default lttng-big; do
+	LABEL[$key]="lttng-ust${ust_version:+ $ust_version} $WRAPPER_NAME${LTTNG_NONE:+ ($LTTNG_NONE)}"
+done
 
+# MED_OVER[KEY]: the median over_ref of KEY's runs.
+declare -A MED_OVER=()
+for key in "${KEYS[@]}"; do
+	MED_OVER[$key]=$(for ((rep = 1; rep <= REPS; rep++)); do
+		[[ -n ${OVER[$key,$rep]:-} ]] && echo "${OVER[$key,$rep]}"
+	done | median)
+done
+
+# added KEY: KEY's best median minus bare's, per call; empty if missing.
+added() {
+	if is_num "${BEST[$1]:-}" && is_num "${BEST[bare]:-}"; then
+		calc "(${BEST[$1]} - ${BEST[bare]}) / $CALLS"
+	fi
+}
+
+# added_in KEY: KEY's median over_ref minus bare's, per call.
+added_in() {
+	if is_num "${MED_OVER[$1]:-}" && is_num "${MED_OVER[bare]:-}"; then
+		calc "(${MED_OVER[$1]} - ${MED_OVER[bare]}) / $CALLS"
+	fi
+}
+
+# num2 VALUE: "%.2f", or "-" when missing.
+num2() {
+	if is_num "${1:-}"; then fmt '%.2f' "$1"; else printf -- -; fi
+}
+
+width=13
+for key in "${KEYS[@]}"; do
+	((${#LABEL[$key]} > width)) && width=${#LABEL[$key]}
+done
 bare=${BEST[bare]:-}
 echo
-printf '%-38s %9s %9s   %s\n' configuration ns/pair "vs bare" "events recorded/lost"
+printf "%-${width}s %9s %8s %13s %13s %15s   %s\n" configuration "ns/$UNIT" "vs bare" \
+	"added ns/call" "in-proc added" "LTTng/shimtrace" "events recorded/lost"
 for key in "${KEYS[@]}"; do
 	if [[ -z ${BEST[$key]:-} ]]; then
-		printf '%-38s %s\n' "${LABEL[$key]}" "${WHY[$key]:-unavailable}"
+		printf "%-${width}s %s\n" "${LABEL[$key]}" "${WHY[$key]:-unavailable}"
 		continue
 	fi
-	ratio=-
-	if [[ -n $bare ]]; then
-		if (($(calc "${BEST[$key]} < 10 * $bare"))); then
-			ratio=$(fmt '%.2fx' "${BEST[$key]} / $bare")
-		else
-			ratio=$(fmt '%.1fx' "${BEST[$key]} / $bare")
-		fi
+	cmp=-
+	if [[ $key == lttng-* && -z $LTTNG_NONE ]]; then
+		cmp=$(ratio "$(added "$key")" "$(added record)")
+	elif [[ $key == lttng-* ]]; then
+		cmp="n/a"
 	fi
 	events=${BEST_EVENTS[$key]:--}
 	[[ -n ${CONFIG[$key]:-} ]] && events+=" (${CONFIG[$key]})"
-	printf '%-38s %9.2f %9s   %s\n' "${LABEL[$key]}" "${BEST[$key]}" "$ratio" "$events"
+	printf "%-${width}s %9.2f %8s %13s %13s %15s   %s\n" "${LABEL[$key]}" "${BEST[$key]}" \
+		"$(ratio "${BEST[$key]}" "$bare")" "$(num2 "$(added "$key")")" \
+		"$(num2 "$(added_in "$key")")" "$cmp" "$events"
 done
 
 lttng_ref=
@@ -227,9 +338,14 @@ for key in lttng-big lttng-default; do
 		break
 	fi
 done
-if [[ -n ${BEST[record]:-} && -n $lttng_ref ]]; then
-	printf -- '-> shimtrace recording is %s faster per pair than lttng-ust (%s)\n' \
-		"$(fmt '%.1fx' "${BEST[$lttng_ref]} / ${BEST[record]}")" "${CONFIG[$lttng_ref]}"
+if [[ -n $LTTNG_NONE ]]; then
+	echo "-> shimtrace vs lttng-ust: not compared (lttng-ust's $WRAPPER_NAME: $LTTNG_NONE)"
+elif [[ -n ${BEST[record]:-} && -n $lttng_ref ]]; then
+	printf -- '-> recording adds %s ns per call with shimtrace, %s with lttng-ust (%s): %s less (in-process: %s, %s: %s)\n' \
+		"$(num2 "$(added record)")" "$(num2 "$(added "$lttng_ref")")" "${CONFIG[$lttng_ref]}" \
+		"$(ratio "$(added "$lttng_ref")" "$(added record)")" "$(num2 "$(added_in record)")" \
+		"$(num2 "$(added_in "$lttng_ref")")" "$(ratio "$(added_in "$lttng_ref")" "$(added_in record)")"
+	echo "   (target: shimtrace's added cost at least 4x below lttng-ust's)"
 	for key in record "$lttng_ref"; do
 		lost=${BEST_EVENTS[$key]#*/}
 		[[ $lost == 0 ]] ||
@@ -238,28 +354,49 @@ if [[ -n ${BEST[record]:-} && -n $lttng_ref ]]; then
 else
 	echo "-> shimtrace vs lttng-ust: not compared (a recording row is unavailable)"
 fi
+# verdict VALUE: VALUE (ns a call) against the dormant target, 2 ns.
+verdict() {
+	if ! is_num "$1"; then
+		printf 'not measured'
+	elif (($(calc "$1 < 0"))); then
+		printf 'below bare: noise, within'
+	elif (($(calc "$1 <= 2"))); then
+		printf 'within'
+	else
+		printf 'ABOVE'
+	fi
+}
 if [[ -n $bare && -n ${BEST[disabled]:-} ]]; then
-	per_call=$(calc "(${BEST[disabled]} - $bare) / 2")
-	verdict=within
-	(($(calc "$per_call <= 2"))) || verdict=ABOVE
-	printf -- '-> disabled overhead: (%.2f - %.2f) / 2 = %.2f ns per call (%s the 2 ns target)\n' \
-		"${BEST[disabled]}" "$bare" "$per_call" "$verdict"
+	printf -- '-> disabled overhead: (%.2f - %.2f) / %s = %s ns per call (%s the 2 ns target); in-process %s (%s)\n' \
+		"${BEST[disabled]}" "$bare" "$CALLS" "$(num2 "$(added disabled)")" "$(verdict "$(added disabled)")" \
+		"$(num2 "$(added_in disabled)")" "$(verdict "$(added_in disabled)")"
 fi
 
 echo
-echo "best of $REPS runs; each run reports the median of $ROUNDS rounds of $PAIRS pairs"
+echo "best of $REPS runs; each run reports the median of $ROUNDS rounds of $PAIRS ${UNIT}s"
+echo "  added ns/call: (best median - bare's) / $CALLS calls a $UNIT"
+echo "  in-proc added: each round is paired with one of the same calls made to libc's own"
+echo "  functions in the same process (mutex-pairs --ref); the median of the rounds'"
+echo "  differences (over_ref), median of the runs, minus bare's, / $CALLS: what the wrapper"
+echo "  adds to a call, without the drift between runs (but also without what the tracer"
+echo "  costs the whole process, such as its threads)"
+echo "  LTTng/shimtrace: lttng-ust's added ns/call over shimtrace recording's (> 1: shimtrace costs less)"
+echo "  runs (ns/$UNIT / over_ref, events):"
 for key in "${KEYS[@]}"; do
-	[[ -n ${RUNS[$key]:-} ]] && echo "  ${key} runs: ${RUNS[$key]}"
+	[[ -n ${RUNS[$key]:-} ]] && echo "  ${key}: ${RUNS[$key]}"
 	[[ -n ${WARN[$key]:-} ]] && echo "  WARNING ${key}: ${WARN[$key]}"
 done
-if [[ $FAMILY == malloc ]]; then
-	echo "  lttng events: 2 per pair (malloc, free), warm-up included; lost = discarded count from 'lttng stop'"
+if [[ -n $LTTNG_NONE ]]; then
+	echo "  lttng events: none of the timed calls is wrapped ($LTTNG_EVENTS enabled); the count is the program's other calls"
 else
-	echo "  lttng events: 3 per pair (lock_req, lock_acq, unlock), warm-up included; lost = discarded count from 'lttng stop'"
+	echo "  lttng events: $LTTNG_PER_PAIR per pair ($LTTNG_EVENTS_ARE), warm-up included; lost = discarded count from 'lttng stop'"
 fi
+echo "  shimtrace events: 2 per $UNIT, warm-up and the program's other traced calls included"
+garbled_note BEST_EVENTS
 
 echo
 machine_line
+load_line
 echo "program: ${COMPILE_SHOWN//PROG/mutex-pairs}"
 echo "commands (run in a temp dir):"
 for key in "${KEYS[@]}"; do
