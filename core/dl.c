@@ -33,6 +33,20 @@ static int read_counters(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* The loader's counters as the registration's statedump finds them: a
+ * first dlopen that loads nothing new (RTLD_NOLOAD, a library loaded
+ * already) must not make the process wait for the daemon to look at
+ * objects it has. Called before the connection lock is taken (the
+ * loader's locks come first). */
+void st__dl_baseline(void)
+{
+	uint64_t c[2] = { 0, 0 };
+
+	dl_iterate_phdr(read_counters, c);
+	__atomic_store_n(&last_adds, c[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&last_subs, c[1], __ATOMIC_RELAXED);
+}
+
 /* ts: when the change began (before a dlopen), or 0 for now. */
 static void report(uint32_t kind, const uint64_t *ts)
 {

@@ -251,6 +251,8 @@ void st__reg_untracepoints(const struct st_tracepoint *const *begin,
 			   const struct st_tracepoint *const *end) ST_HIDDEN;
 /* The loaded objects changed (dl.c); ts: when, in both clocks. */
 void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono) ST_HIDDEN;
+/* dl.c: the loader's object counters now, as those the daemon knows. */
+void st__dl_baseline(void) ST_HIDDEN;
 /* Event path: hand p to the daemon if that can be done without waiting. */
 void st__reg_offer_pool(struct st__pool *p) ST_HIDDEN;
 /* Now, in both clocks (dl.c dates a dlopen before the loader runs). */
