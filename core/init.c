@@ -65,6 +65,9 @@ void st__init(void)
 	st__writer_init();
 	st__reg_setup();
 	pthread_atfork(NULL, NULL, atfork_child);
+	/* the registration's statedump describes every object loaded now (a
+	 * fork child has its parent's counters, and its statedump too) */
+	st__dl_baseline();
 	st__reg_register();
 out:
 	st__tls.busy = 0;

@@ -305,8 +305,6 @@ void st__reg_register(void)
 	mark_wanted();
 	if (st__status_fd() < 0 || npaths == 0)
 		return;
-	/* (the statedump that follows describes every object loaded now) */
-	st__dl_baseline();
 	st__conn_lock();
 	if (dial() == 0 && introduce() && st__control && st__status_size() > ST_ABI_PAGE)
 		synced();
