@@ -70,178 +70,84 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
-	free(ls->lock_ix);
-	free(ls->site_ix);
-	free(ls->thread_ix);
-	free(ls->edge_ix);
+	st_map_free(&ls->lock_ix);
+	st_map_free(&ls->site_ix);
+	st_map_free(&ls->thread_ix);
+	st_map_free(&ls->edge_ix);
 	free(ls->cls);
 	memset(ls, 0, sizeof(*ls));
 }
 
-/* ---- growable arrays and hash indexes ---- */
-
-static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^
-		     c * 0x94d049bb133111ebull;
-
-	return h ^ (h >> 31);
-}
-
-/*
- * An index of entries 1..n (0: empty slot) into one of the arrays, looked
- * up by a key the caller compares. Rebuilt twice as big at half full.
- */
-typedef uint64_t (*key_hash)(const struct st_lockstat *ls, uint32_t i);
-
-static int ix_insert(uint32_t **ix, uint32_t *size, uint32_t n, uint64_t h, uint32_t i,
-		     const struct st_lockstat *ls, key_hash rehash)
-{
-	if ((n + 1) * 2 > *size) {
-		uint32_t nsize = *size ? *size * 2 : 1024;
-		uint32_t *nix = calloc(nsize, sizeof(*nix));
-
-		if (!nix)
-			return -1;
-		for (uint32_t k = 0; k < *size; k++) {
-			uint32_t e = (*ix)[k];
-
-			if (e) {
-				uint32_t at = (uint32_t)rehash(ls, e - 1) & (nsize - 1);
-
-				while (nix[at])
-					at = (at + 1) & (nsize - 1);
-				nix[at] = e;
-			}
-		}
-		free(*ix);
-		*ix = nix;
-		*size = nsize;
-	}
-	for (uint32_t at = (uint32_t)h & (*size - 1);; at = (at + 1) & (*size - 1))
-		if (!(*ix)[at]) {
-			(*ix)[at] = i + 1;
-			return 0;
-		}
-}
-
-static uint64_t lock_hash(const struct st_lockstat *ls, uint32_t i)
-{
-	const struct st_lock *l = &ls->locks[i];
-
-	return mix((uint64_t)l->pid, l->addr, l->kind);
-}
-
-static uint64_t thread_hash(const struct st_lockstat *ls, uint32_t i)
-{
-	return mix((uint64_t)ls->threads[i].pid, (uint64_t)ls->threads[i].tid, 1);
-}
-
-static uint64_t site_hash(const struct st_lockstat *ls, uint32_t i)
-{
-	return mix(ls->sites[i].lock, ls->sites[i].ip, 2);
-}
-
-static uint64_t edge_hash(const struct st_lockstat *ls, uint32_t i)
-{
-	return mix(ls->edges[i].a, ls->edges[i].b, 3);
-}
+/* ---- the tables, each found through a map of its keys ---- */
 
 static int64_t lock_of(struct st_lockstat *ls, int32_t pid, enum st_lock_kind kind, uint64_t addr)
 {
-	uint64_t h = mix((uint64_t)pid, addr, kind);
+	/* (the process and the kind in one key word) */
+	uint64_t who = (uint64_t)(uint32_t)pid | (uint64_t)kind << 32;
+	int64_t i = st_map_get(&ls->lock_ix, who, addr);
 	struct st_lock *l;
 
-	if (ls->lock_ix_n)
-		for (uint32_t at = (uint32_t)h & (ls->lock_ix_n - 1); ls->lock_ix[at];
-		     at = (at + 1) & (ls->lock_ix_n - 1)) {
-			l = &ls->locks[ls->lock_ix[at] - 1];
-			if (l->pid == pid && l->addr == addr && l->kind == kind)
-				return ls->lock_ix[at] - 1;
-		}
-	if (st_grow(&ls->locks, &ls->locks_cap, ls->nlocks, sizeof(*ls->locks)) < 0)
+	if (i >= 0)
+		return i;
+	if (st_grow(&ls->locks, &ls->locks_cap, ls->nlocks, sizeof(*ls->locks)) < 0 ||
+	    st_map_put(&ls->lock_ix, who, addr, ls->nlocks) < 0)
 		return -1;
 	l = &ls->locks[ls->nlocks];
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;
 	l->kind = kind;
 	l->addr = addr;
-	if (ix_insert(&ls->lock_ix, &ls->lock_ix_n, ls->nlocks, h, ls->nlocks, ls, lock_hash) < 0)
-		return -1;
 	return ls->nlocks++;
 }
 
 static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int32_t tid)
 {
-	uint64_t h = mix((uint64_t)pid, (uint64_t)tid, 1);
+	int64_t i = st_map_get(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid);
 	struct st_lock_thread *t;
 
-	if (ls->thread_ix_n)
-		for (uint32_t at = (uint32_t)h & (ls->thread_ix_n - 1); ls->thread_ix[at];
-		     at = (at + 1) & (ls->thread_ix_n - 1)) {
-			t = &ls->threads[ls->thread_ix[at] - 1];
-			if (t->pid == pid && t->tid == tid)
-				return t;
-		}
-	if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0)
+	if (i >= 0)
+		return &ls->threads[i];
+	if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0 ||
+	    st_map_put(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid, ls->nthreads) < 0)
 		return NULL;
 	t = &ls->threads[ls->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
-	if (ix_insert(&ls->thread_ix, &ls->thread_ix_n, ls->nthreads, h, ls->nthreads, ls,
-		      thread_hash) < 0)
-		return NULL;
 	return &ls->threads[ls->nthreads++];
 }
 
 static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint64_t wait)
 {
-	uint64_t h = mix(lock, ip, 2);
-	struct st_lock_site *s;
+	int64_t i = st_map_get(&ls->site_ix, lock, ip);
 
-	if (ls->site_ix_n)
-		for (uint32_t at = (uint32_t)h & (ls->site_ix_n - 1); ls->site_ix[at];
-		     at = (at + 1) & (ls->site_ix_n - 1)) {
-			s = &ls->sites[ls->site_ix[at] - 1];
-			if (s->lock == lock && s->ip == ip) {
-				s->waits++;
-				s->wait_total += wait;
-				return 0;
-			}
-		}
-	if (st_grow(&ls->sites, &ls->sites_cap, ls->nsites, sizeof(*ls->sites)) < 0)
+	if (i >= 0) {
+		ls->sites[i].waits++;
+		ls->sites[i].wait_total += wait;
+		return 0;
+	}
+	if (st_grow(&ls->sites, &ls->sites_cap, ls->nsites, sizeof(*ls->sites)) < 0 ||
+	    st_map_put(&ls->site_ix, lock, ip, ls->nsites) < 0)
 		return -1;
-	s = &ls->sites[ls->nsites];
-	*s = (struct st_lock_site){ .lock = lock, .ip = ip, .waits = 1, .wait_total = wait };
-	if (ix_insert(&ls->site_ix, &ls->site_ix_n, ls->nsites, h, ls->nsites, ls, site_hash) < 0)
-		return -1;
-	ls->nsites++;
+	ls->sites[ls->nsites++] =
+		(struct st_lock_site){ .lock = lock, .ip = ip, .waits = 1, .wait_total = wait };
 	return 0;
 }
 
 static int edge_add(struct st_lockstat *ls, uint32_t a, uint32_t b, int32_t tid, uint64_t a_ip,
 		    uint64_t b_ip)
 {
-	uint64_t h = mix(a, b, 3);
-	struct st_lock_edge *e;
+	int64_t i = st_map_get(&ls->edge_ix, a, b);
 
-	if (ls->edge_ix_n)
-		for (uint32_t at = (uint32_t)h & (ls->edge_ix_n - 1); ls->edge_ix[at];
-		     at = (at + 1) & (ls->edge_ix_n - 1)) {
-			e = &ls->edges[ls->edge_ix[at] - 1];
-			if (e->a == a && e->b == b) {
-				e->count++;
-				return 0;
-			}
-		}
-	if (st_grow(&ls->edges, &ls->edges_cap, ls->nedges, sizeof(*ls->edges)) < 0)
+	if (i >= 0) {
+		ls->edges[i].count++;
+		return 0;
+	}
+	if (st_grow(&ls->edges, &ls->edges_cap, ls->nedges, sizeof(*ls->edges)) < 0 ||
+	    st_map_put(&ls->edge_ix, a, b, ls->nedges) < 0)
 		return -1;
-	ls->edges[ls->nedges] =
+	ls->edges[ls->nedges++] =
 		(struct st_lock_edge){ .a = a, .b = b, .tid = tid, .a_ip = a_ip, .b_ip = b_ip, .count = 1 };
-	if (ix_insert(&ls->edge_ix, &ls->edge_ix_n, ls->nedges, h, ls->nedges, ls, edge_hash) < 0)
-		return -1;
-	ls->nedges++;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ctl/reader/reader.h"
+#include "ctl/report/map.h"
 #include "ctl/report/report.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
@@ -83,9 +84,9 @@ struct st_lockstat {
 	uint32_t nthreads, threads_cap;
 	struct st_lock_edge *edges;
 	uint32_t nedges, edges_cap;
-	/* hash indexes (open addressing, power-of-two sizes) */
-	uint32_t *lock_ix, *site_ix, *thread_ix, *edge_ix;
-	uint32_t lock_ix_n, site_ix_n, thread_ix_n, edge_ix_n;
+	/* the arrays' indexes by key: (pid and kind, address), (pid, tid),
+	 * (lock, ip), (lock a, lock b) */
+	struct st_map lock_ix, site_ix, thread_ix, edge_ix;
 	/* per event class (st_event_class.index): what it means to us */
 	struct st_lock_cls *cls;
 	uint32_t ncls;
