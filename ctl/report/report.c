@@ -42,7 +42,7 @@ static int note_name(struct st_pass *p, const struct st_event *ev, int name_fiel
 int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
 		   struct st_pass *pass, char *err, size_t errlen)
 {
-	const struct st_event_class *process_cls = NULL;
+	const struct st_tsdl *meta;
 	uint32_t process_index = UINT32_MAX;
 	int name_field = -1;
 	struct st_reader *r;
@@ -60,9 +60,12 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		return -1;
 	/* (the class of process names, found once: not a name compared per
 	 * event) */
-	for (uint32_t i = 0; i < st_reader_metadata(r)->nevents; i++)
-		if (strcmp(st_reader_metadata(r)->events[i].name, "shimtrace:process") == 0)
-			process_index = st_reader_metadata(r)->events[i].index;
+	meta = st_reader_metadata(r);
+	for (uint32_t i = 0; i < meta->nevents; i++)
+		if (strcmp(meta->events[i].name, "shimtrace:process") == 0) {
+			process_index = meta->events[i].index;
+			name_field = st_event_class_field(&meta->events[i], "name");
+		}
 	while ((ret = st_reader_next(r, &it)) > 0) {
 		const struct st_event *ev = it.event;
 
@@ -73,12 +76,8 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		}
 		if (pass->events++ == 0)
 			pass->first_ns = ev->ns;
-		pass->last_ns = ev->ns;
-		if (!process_cls && ev->cls->index == process_index) {
-			process_cls = ev->cls;
-			name_field = st_event_class_field(ev->cls, "name");
-		}
-		if (ev->cls == process_cls && name_field >= 0 && note_name(pass, ev, name_field) < 0) {
+		if (ev->cls->index == process_index && name_field >= 0 &&
+		    note_name(pass, ev, name_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -186,6 +185,14 @@ int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz)
 	return 0;
 }
 
+int st_meaning_of(const char *name, const struct st_meaning *table, size_t n, int dflt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, table[i].name) == 0)
+			return table[i].what;
+	return dflt;
+}
+
 uint32_t st_hist_bucket(uint64_t v)
 {
 	uint32_t e;
@@ -256,6 +263,18 @@ const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%.0fs", (double)ns / 1e9);
 	return buf;
+}
+
+void st_pass_json_head(const struct st_pass *pass, FILE *o)
+{
+	fprintf(o, "{\"trace\": ");
+	st_json_str(o, pass->dir);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", pass->events,
+		pass->lost);
+	if (pass->incomplete)
+		st_json_str(o, pass->incomplete);
+	else
+		fputs("null", o);
 }
 
 void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n)

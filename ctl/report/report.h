@@ -31,7 +31,7 @@ struct st_proc_name {
 struct st_pass {
 	const char *dir;
 	uint64_t events, lost;
-	int64_t first_ns, last_ns;
+	int64_t first_ns; /* the first event's time */
 	const char *incomplete; /* why the trace is not whole, or NULL */
 	struct st_proc_name *names;
 	uint32_t nnames, names_cap;
@@ -85,6 +85,15 @@ int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz);
  * when out of memory. */
 void *st_class_slot(void *v, uint32_t *n, size_t sz, uint32_t index);
 
+/* What an event class's name means to a report (an action, a kind). */
+struct st_meaning {
+	const char *name; /* "provider:name" */
+	int what;
+};
+
+/* What name means in table (n entries), or dflt when it is not there. */
+int st_meaning_of(const char *name, const struct st_meaning *table, size_t n, int dflt);
+
 /* Durations bucketed for percentiles: 16 exact buckets below 16, then 8
  * per power of two (a percentile within 1/8 of the true value). */
 #define ST_HIST_BUCKETS (64 * 8)
@@ -95,6 +104,11 @@ uint64_t st_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, doub
 
 /* A duration for people: "0", "850ns", "12.4us", "3.21ms", "1.52s". */
 const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
+
+/* The start of a report's JSON object: {"trace": DIR, "events": N,
+ * "lost": N, "incomplete": WHY or null (what follows starts with a
+ * comma). */
+void st_pass_json_head(const struct st_pass *pass, FILE *out);
 
 /* A call site of process pid as text ("function (file:line)"...), or as a
  * JSON object {text, function, file, line, object, offset, ip}. */

@@ -55,10 +55,7 @@ struct istat {
 	uint32_t nslow;
 };
 
-static const struct {
-	const char *name;
-	enum action action;
-} meanings[] = {
+static const struct st_meaning meanings[] = {
 	{ "io:open", A_OPEN },	     { "io:fopen", A_OPEN },	 { "io:socket", A_SOCKET },
 	{ "io:accept", A_ACCEPT },   { "io:pipe", A_PIPE },	 { "io:dup", A_DUP },
 	{ "io:close", A_CLOSE },     { "io:fclose", A_CLOSE },	 { "io:read", A_READ },
@@ -77,26 +74,25 @@ static const struct icls *cls_of(struct istat *is, const struct st_event_class *
 	if (!k || k->known)
 		return k;
 	k->known = true;
-	for (size_t i = 0; i < sizeof(meanings) / sizeof(meanings[0]); i++) {
-		if (strcmp(c->name, meanings[i].name) != 0)
-			continue;
-		k->action = meanings[i].action;
-		k->items = strcmp(c->name, "io:fread") == 0 || strcmp(c->name, "io:fwrite") == 0;
-		k->fd = st_event_class_field(c, "fd");
-		k->path = st_event_class_field(c, "path");
-		k->result = st_event_class_field(c, "result");
-		k->dur = st_event_class_field(c, "dur_ns");
-		k->size = st_event_class_field(c, "size");
-		k->newfd = st_event_class_field(c, "newfd");
-		k->rfd = st_event_class_field(c, "rfd");
-		k->wfd = st_event_class_field(c, "wfd");
-		k->oldfd = st_event_class_field(c, "oldfd");
-		if ((k->action != A_PIPE && k->fd < 0) || (k->action == A_ACCEPT && k->newfd < 0) ||
-		    (k->action == A_PIPE && (k->rfd < 0 || k->wfd < 0)) ||
-		    (k->action == A_DUP && k->oldfd < 0) || (k->items && k->size < 0) ||
-		    ((k->action == A_READ || k->action == A_WRITE) && k->result < 0))
-			k->action = A_NONE;
-	}
+	k->action = st_meaning_of(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]), A_NONE);
+	if (k->action == A_NONE)
+		return k;
+	k->items = strcmp(c->name, "io:fread") == 0 || strcmp(c->name, "io:fwrite") == 0;
+	k->fd = st_event_class_field(c, "fd");
+	k->path = st_event_class_field(c, "path");
+	k->result = st_event_class_field(c, "result");
+	k->dur = st_event_class_field(c, "dur_ns");
+	k->size = st_event_class_field(c, "size");
+	k->newfd = st_event_class_field(c, "newfd");
+	k->rfd = st_event_class_field(c, "rfd");
+	k->wfd = st_event_class_field(c, "wfd");
+	k->oldfd = st_event_class_field(c, "oldfd");
+	/* the fields each action reads, or the class is not ours */
+	if ((k->action != A_PIPE && k->fd < 0) || (k->action == A_ACCEPT && k->newfd < 0) ||
+	    (k->action == A_PIPE && (k->rfd < 0 || k->wfd < 0)) ||
+	    (k->action == A_DUP && k->oldfd < 0) || (k->items && k->size < 0) ||
+	    ((k->action == A_READ || k->action == A_WRITE) && k->result < 0))
+		k->action = A_NONE;
 	return k;
 }
 
@@ -340,14 +336,7 @@ static void json_report(const struct st_report_opts *opts, struct st_pass *pass,
 	uint32_t n, top = opts->top;
 	const struct row **v = rows_sorted(is, &n);
 
-	fprintf(o, "{\"trace\": ");
-	st_json_str(o, pass->dir);
-	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", pass->events,
-		pass->lost);
-	if (pass->incomplete)
-		st_json_str(o, pass->incomplete);
-	else
-		fputs("null", o);
+	st_pass_json_head(pass, o);
 	fprintf(o, ",\n \"files\": [");
 	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		const struct row *r = v[i];

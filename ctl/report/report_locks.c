@@ -297,14 +297,7 @@ static void locks_json(struct ctx *c, FILE *o)
 	uint32_t n, nc, top = c->opts->top, k = 0;
 	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
 
-	fprintf(o, "{\"trace\": ");
-	st_json_str(o, c->pass.dir);
-	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", c->pass.events,
-		c->pass.lost);
-	if (c->pass.incomplete)
-		st_json_str(o, c->pass.incomplete);
-	else
-		fputs("null", o);
+	st_pass_json_head(&c->pass, o);
 	fprintf(o, ", \"sort\": \"%s\",\n \"locks\": [", sort_by);
 	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		fputs(i ? ",\n  " : "\n  ", o);
@@ -410,6 +403,28 @@ static void deadlocks_json(struct ctx *c, FILE *o)
 
 /* ---- the verbs ---- */
 
+/* One pass over the trace and the lock-order cycles into c: 0, or -1 with
+ * the reason in err (release c either way). */
+static int collect(struct ctx *c, char *err, size_t errlen)
+{
+	st_lockstat_init(&c->ls);
+	if (st_report_pass(c->opts, st_lockstat_event, &c->ls, &c->pass, err, errlen) < 0)
+		return -1;
+	c->ncycles = st_lock_cycles(&c->ls, &c->cycles, &c->more_cycles);
+	if (c->ncycles < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void release_ctx(struct ctx *c)
+{
+	free(c->cycles);
+	st_lockstat_fini(&c->ls);
+	st_pass_fini(&c->pass);
+}
+
 static int run(const struct st_report_opts *opts, bool deadlocks, FILE *o, char *err, size_t errlen)
 {
 	struct ctx c = { .opts = opts };
@@ -426,26 +441,13 @@ static int run(const struct st_report_opts *opts, bool deadlocks, FILE *o, char 
 			return 2;
 		}
 	}
-	st_lockstat_init(&c.ls);
-	if (st_report_pass(opts, st_lockstat_event, &c.ls, &c.pass, err, errlen) < 0) {
+	if (collect(&c, err, errlen) < 0)
 		ret = 1;
-		goto out;
-	}
-	c.ncycles = st_lock_cycles(&c.ls, &c.cycles, &c.more_cycles);
-	if (c.ncycles < 0) {
-		snprintf(err, errlen, "out of memory");
-		ret = 1;
-		goto out;
-	}
-	sort_by = opts->sort ? opts->sort : "wait";
-	if (deadlocks)
+	else if (deadlocks)
 		(opts->json ? deadlocks_json : deadlocks_text)(&c, o);
 	else
 		(opts->json ? locks_json : locks_text)(&c, o);
-out:
-	free(c.cycles);
-	st_lockstat_fini(&c.ls);
-	st_pass_fini(&c.pass);
+	release_ctx(&c);
 	return ret;
 }
 
@@ -487,21 +489,11 @@ int st_report_locks_top(const char *dir, uint32_t n, const char *prefix, FILE *o
 {
 	struct st_report_opts opts = { .dir = dir, .pid = -1 };
 	struct ctx c = { .opts = &opts };
-	int ret = 0;
+	int ret = collect(&c, err, errlen) < 0;
 
-	st_lockstat_init(&c.ls);
-	sort_by = "wait";
-	if (st_report_pass(&opts, st_lockstat_event, &c.ls, &c.pass, err, errlen) < 0) {
-		ret = 1;
-	} else {
-		c.ncycles = st_lock_cycles(&c.ls, &c.cycles, &c.more_cycles);
-		if (c.ncycles < 0)
-			c.ncycles = 0;
+	if (!ret)
 		top_text(&c, o, n, prefix);
-	}
-	free(c.cycles);
-	st_lockstat_fini(&c.ls);
-	st_pass_fini(&c.pass);
+	release_ctx(&c);
 	return ret;
 }
 

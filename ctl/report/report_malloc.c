@@ -78,10 +78,7 @@ struct mstat {
 	uint64_t allocs, frees, bytes;
 };
 
-static const struct {
-	const char *name;
-	enum action action;
-} meanings[] = {
+static const struct st_meaning meanings[] = {
 	{ "malloc:malloc", A_ALLOC },	      { "malloc:calloc", A_ALLOC },
 	{ "malloc:posix_memalign", A_ALLOC }, { "malloc:aligned_alloc", A_ALLOC },
 	{ "malloc:memalign", A_ALLOC },	      { "malloc:valloc", A_ALLOC },
@@ -98,19 +95,18 @@ static const struct mcls *cls_of(struct mstat *ms, const struct st_event_class *
 	if (!k || k->known)
 		return k;
 	k->known = true;
-	for (size_t i = 0; i < sizeof(meanings) / sizeof(meanings[0]); i++) {
-		if (strcmp(c->name, meanings[i].name) != 0)
-			continue;
-		k->action = meanings[i].action;
-		k->size = st_event_class_field(c, "size");
-		k->nmemb = st_event_class_field(c, "nmemb");
-		k->ptr = st_event_class_field(c, "ptr");
-		k->old = st_event_class_field(c, "old");
-		k->result = st_event_class_field(c, "result");
-		if (k->ptr < 0 || (k->action != A_FREE && k->size < 0) ||
-		    (k->action == A_REALLOC && k->old < 0))
-			k->action = A_NONE;
-	}
+	k->action = st_meaning_of(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]), A_NONE);
+	if (k->action == A_NONE)
+		return k;
+	k->size = st_event_class_field(c, "size");
+	k->nmemb = st_event_class_field(c, "nmemb");
+	k->ptr = st_event_class_field(c, "ptr");
+	k->old = st_event_class_field(c, "old");
+	k->result = st_event_class_field(c, "result");
+	/* the fields each action reads, or the class is not ours */
+	if (k->ptr < 0 || (k->action != A_FREE && k->size < 0) ||
+	    (k->action == A_REALLOC && k->old < 0))
+		k->action = A_NONE;
 	return k;
 }
 
@@ -468,14 +464,7 @@ static void json_report(struct out *w)
 	struct row *v;
 	FILE *o = w->o;
 
-	fprintf(o, "{\"trace\": ");
-	st_json_str(o, w->pass->dir);
-	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", w->pass->events,
-		w->pass->lost);
-	if (w->pass->incomplete)
-		st_json_str(o, w->pass->incomplete);
-	else
-		fputs("null", o);
+	st_pass_json_head(w->pass, o);
 	fprintf(o, ", \"allocations\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"frees\": %" PRIu64 ",\n \"leaks\": [",
 		ms->allocs, ms->bytes, ms->frees);
 	v = rows_of(ms, w->pass->syms, true, false, &n);

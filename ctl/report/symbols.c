@@ -107,10 +107,7 @@ void st_syms_free(struct st_syms *s)
 
 static const struct cls_fields *fields_of(struct st_syms *s, const struct st_event_class *c)
 {
-	static const struct {
-		const char *name;
-		int kind;
-	} known[] = {
+	static const struct st_meaning known[] = {
 		{ "lttng_ust_statedump:bin_info", K_BIN_INFO },
 		{ "lttng_ust_lib:load", K_LIB_LOAD },
 		{ "lttng_ust_statedump:build_id", K_BUILD_ID },
@@ -125,10 +122,7 @@ static const struct cls_fields *fields_of(struct st_syms *s, const struct st_eve
 		return f;
 	memset(f, 0, sizeof(*f));
 	f->cls = c;
-	f->kind = K_OTHER;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(c->name, known[i].name) == 0)
-			f->kind = known[i].kind;
+	f->kind = st_meaning_of(c->name, known, sizeof(known) / sizeof(known[0]), K_OTHER);
 	f->baddr = st_event_class_field(c, "baddr");
 	f->memsz = st_event_class_field(c, "memsz");
 	f->path = st_event_class_field(c, "path");
