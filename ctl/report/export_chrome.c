@@ -53,10 +53,24 @@ struct exp {
 
 static const char *const locks_addr[] = { "mutex", "rwlock", "lock", NULL };
 
+/* The lock events: a take (its wait and its hold begin), a release (the
+ * hold ends), and the wait events, whose span the take writes whole. */
+static const struct st_meaning lock_shapes[] = {
+	{ "pthread:mutex_lock", S_LOCK },	  { "pthread:mutex_trylock", S_LOCK },
+	{ "pthread:rwlock_rdlock", S_LOCK },	  { "pthread:rwlock_wrlock", S_LOCK },
+	{ "pthread:rwlock_tryrdlock", S_LOCK }, { "pthread:rwlock_trywrlock", S_LOCK },
+	{ "pthread:spin_lock", S_LOCK },	  { "pthread:spin_trylock", S_LOCK },
+	{ "pthread:mutex_unlock", S_UNLOCK },	  { "pthread:rwlock_unlock", S_UNLOCK },
+	{ "pthread:spin_unlock", S_UNLOCK },	  { "pthread:mutex_wait", S_SKIP },
+	{ "pthread:rwlock_rdwait", S_SKIP },	  { "pthread:rwlock_wrwait", S_SKIP },
+	{ "pthread:spin_wait", S_SKIP },
+};
+
 static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 {
 	struct ccls *k = st_class_slot(&x->cls, &x->ncls, sizeof(*x->cls), c->index);
 	const char *colon = strchr(c->name, ':');
+	int shape;
 
 	if (!k || k->known)
 		return k;
@@ -68,23 +82,20 @@ static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 	k->addr = -1;
 	for (int i = 0; locks_addr[i] && k->addr < 0; i++)
 		k->addr = st_event_class_field(c, locks_addr[i]);
-	if (strncmp(c->name, "lttng_ust_", 10) == 0 || strcmp(c->name, "shimtrace:process") == 0 ||
-	    strstr(k->name, "_begin"))
+	shape = st_meaning_of(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]), -1);
+	/* (a lock event without its lock or result is someone else's) */
+	if ((shape == S_LOCK || shape == S_UNLOCK) &&
+	    (k->addr < 0 || (shape == S_LOCK && k->result < 0)))
+		shape = -1;
+	if (shape >= 0)
+		k->shape = shape;
+	else if (strncmp(c->name, "lttng_ust_", 10) == 0 ||
+		 strcmp(c->name, "shimtrace:process") == 0 || strstr(k->name, "_begin"))
 		k->shape = S_SKIP; /* bookkeeping, or the start of a span written whole later */
-	else if (strncmp(c->name, "pthread:", 8) == 0 && k->addr >= 0 && strstr(k->name, "unlock"))
-		k->shape = S_UNLOCK;
-	else if (strncmp(c->name, "pthread:", 8) == 0 && k->addr >= 0 && k->result >= 0 &&
-		 (strstr(k->name, "lock") || strstr(k->name, "trylock")) && !strstr(k->name, "init") &&
-		 !strstr(k->name, "destroy"))
-		k->shape = S_LOCK;
 	else if (k->wait_ns >= 0 || k->dur_ns >= 0)
 		k->shape = S_TIMED;
 	else
 		k->shape = S_INSTANT;
-	/* (a wait event of a lock is its span's start: the lock event has it) */
-	if (strcmp(k->name, "mutex_wait") == 0 || strcmp(k->name, "rwlock_rdwait") == 0 ||
-	    strcmp(k->name, "rwlock_wrwait") == 0 || strcmp(k->name, "spin_wait") == 0)
-		k->shape = S_SKIP;
 	return k;
 }
 
