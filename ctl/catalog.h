@@ -6,6 +6,10 @@
 #ifndef ST_CTL_CATALOG_H
 #define ST_CTL_CATALOG_H
 
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+
 struct st_catalog_entry {
 	const char *provider; /* also the family: libshimtrace-PROVIDER.so */
 	const char *name;
@@ -14,5 +18,14 @@ struct st_catalog_entry {
 
 extern const struct st_catalog_entry st_catalog[];
 extern const unsigned st_catalog_count;
+
+/* Whether the glob pattern (over provider:name) matches e. */
+static inline bool st_catalog_match(const struct st_catalog_entry *e, const char *pattern)
+{
+	char full[160];
+
+	snprintf(full, sizeof(full), "%s:%s", e->provider, e->name);
+	return fnmatch(pattern, full, 0) == 0;
+}
 
 #endif

@@ -8,7 +8,6 @@
  *
  *   io:read            S32 fd, SIZE count, S64 result, S32 err, U64 dur_ns
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,13 +19,10 @@ static const char *V = "list-events";
 
 static bool selected(const struct st_catalog_entry *e, char **patterns, int n)
 {
-	char full[160];
-
 	if (n == 0)
 		return true;
-	snprintf(full, sizeof(full), "%s:%s", e->provider, e->name);
 	for (int i = 0; i < n; i++)
-		if (fnmatch(patterns[i], full, 0) == 0)
+		if (st_catalog_match(e, patterns[i]))
 			return true;
 	return false;
 }

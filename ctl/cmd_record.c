@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -221,10 +220,7 @@ static int check_patterns(struct record *r, const struct families *f)
 			return -1;
 		}
 		for (unsigned k = 0; k < st_catalog_count && !any; k++) {
-			char full[160];
-
-			snprintf(full, sizeof(full), "%s:%s", st_catalog[k].provider, st_catalog[k].name);
-			if (fnmatch(r->patterns[i], full, 0) != 0)
+			if (!st_catalog_match(&st_catalog[k], r->patterns[i]))
 				continue;
 			if (family_wrapped(f, st_catalog[k].provider))
 				any = true;

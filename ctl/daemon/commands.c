@@ -380,11 +380,9 @@ static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
 		if (fnmatch(pattern, full, 0) == 0)
 			return true;
 	}
-	for (unsigned i = 0; i < st_catalog_count; i++) {
-		snprintf(full, sizeof(full), "%s:%s", st_catalog[i].provider, st_catalog[i].name);
-		if (fnmatch(pattern, full, 0) == 0)
+	for (unsigned i = 0; i < st_catalog_count; i++)
+		if (st_catalog_match(&st_catalog[i], pattern))
 			return true;
-	}
 	return false;
 }
 
