@@ -33,6 +33,13 @@ static inline int32_t option_of(const struct st_variant *vr, uint64_t x,
 	return r < e ? r->option : -1;
 }
 
+int32_t st__option_of(const struct st_variant *vr, uint64_t x)
+{
+	const struct st_variant_range *hit;
+
+	return option_of(vr, x, &hit);
+}
+
 static void no_option(const struct st_plan *p, const struct st_field_desc *f, uint64_t x,
 		      const struct st_variant_range *hit, char *why, size_t whylen)
 {

@@ -61,6 +61,9 @@ static inline void st__put_int(const struct st_field_desc *f, const uint8_t *q, 
 	}
 }
 
+/* The option of variant vr that the tag value x selects, -1 when none. */
+int32_t st__option_of(const struct st_variant *vr, uint64_t x);
+
 /* st__decode, for any scope (decode.c). */
 int st__decode_any(const struct st_plan *p, const uint8_t *pkt, uint64_t end, uint64_t *pos,
 		   struct st_value *out, char *why, size_t whylen);

@@ -279,6 +279,11 @@ int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t er
 	if (ret < 0)
 		goto fail;
 	check_complete(r);
+	ret = st__fast_build(&r->fast, &r->meta);
+	if (ret < 0) {
+		snprintf(r->err, sizeof(r->err), "%s: out of memory", r->dir);
+		goto fail;
+	}
 	ret = open_streams(r, dirfd);
 	if (ret < 0)
 		goto fail;
@@ -368,6 +373,7 @@ void st_reader_close(struct st_reader *r)
 	}
 	free(r->streams);
 	free(r->heap);
+	st__fast_free(&r->fast);
 	st_tsdl_free(&r->meta);
 	free(r->dir);
 	free(r);

@@ -23,8 +23,8 @@
  * Every byte of the trace is untrusted: metadata, packet headers and event
  * records are bounds-checked, and anything inconsistent stops the reader
  * with a one-line message "DIR/FILE: what (at offset N)". Stream files are
- * mapped read-only and read sequentially; memory use does not grow with
- * the trace.
+ * read sequentially, a few packets at a time (window.h); memory use does
+ * not grow with the trace.
  *
  * Order: by time in nanoseconds (as babeltrace2 converts the clock, so the
  * two tools agree), ties broken by stream (stream_instance_id, then file

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl/reader/fast.h"
 #include "ctl/reader/reader.h"
+#include "ctl/reader/window.h"
 
 /* A packet's header and context, checked. Offsets in bytes. */
 struct st__packet {
@@ -37,13 +39,14 @@ struct st__stream {
 	struct st_stream_info info;
 	struct st_reader *r;
 	char *file;
-	const uint8_t *map;
+	struct st__window win; /* the file's bytes */
 	uint64_t size;
 	/* where reading is */
 	uint64_t next_pkt; /* file offset of the next packet */
-	uint64_t released; /* pages before this offset were given back */
 	bool in_packet;
 	struct st__packet pkt;
+	const uint8_t *bytes; /* the packet's, while in_packet */
+	const struct st__fast_stream *fast; /* its class's, NULL if none */
 	uint64_t pos;	/* next record, from the packet start */
 	uint64_t clock; /* current clock value, cycles */
 	struct st__order order;
@@ -60,6 +63,7 @@ struct st__stream {
 struct st_reader {
 	char *dir; /* as given, without trailing slashes: for messages */
 	struct st_tsdl meta;
+	struct st__fast fast; /* tables of the records of fixed shape */
 	struct st__stream *streams;
 	uint32_t nstreams;
 	struct st__stream **heap; /* min-heap on (key, info.index) */
@@ -71,7 +75,7 @@ struct st_reader {
 	char incomplete[256]; /* st_reader_incomplete, "" for none */
 };
 
-/* Maps the file and checks every packet header; fills s->info. */
+/* Opens the file and checks every packet header; fills s->info. */
 int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file);
 /* Moves to the next item: 1 (s->head set), 0 at the end, <0 on error. */
 int st__stream_advance(struct st__stream *s);

@@ -2,7 +2,7 @@
  * One stream file: a sequence of packets, each a packet header, a packet
  * context, records up to content_size, then padding up to packet_size.
  *
- * The file is mapped read-only. At open, every packet header is checked
+ * The file is read through a window (window.h). At open, every packet header is checked
  * (magic, uuid, stream class, sizes against each other and against the
  * file, timestamps and the events_discarded counter never going down), so
  * a damaged file is refused before any event is given. Records are then
@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,9 +26,9 @@
 #include "ctl/reader/reader_int.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u
-/* Read pages are given back by this much: the mapping of a stream read
- * to its end would otherwise count the whole file in the process's RSS. */
-#define RELEASE_STEP (2u << 20)
+/* Bytes read first at a packet's start for its header and context (more
+ * only if they do not fit): the packet scan at open reads no more. */
+#define HEADER_PEEK 4096u
 
 int st__stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
 {
@@ -52,19 +51,23 @@ static int32_t as_i32(const struct st_field_desc *f, const struct st_value *v)
 	return (int32_t)(f->kind == ST_FIELD_SINT ? v->i : (int64_t)v->u);
 }
 
-/* Reads and checks the header and context of the packet at file offset off. */
-static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
+/* Checks the header and context of the packet at file offset off, whose
+ * first `have` bytes (of the `avail` left in the file) are at pkt;
+ * -EAGAIN (and no message) when they need more than `have`. */
+static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, uint64_t have,
+			uint64_t avail, struct st__packet *p)
 {
 	const struct st_tsdl *t = &s->r->meta;
-	const uint8_t *pkt = s->map + off;
-	uint64_t avail = s->size - off, pos = 0, v;
+	uint64_t pos = 0, v;
 	const struct st_stream_class *sc;
 	char why[256];
 
 	memset(p, 0, sizeof(*p));
 	p->off = off;
-	if (st__decode(&t->packet_header, pkt, avail, &pos, s->ph, why, sizeof(why)) < 0)
-		return st__stream_fail(s, off + pos, "packet header: %s (truncated file?)", why);
+	if (st__decode(&t->packet_header, pkt, have, &pos, s->ph, why, sizeof(why)) < 0)
+		return have < avail ? -EAGAIN
+				    : st__stream_fail(s, off + pos,
+						      "packet header: %s (truncated file?)", why);
 	if (t->ph_magic >= 0 && s->ph[t->ph_magic].u != CTF_MAGIC)
 		return st__stream_fail(s, off, "bad packet magic 0x%08llx (expected 0xc1fc1fc1)",
 				       (unsigned long long)s->ph[t->ph_magic].u);
@@ -88,8 +91,10 @@ static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
 		p->has_instance = true;
 		p->instance_id = s->ph[t->ph_instance_id].u;
 	}
-	if (st__decode(&sc->packet_context, pkt, avail, &pos, s->pc, why, sizeof(why)) < 0)
-		return st__stream_fail(s, off + pos, "packet context: %s (truncated file?)", why);
+	if (st__decode(&sc->packet_context, pkt, have, &pos, s->pc, why, sizeof(why)) < 0)
+		return have < avail ? -EAGAIN
+				    : st__stream_fail(s, off + pos,
+						      "packet context: %s (truncated file?)", why);
 
 	p->size = avail;
 	if (sc->pc_packet_size >= 0) {
@@ -148,6 +153,31 @@ static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
 	return 0;
 }
 
+static int read_fail(struct st__stream *s, uint64_t off)
+{
+	return st__stream_fail(s, off, "cannot read: %s",
+			       errno == ENODATA ? "the file shrank while it was read" : strerror(errno));
+}
+
+/* Reads and checks the header and context of the packet at file offset
+ * off, reading no more of it than they need. */
+static int read_packet(struct st__stream *s, uint64_t off, struct st__packet *p)
+{
+	uint64_t avail = s->size - off;
+
+	for (uint64_t want = HEADER_PEEK;; want *= 16) {
+		uint64_t have = want < avail ? want : avail;
+		const uint8_t *pkt = st__window_get(&s->win, off, have);
+		int ret;
+
+		if (!pkt)
+			return read_fail(s, off);
+		ret = parse_packet(s, off, pkt, have, avail, p);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+}
+
 /* Checks p follows what came before in the stream; returns the events
  * lost since the previous packet in *lost. */
 static int check_order(struct st__stream *s, struct st__order *o, const struct st__packet *p,
@@ -196,23 +226,11 @@ static int close_packet(struct st__stream *s, struct st__order *o, const struct 
 	return 0;
 }
 
-/* Gives back the mapped pages before file offset `upto` (all read). */
-static void release(struct st__stream *s, uint64_t upto)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = upto & ~(page - 1);
-
-	if (end - s->released < RELEASE_STEP && upto < s->size)
-		return;
-	if (end > s->released)
-		madvise((void *)(s->map + s->released), end - s->released, MADV_DONTNEED);
-	s->released = end;
-}
-
 static int scan_packets(struct st__stream *s)
 {
 	struct st__order o = { 0 };
 	struct st__packet p;
-	uint64_t off = 0, lost;
+	uint64_t off = 0, lost, largest = 0;
 	int ret;
 
 	while (off < s->size) {
@@ -231,9 +249,11 @@ static int scan_packets(struct st__stream *s)
 		if (ret < 0)
 			return ret;
 		off += p.size;
-		release(s, off);
+		if (p.size > largest)
+			largest = p.size;
 	}
-	return 0;
+	ret = st__window_plan(&s->win, largest);
+	return ret < 0 ? st__stream_fail(s, 0, "cannot read: %s", strerror(-ret)) : 0;
 }
 
 int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
@@ -242,6 +262,7 @@ int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const 
 	int fd, ret;
 
 	s->r = r;
+	s->win.fd = -1; /* nothing to close yet */
 	s->file = strdup(file);
 	if (!s->file) {
 		snprintf(r->err, sizeof(r->err), "%s/%s: out of memory", r->dir, file);
@@ -258,38 +279,20 @@ int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const 
 		return -e;
 	}
 	s->size = (uint64_t)st.st_size;
-	if (s->size) {
-		void *m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (m == MAP_FAILED) {
-			int e = errno;
-
-			close(fd);
-			snprintf(r->err, sizeof(r->err), "%s/%s: cannot map: %s", r->dir, file,
-				 strerror(e));
-			return -e;
-		}
-		s->map = m;
+	ret = st__window_open(&s->win, fd, s->size);
+	if (ret < 0) {
+		snprintf(r->err, sizeof(r->err), "%s/%s: cannot read: %s", r->dir, file,
+			 strerror(-ret));
+		return ret;
 	}
-	close(fd);
-	if (!s->size)
-		return 0;
-	ret = scan_packets(s);
-	/* Unmap what the scan touched (it stays in the page cache) and read
-	 * again from the start. */
-	madvise((void *)s->map, s->size, MADV_DONTNEED);
-	madvise((void *)s->map, s->size, MADV_SEQUENTIAL);
-	s->released = 0;
-	return ret;
+	return s->size ? scan_packets(s) : 0;
 }
 
 
 void st__stream_close(struct st__stream *s)
 {
-	if (s->map)
-		munmap((void *)s->map, s->size);
+	st__window_close(&s->win);
 	free(s->file);
-	s->map = NULL;
 	s->file = NULL;
 }
 
@@ -308,15 +311,88 @@ static uint64_t clock_update(uint64_t clock, uint64_t v, unsigned bytes)
 	return next;
 }
 
+/* The event just decoded, of class ec, whose record began at start. */
+static int event_done(struct st__stream *s, const struct st_event_class *ec, uint64_t start)
+{
+	const struct st__packet *p = &s->pkt;
+	const struct st_stream_class *sc = p->cls;
+
+	s->ev.cls = ec;
+	s->ev.cycles = s->clock;
+	s->ev.ns = st_clock_ns(sc->clock, s->clock);
+	s->ev.vpid = sc->ec_vpid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vpid], &s->ec[sc->ec_vpid])
+				      : -1;
+	s->ev.vtid = sc->ec_vtid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vtid], &s->ec[sc->ec_vtid])
+				      : -1;
+	s->ev.pid = p->pid >= 0 ? p->pid : s->ev.vpid;
+	s->ev.tid = s->ev.vtid >= 0 ? s->ev.vtid : p->tid;
+	s->ev.ip = sc->ec_ip >= 0 ? s->ec[sc->ec_ip].u : 0;
+	s->ev.offset = p->off + start;
+	s->head = ST_ITEM_EVENT;
+	s->key = s->ev.ns;
+	return 1;
+}
+
+/* The record at s->pos by the tables of fast.h: 1, or 0 (nothing changed)
+ * when they do not describe it or it breaks a rule read_event names. */
+static int read_event_fast(struct st__stream *s)
+{
+	const struct st__fast_stream *fs = s->fast;
+	const struct st_stream_class *sc = s->pkt.cls;
+	uint64_t room = s->pkt.content - s->pos, clock = s->clock, id = 0;
+	const uint8_t *q = s->bytes + s->pos, *b;
+	const struct st__fast_head *h;
+	const struct st__fast_event *fe;
+	const struct st_event_class *ec;
+
+	if (room < fs->maxlen + 8)
+		return 0;
+	h = &fs->head[q[0]];
+	if (!h->ok)
+		return 0;
+	if (h->id_from == 1)
+		id = q[0];
+	else if (h->id_from == 2)
+		id = st__fast_int(q + h->id_off, h->id_shift, false);
+	if (h->ts_bytes)
+		clock = clock_update(clock, st__fast_int(q + h->ts_off, 64 - 8 * h->ts_bytes, false),
+				     h->ts_bytes);
+	ec = id < sc->nids ? sc->by_id[id] : NULL;
+	if (clock < s->order.last_ts || !ec)
+		return 0;
+	fe = &s->r->fast.events[ec->index];
+	if (!fe->ok || room - h->len < fe->size + 8)
+		return 0;
+	b = q + h->len;
+	for (uint32_t i = 0; i < fe->n; i++) {
+		const struct st__fast_value *v = &fe->v[i];
+		struct st_value *out = (v->in_payload ? s->fields : s->ec) + v->index;
+
+		if (v->is_bytes) {
+			out->ptr = b + v->off;
+			out->len = v->count;
+		} else {
+			out->u = st__fast_int(b + v->off, v->shift, v->is_signed);
+		}
+	}
+	s->clock = clock;
+	s->order.last_ts = clock;
+	s->pos += h->len + fe->size;
+	st__fast_decoded++;
+	return event_done(s, ec, s->pos - h->len - fe->size);
+}
+
 static int read_event(struct st__stream *s)
 {
 	const struct st__packet *p = &s->pkt;
 	const struct st_stream_class *sc = p->cls;
-	const uint8_t *pkt = s->map + p->off;
+	const uint8_t *pkt = s->bytes;
 	const struct st_event_class *ec;
 	uint64_t start = s->pos, id = 0;
 	char why[256];
 
+	if (s->fast && read_event_fast(s))
+		return 1;
 	if (st__decode(&sc->event_header, pkt, p->content, &s->pos, s->eh, why, sizeof(why)) < 0)
 		return st__stream_fail(s, p->off + s->pos, "event header: %s", why);
 	/* A compact header holds an id and the clock's low bits, an extended
@@ -350,20 +426,7 @@ static int read_event(struct st__stream *s)
 		return st__stream_fail(s, p->off + s->pos, "event %s: %s", ec->name, why);
 	if (s->pos == start)
 		return st__stream_fail(s, p->off + start, "empty event record");
-	s->ev.cls = ec;
-	s->ev.cycles = s->clock;
-	s->ev.ns = st_clock_ns(sc->clock, s->clock);
-	s->ev.vpid = sc->ec_vpid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vpid], &s->ec[sc->ec_vpid])
-				      : -1;
-	s->ev.vtid = sc->ec_vtid >= 0 ? as_i32(&sc->event_context.v[sc->ec_vtid], &s->ec[sc->ec_vtid])
-				      : -1;
-	s->ev.pid = p->pid >= 0 ? p->pid : s->ev.vpid;
-	s->ev.tid = s->ev.vtid >= 0 ? s->ev.vtid : p->tid;
-	s->ev.ip = sc->ec_ip >= 0 ? s->ec[sc->ec_ip].u : 0;
-	s->ev.offset = p->off + start;
-	s->head = ST_ITEM_EVENT;
-	s->key = s->ev.ns;
-	return 1;
+	return event_done(s, ec, start);
 }
 
 /* The vtid of the current packet's first record, -1 if none; a record
@@ -376,9 +439,9 @@ static int32_t first_tid(struct st__stream *s)
 	char why[256];
 
 	if (sc->ec_vtid < 0 || pos >= p->content ||
-	    st__decode(&sc->event_header, s->map + p->off, p->content, &pos, s->eh, why,
+	    st__decode(&sc->event_header, s->bytes, p->content, &pos, s->eh, why,
 		       sizeof(why)) < 0 ||
-	    st__decode(&sc->event_context, s->map + p->off, p->content, &pos, s->ec, why,
+	    st__decode(&sc->event_context, s->bytes, p->content, &pos, s->ec, why,
 		       sizeof(why)) < 0)
 		return -1;
 	return as_i32(&sc->event_context.v[sc->ec_vtid], &s->ec[sc->ec_vtid]);
@@ -399,7 +462,7 @@ int st__stream_advance(struct st__stream *s)
 				return ret;
 			s->in_packet = false;
 			s->next_pkt = p->off + p->size;
-			release(s, s->next_pkt);
+			st__window_done(&s->win, s->next_pkt);
 		}
 		if (s->next_pkt >= s->size) {
 			s->head = 0;
@@ -414,6 +477,12 @@ int st__stream_advance(struct st__stream *s)
 				ret = check_order(s, &s->order, p, &lost);
 			if (ret < 0)
 				return ret;
+			s->bytes = st__window_get(&s->win, p->off, p->size);
+			if (!s->bytes)
+				return read_fail(s, p->off);
+			s->fast = &s->r->fast.streams[p->cls - s->r->meta.streams];
+			if (!s->fast->ok || !st__fast_enabled)
+				s->fast = NULL;
 			if (p->has_begin)
 				s->clock = p->ts_begin;
 			s->in_packet = true;

@@ -84,11 +84,19 @@ static int64_t lock_of(struct st_lockstat *ls, int32_t pid, enum st_lock_kind ki
 {
 	/* (the process and the kind in one key word) */
 	uint64_t who = (uint64_t)(uint32_t)pid | (uint64_t)kind << 32;
-	int64_t i = st_map_get(&ls->lock_ix, who, addr);
+	int64_t i;
 	struct st_lock *l;
 
-	if (i >= 0)
+	if (ls->last_lock.valid && ls->last_lock.who == who && ls->last_lock.addr == addr)
+		return ls->last_lock.i;
+	i = st_map_get(&ls->lock_ix, who, addr);
+	if (i >= 0) {
+		ls->last_lock.who = who;
+		ls->last_lock.addr = addr;
+		ls->last_lock.i = i;
+		ls->last_lock.valid = true;
 		return i;
+	}
 	if (st_grow(&ls->locks, &ls->locks_cap, ls->nlocks, sizeof(*ls->locks)) < 0 ||
 	    st_map_put(&ls->lock_ix, who, addr, ls->nlocks) < 0)
 		return -1;
@@ -102,11 +110,19 @@ static int64_t lock_of(struct st_lockstat *ls, int32_t pid, enum st_lock_kind ki
 
 static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int32_t tid)
 {
-	int64_t i = st_map_get(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid);
+	int64_t i;
 	struct st_lock_thread *t;
 
-	if (i >= 0)
+	if (ls->last_thread.valid && ls->last_thread.pid == pid && ls->last_thread.tid == tid)
+		return &ls->threads[ls->last_thread.i];
+	i = st_map_get(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid);
+	if (i >= 0) {
+		ls->last_thread.pid = pid;
+		ls->last_thread.tid = tid;
+		ls->last_thread.i = (uint32_t)i;
+		ls->last_thread.valid = true;
 		return &ls->threads[i];
+	}
 	if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0 ||
 	    st_map_put(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid, ls->nthreads) < 0)
 		return NULL;

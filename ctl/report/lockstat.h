@@ -87,6 +87,18 @@ struct st_lockstat {
 	/* the arrays' indexes by key: (pid and kind, address), (pid, tid),
 	 * (lock, ip), (lock a, lock b) */
 	struct st_map lock_ix, site_ix, thread_ix, edge_ix;
+	/* the last lock and thread found in their maps: the next event is
+	 * most often the same thread's, on the same lock */
+	struct {
+		bool valid;
+		uint64_t who, addr;
+		int64_t i;
+	} last_lock;
+	struct {
+		bool valid;
+		int32_t pid, tid;
+		uint32_t i;
+	} last_thread;
 	/* per event class (st_event_class.index): what it means to us */
 	struct st_lock_cls *cls;
 	uint32_t ncls;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl/reader/decode.h"
+#include "ctl/reader/fast.h"
 #include "ctl/reader/reader.h"
 #include "ctl/reader/tsdl.h"
 
@@ -1578,6 +1579,205 @@ START_TEST(test_random_damage)
 }
 END_TEST
 
+/* Clock cycles to ns as babeltrace2 converts them, whatever the frequency:
+ * on random values and on those whose ns fall on or next to an integer,
+ * where the conversion without a division must give way to it. */
+START_TEST(test_clock_ns)
+{
+	static const uint64_t freqs[] = { 2096007000u, 1000000001u, 999999999u, 3, 33333333,
+					  4294967291u, 2500000000u, 1000000000u };
+	unsigned seed = 99;
+
+	for (size_t k = 0; k < sizeof(freqs) / sizeof(freqs[0]); k++) {
+		char freq[64], *meta, err[512];
+		struct st_tsdl t;
+		uint64_t f = freqs[k], step = f % 1000000000u && f >= 1000 ? f / 1000 : 1;
+
+		snprintf(freq, sizeof(freq), "freq = %llu;", (unsigned long long)f);
+		meta = replace_first(small_meta, "freq = 1000000000;", freq);
+		ck_assert_msg(parse(meta, strlen(meta), &t, err, sizeof(err)) == 0, "%s", err);
+		for (int i = 0; i < 400000; i++) {
+			uint64_t c, want;
+			int64_t got;
+			double ns, top;
+
+			switch (i % 4) {
+			case 0: /* anywhere below 2^50 ns, and a few up to 2^62 ns */
+				top = (double)f / 1e9 * (i % 100 ? 0x1p50 : 0x1p62);
+				c = ((uint64_t)rand_r(&seed) << 31 | (uint64_t)rand_r(&seed)) %
+				    (uint64_t)(top < 0x1p62 ? top : 0x1p62);
+				break;
+			case 1: /* ns on an integer, or a cycle either side */
+			case 2:
+			case 3:
+				c = step * (1 + (uint64_t)(rand_r(&seed) % 100000000)) + (uint64_t)(i % 4) - 2;
+				break;
+			}
+			ns = 1e9 * (double)c / (double)f;
+			want = f == 1000000000u ? c : (uint64_t)ns;
+			/* (less the clock's offset: ns at 0 cycles) */
+			got = st_clock_ns(&t.clocks[0], c) - st_clock_ns(&t.clocks[0], 0);
+			ck_assert_msg(got == (int64_t)want, "freq %llu, cycles %llu: %lld ns, not %llu",
+				      (unsigned long long)f, (unsigned long long)c, (long long)got,
+				      (unsigned long long)want);
+		}
+		st_tsdl_free(&t);
+		free(meta);
+	}
+}
+END_TEST
+
+/* Everything read from the trace in dir, as text: each item with all its
+ * values, then how reading ended. */
+static char *digest(const char *dir)
+{
+	char *text = NULL, err[512];
+	size_t size = 0;
+	FILE *o = open_memstream(&text, &size);
+	struct st_reader *r;
+	struct st_item it;
+	int ret;
+
+	ck_assert_ptr_nonnull(o);
+	ret = st_reader_open(&r, dir, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(o, "open: %d %s\n", ret, err);
+		fclose(o);
+		return text;
+	}
+	while ((ret = st_reader_next(r, &it)) > 0) {
+		const struct st_event *e = it.event;
+
+		if (it.kind == ST_ITEM_LOST) {
+			fprintf(o, "lost %llu\n", (unsigned long long)it.lost->count);
+			continue;
+		}
+		fprintf(o, "%s %llu %lld %d %d %d %d %llx %llu:", e->cls->name,
+			(unsigned long long)e->cycles, (long long)e->ns, e->pid, e->tid, e->vpid,
+			e->vtid, (unsigned long long)e->ip, (unsigned long long)e->offset);
+		for (uint32_t i = 0; i < e->cls->stream->event_context.n; i++)
+			fprintf(o, " c%llx", (unsigned long long)e->context[i].u);
+		for (uint32_t i = 0; i < e->cls->fields.n; i++) {
+			const struct st_value *v = &e->fields[i];
+
+			switch (e->cls->fields.v[i].kind) {
+			case ST_FIELD_STRING:
+				fprintf(o, " '%s'", (const char *)v->ptr);
+				break;
+			case ST_FIELD_BYTES:
+				fprintf(o, " [");
+				for (uint64_t k = 0; k < v->len; k++)
+					fprintf(o, "%02x", ((const uint8_t *)v->ptr)[k]);
+				fprintf(o, "]");
+				break;
+			default:
+				fprintf(o, " %llx", (unsigned long long)v->u);
+			}
+		}
+		fprintf(o, "\n");
+	}
+	fprintf(o, "end: %d %s\n", ret, st_reader_error(r));
+	st_reader_close(r);
+	fclose(o);
+	return text;
+}
+
+/* A trace of many records of every kind in a few packets, so most are
+ * far from their packet's end, where the fast decoder (fast.h) reads. */
+static struct buf busy_trace(unsigned *seed)
+{
+	static const uint8_t bytes[] = { 1, 2, 3, 4, 5, 6, 7 };
+	struct buf b = { 0 };
+	uint64_t ts = 1000;
+
+	for (int pk = 0; pk < 3; pk++) {
+		size_t p = pkt_begin(&b, 0, ts, 0, 0, 100 + pk, 7);
+
+		b.vpid = pk == 1 ? -3 : 0x123456;
+		for (int i = 0; i < 300; i++) {
+			uint32_t x = (uint32_t)rand_r(seed);
+
+			ts += rand_r(seed) % 5 == 0 ? (1ull << 25) : (uint64_t)(rand_r(seed) % 5000);
+			switch (rand_r(seed) % 6) {
+			case 0:
+			case 1:
+				ev_a(&b, ts, x, -(int32_t)(x >> 1));
+				break;
+			case 2:
+				ev_head_as(&b, 0, ts, true);
+				put_u32(&b, x);
+				put_u32(&b, x ^ 0x80000000u);
+				break;
+			case 3:
+				ev_head(&b, 300, ts);
+				put_u32(&b, x);
+				break;
+			case 4:
+				ev_s(&b, ts, x & 1 ? "string" : "");
+				break;
+			default:
+				ev_b(&b, ts, bytes, x % 8);
+			}
+		}
+		set_u64(&b, p + 40, ts); /* timestamp_end: the last record's */
+		pkt_end(&b, p, rand_r(seed) % 64);
+	}
+	return b;
+}
+
+/* The fast decoder and the plan decoder give the same items, values and
+ * errors, on a whole trace and on damaged ones. */
+START_TEST(test_fast_same)
+{
+	unsigned seed = 777;
+	struct buf good = busy_trace(&seed), b = { 0 };
+	char *d = make_dir();
+	int rounds = 0, failed = 0;
+
+	write_file(d, "metadata", small_meta, strlen(small_meta));
+	for (int round = 0; round < 400; round++) {
+		char *fast, *slow;
+
+		b.len = 0;
+		put(&b, good.p, good.len);
+		for (int k = 0; round && k < 1 + rand_r(&seed) % 3; k++) {
+			size_t at = (size_t)rand_r(&seed) % b.len;
+
+			if (rand_r(&seed) % 3)
+				b.p[at] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+			else
+				b.p[at] = (uint8_t)rand_r(&seed);
+		}
+		write_file(d, "s0", b.p, b.len);
+		uint64_t before = st__fast_decoded;
+
+		st__fast_enabled = true;
+		fast = digest(d);
+		if (round == 0)
+			ck_assert_uint_gt(st__fast_decoded - before, 300);
+		before = st__fast_decoded;
+		st__fast_enabled = false;
+		slow = digest(d);
+		ck_assert_uint_eq(st__fast_decoded, before);
+		st__fast_enabled = true;
+		ck_assert_msg(strcmp(fast, slow) == 0, "round %d: the two decoders differ", round);
+		if (round == 0)
+			ck_assert_msg(strstr(fast, "end: 0 \n") && strlen(fast) > 900 * 40,
+				      "the busy trace does not read whole: %.300s", fast);
+		rounds++;
+		failed += strstr(fast, "end: 0 \n") == NULL;
+		free(fast);
+		free(slow);
+	}
+	/* damage must have been met: not every round read whole */
+	ck_assert_int_gt(failed, 50);
+	ck_assert_int_eq(rounds, 400);
+	remove_dir(d);
+	free(good.p);
+	free(b.p);
+}
+END_TEST
+
 static Suite *reader_suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -1603,6 +1803,8 @@ static Suite *reader_suite(void)
 	tcase_add_test(tc, test_good_trace);
 	tcase_add_loop_test(tc, test_corrupt, 0, (int)(sizeof(corruptions) / sizeof(corruptions[0])));
 	tcase_add_test(tc, test_random_damage);
+	tcase_add_test(tc, test_fast_same);
+	tcase_add_test(tc, test_clock_ns);
 	suite_add_tcase(s, tc);
 	return s;
 }
