@@ -6,7 +6,7 @@
  *
  * The input is a trace: two bytes giving the metadata's length, the
  * metadata (CTF 1.8 text), then the bytes of one stream file. It is
- * written to a directory of its own (mapped files are what the reader
+ * written to a directory of its own (files are what the reader
  * reads), then read by every report, which also resolves call sites (with
  * no object to open: a trace's paths are left as they are).
  */
