@@ -18,8 +18,12 @@
 #                  io       write() of 8 bytes to /dev/null, shimtrace
 #                           --wrap io; LTTng has no write event: its row
 #                           is the libc wrapper's preload cost only
+#                  io-stub  as io, but write() is a stub that does not
+#                           enter the kernel (bench/stubwrite.c, preloaded
+#                           below every wrapper): the wrapper's own cost,
+#                           without a system call's drift and cold TLB
 #   --pairs N    calls (pairs, or writes) per round (default 1000000;
-#                io: 20000)
+#                io: 20000; io-stub: 10000000)
 #   --rounds R   timed rounds per run; a run reports its median (default 5;
 #                io: 41)
 #   --reps K     runs per configuration; the best median is shown (default
@@ -55,6 +59,12 @@ bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:co
 # VM, and that cost drifts with the other work: many short rounds, whose
 # median leaves out the rounds other work hit, and more runs.
 LTTNG_NONE=
+# io, io-stub: a row for an empty forwarding write() wrapper (FORWARD).
+FORWARD=
+# io-stub: the preloaded stub write() every configuration runs on, and
+# the object the --ref calls must resolve to.
+STUB=
+REF_IMPL='libc*'
 case $FAMILY in
 pthread)
 	MODE=() WRAP=pthread WHAT=pthread_mutex_lock UNIT=pair CALLS=2
@@ -73,9 +83,17 @@ io)
 	MODE=(--write --bytes 8) WRAP=io WHAT=write UNIT=write CALLS=1
 	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
 	LTTNG_NONE="no write event: its preload cost only"
+	FORWARD=yes
 	: "${PAIRS:=20000}" "${ROUNDS:=41}" "${REPS:=5}"
 	;;
-*) die "bad --family '$FAMILY' (pthread, malloc, rwlock or io)" ;;
+io-stub)
+	MODE=(--write --bytes 8) WRAP=io WHAT=write UNIT=write CALLS=1
+	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
+	LTTNG_NONE="no write event: its preload cost only"
+	STUB=yes REF_IMPL='stubwrite*' FORWARD=yes
+	: "${PAIRS:=10000000}"
+	;;
+*) die "bad --family '$FAMILY' (pthread, malloc, rwlock, io or io-stub)" ;;
 esac
 : "${PAIRS:=1000000}" "${ROUNDS:=5}" "${REPS:=3}"
 # (next to the pthread wrapper, wherever bench_paths found that)
@@ -92,16 +110,29 @@ ARGS=("${MODE[@]}" --ref "$PAIRS" "$ROUNDS")
 bench_start mutex-pairs
 PROG=$TMP/mutex-pairs
 mkdir "$TMP/empty-rundir"
+if [[ -n $STUB ]]; then
+	"${CC:-cc}" -O2 -shared -fPIC -o "$TMP/stubwrite.so" "$HERE/stubwrite.c" ||
+		die "cannot compile $HERE/stubwrite.c"
+	STUB=$TMP/stubwrite.so
+	LTTNG_ENV[0]+=":$STUB"
+	LTTNG_ENV_SHOWN=${LTTNG_ENV_SHOWN/LD_PRELOAD=$LTTNG_WRAPPER/LD_PRELOAD=$LTTNG_WRAPPER:stubwrite.so}
+fi
+if [[ -n $FORWARD ]]; then
+	"${CC:-cc}" -O2 -shared -fPIC -o "$TMP/forwardwrite.so" "$HERE/forwardwrite.c" -ldl ||
+		die "cannot compile $HERE/forwardwrite.c"
+fi
 
 # Results, by configuration key: the best median (BEST) and the events of
 # that run, every run's median, over_ref and events (RUNS), and the
 # over_ref of each run (OVER, "KEY,REP"), whose median is shown.
 declare -A BEST=() BEST_EVENTS=() WHY=() CMD=() RUNS=() WARN=() OVER=()
 KEYS=(bare disabled record lttng-default)
+[[ -n $FORWARD ]] && KEYS=(bare forward disabled record lttng-default)
 # A channel big enough for every event matters only when LTTng writes some.
 [[ -z $LTTNG_NONE ]] && KEYS+=(lttng-big)
 declare -A LABEL=(
 	[bare]="bare (no preload)"
+	[forward]="an empty forwarding write() preloaded (the floor)"
 	[disabled]="shimtrace preloaded, disabled"
 	[record]="shimtrace recording"
 	[lttng-default]="lttng-ust $WRAPPER_NAME"
@@ -122,8 +153,9 @@ note_run() {
 	fi
 	is_num "$over" && OVER[$key,$rep]=$over
 	# (the reference calls must bypass every wrapper, or over_ref is 0)
-	[[ $(out_field_text ref_impl) == libc* ]] ||
-		WARN[$key]+="${WARN[$key]:+; }the --ref calls resolved to $(out_field_text ref_impl), not libc"
+	# shellcheck disable=SC2053 # REF_IMPL is a glob on purpose
+	[[ $(out_field_text ref_impl) == $REF_IMPL ]] ||
+		WARN[$key]+="${WARN[$key]:+; }the --ref calls resolved to $(out_field_text ref_impl), not $REF_IMPL"
 	RUNS[$key]+="${RUNS[$key]:+, }$ns/${over:-?}${events:+ ($events)}"
 	if [[ -z ${BEST[$key]:-} ]] || (($(calc "$ns < ${BEST[$key]}"))); then
 		BEST[$key]=$ns
@@ -157,17 +189,29 @@ check_count() {
 # ---- configuration 1: bare ----
 run_bare() {
 	CMD[bare]=$(quoted ./mutex-pairs "${ARGS[@]}")
-	if ! "$PROG" "${ARGS[@]}" >out 2>err; then
+	if ! env ${STUB:+LD_PRELOAD="$STUB"} "$PROG" "${ARGS[@]}" >out 2>err; then
 		WHY[bare]="unavailable ($(last_line err))"
 		return
 	fi
-	check_impl bare 'libc*'
+	check_impl bare "$REF_IMPL"
 	note_run bare "$1" ""
+}
+
+# ---- configuration 1b: the least a preloaded wrapper can be ----
+run_forward() {
+	local preload=$TMP/forwardwrite.so${STUB:+:$STUB}
+	CMD[forward]="LD_PRELOAD=forwardwrite.so${STUB:+:stubwrite.so} ${CMD[bare]}"
+	if ! env LD_PRELOAD="$preload" "$PROG" "${ARGS[@]}" >out 2>err; then
+		WHY[forward]="unavailable ($(last_line err))"
+		return
+	fi
+	check_impl forward 'forwardwrite*'
+	note_run forward "$1" ""
 }
 
 # ---- configuration 2: shimtrace preloaded, no daemon to find ----
 run_disabled() {
-	local preload=$CORE_LIB:$FAMILY_LIB
+	local preload=$CORE_LIB:$FAMILY_LIB${STUB:+:$STUB}
 	CMD[disabled]="SHIMTRACE_RUNDIR=$(quoted "$TMP/empty-rundir") LD_PRELOAD=$(quoted "$preload") ${CMD[bare]}"
 	if [[ ! -f $CORE_LIB || ! -f $FAMILY_LIB ]]; then
 		WHY[disabled]="unavailable (no $( [[ -f $CORE_LIB ]] && echo "$FAMILY_LIB" || echo "$CORE_LIB"))"
@@ -211,8 +255,17 @@ run_record() {
 		return
 	fi
 	rm -rf "$dir"
-	env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
-		"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- ./mutex-pairs "${ARGS[@]}" >out 2>err
+	if [[ -n $STUB ]]; then
+		# the stub for the program only, after the libraries record
+		# preloads (not for record, nor a daemon it starts)
+		CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" -o "$dir" --) sh -c 'LD_PRELOAD=\$LD_PRELOAD:stubwrite.so exec \"\$@\"' sh ${CMD[bare]}"
+		env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
+			"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- \
+			sh -c 'LD_PRELOAD=$LD_PRELOAD:'"$STUB"' exec "$@"' sh ./mutex-pairs "${ARGS[@]}" >out 2>err
+	else
+		env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
+			"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- ./mutex-pairs "${ARGS[@]}" >out 2>err
+	fi
 	rc=$?
 	if ((rc != 0)); then
 		WHY[record]="unavailable (record exited $rc: $(last_line err))"
@@ -248,7 +301,7 @@ run_lttng() {
 	events="$(lttng_count "$dir")/$(lttng_lost)"
 	if [[ -n $LTTNG_NONE ]]; then
 		# LTTng wraps none of the timed calls: they go to libc.
-		check_impl "$key" 'libc*'
+		check_impl "$key" "$REF_IMPL"
 	else
 		check_impl "$key" '*lttng*'
 		check_count "$key" "$events" "$LTTNG_PER_PAIR"
@@ -265,6 +318,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		echo "run $rep/$REPS: ${LABEL[$key]}${CONFIG[$key]:+ (${CONFIG[$key]})}" >&2
 		case $key in
 		bare) run_bare "$rep" ;;
+		forward) run_forward "$rep" ;;
 		disabled) run_disabled "$rep" ;;
 		record) run_record "$rep" ;;
 		lttng-*) run_lttng "$key" "$rep" ;;
@@ -366,10 +420,20 @@ verdict() {
 		printf 'ABOVE'
 	fi
 }
+if [[ -n $STUB ]]; then
+	echo "-> write() is a stub that does not enter the kernel (stubwrite.so, preloaded last): the"
+	echo "   rows time the wrappers themselves; run --family io for the real system call"
+fi
 if [[ -n $bare && -n ${BEST[disabled]:-} ]]; then
 	printf -- '-> disabled overhead: (%.2f - %.2f) / %s = %s ns per call (%s the 2 ns target); in-process %s (%s)\n' \
 		"${BEST[disabled]}" "$bare" "$CALLS" "$(num2 "$(added disabled)")" "$(verdict "$(added disabled)")" \
 		"$(num2 "$(added_in disabled)")" "$(verdict "$(added_in disabled)")"
+fi
+if [[ -n ${BEST[forward]:-} && -n ${BEST[disabled]:-} ]]; then
+	printf -- '-> disabled over the empty forwarder: %s ns per call, in-process %s (what the\n' \
+		"$(num2 "$(calc "$(added disabled) - $(added forward)")")" \
+		"$(num2 "$(calc "$(added_in disabled) - $(added_in forward)")")"
+	echo "   tracepoint's load and branch add to the least any preloaded wrapper costs)"
 fi
 
 echo
