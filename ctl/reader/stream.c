@@ -288,7 +288,6 @@ int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const 
 	return s->size ? scan_packets(s) : 0;
 }
 
-
 void st__stream_close(struct st__stream *s)
 {
 	st__window_close(&s->win);
@@ -339,7 +338,7 @@ static int read_event_fast(struct st__stream *s)
 {
 	const struct st__fast_stream *fs = s->fast;
 	const struct st_stream_class *sc = s->pkt.cls;
-	uint64_t room = s->pkt.content - s->pos, clock = s->clock, id = 0;
+	uint64_t room = s->pkt.content - s->pos, clock = s->clock, id = 0, start;
 	const uint8_t *q = s->bytes + s->pos, *b;
 	const struct st__fast_head *h;
 	const struct st__fast_event *fe;
@@ -377,9 +376,10 @@ static int read_event_fast(struct st__stream *s)
 	}
 	s->clock = clock;
 	s->order.last_ts = clock;
+	start = s->pos;
 	s->pos += h->len + fe->size;
 	st__fast_decoded++;
-	return event_done(s, ec, s->pos - h->len - fe->size);
+	return event_done(s, ec, start);
 }
 
 static int read_event(struct st__stream *s)

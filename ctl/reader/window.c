@@ -132,9 +132,13 @@ const uint8_t *st__window_get(struct st__window *w, uint64_t off, uint64_t len)
 
 void st__window_done(struct st__window *w, uint64_t upto)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = upto & ~(page - 1);
+	uint64_t page, end;
 
-	if (!w->map || (end - w->released < RELEASE_STEP && upto < w->size))
+	if (!w->map) /* buffer mode holds no more than its buffer */
+		return;
+	page = (uint64_t)sysconf(_SC_PAGESIZE);
+	end = upto & ~(page - 1);
+	if (end - w->released < RELEASE_STEP && upto < w->size)
 		return;
 	if (end > w->released)
 		madvise((void *)(w->map + w->released), end - w->released, MADV_DONTNEED);
