@@ -5,15 +5,17 @@
  * daemon before main() runs. A fork child gets its own status memory and
  * registers as a new process from the pthread_atfork child handler; until
  * then st__live->pid is 0 (its page is wiped on fork) and events are not
- * written. At exit the calling thread's buffers are flushed and the daemon
- * told; buffers of threads still running are salvaged by the daemon from
- * their commit counters.
+ * written. At exit (our destructor, or the proc family's _exit) the
+ * calling thread's buffers are flushed and the daemon told; buffers of
+ * threads still running are salvaged by the daemon from their commit
+ * counters.
  *
  * SHIMTRACE_DISABLE=1 in the environment leaves the process untouched
  * (not in a setuid or setgid program, which trusts none of its
  * environment: secure_getenv).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -93,10 +95,37 @@ static void __attribute__((constructor(101))) init(void)
 	st__init();
 }
 
+/*
+ * The process's exit path, which the daemon is told of (EXIT: how the
+ * process ended goes into its traces, ctl/daemon/procend.c). Not in a
+ * vfork child, which shares our memory (st__live has its parent's pid)
+ * and a copy of our connection: it must not speak for its parent.
+ */
+static bool exiting_here(void)
+{
+	return st__live->pid != 0 && st__live->pid == st__getpid();
+}
+
 static void __attribute__((destructor(101))) fini(void)
 {
-	if (st__live->pid == 0)
+	if (!exiting_here())
 		return;
 	st__thread_flush();
-	st__reg_exit();
+	st__reg_exit(true);
+}
+
+/*
+ * _exit and _Exit (the proc family's wrappers, before the real call): the
+ * same, but they may run in a signal handler that interrupted this thread
+ * anywhere in the tracer: the buffers are left alone unless the thread was
+ * outside it (busy 0), and the notice is not sent if that means waiting
+ * for the connection (its holder may be the thread interrupted).
+ */
+ST_API void st__process_exit(void)
+{
+	if (!exiting_here())
+		return;
+	if (st__tls.busy == 0)
+		st__thread_flush();
+	st__reg_exit(false);
 }

@@ -260,8 +260,9 @@ void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
 /* Event path: the notice that sub-buffers of a slot are ready, if it can
  * go without waiting. */
 void st__reg_subbuf_ready(uint32_t session, uint32_t slot) ST_HIDDEN;
-/* Process exit: the EXIT notice. */
-void st__reg_exit(void) ST_HIDDEN;
+/* Process exit: the EXIT notice; without may_wait, not sent if the
+ * connection is busy. */
+void st__reg_exit(bool may_wait) ST_HIDDEN;
 /* Fork child (one thread). */
 void st__reg_forget(void) ST_HIDDEN;
 /* Fork child with its new status memory: providers re-backed and logged. */
@@ -280,6 +281,9 @@ ST_API uint64_t st__clock_monotonic(void);
 
 /* Process-wide initialisation; idempotent. */
 void st__init(void) ST_HIDDEN;
+/* The proc family's _exit and _Exit: the process exits without running
+ * destructors (exported for it, init.c). */
+ST_API void st__process_exit(void);
 void st__writer_init(void) ST_HIDDEN;
 
 static inline void st__barrier(void)

@@ -1,6 +1,10 @@
 /*
  * The hand-written part of the proc family.
  *
+ * _exit and _Exit go through st__exit_via, which tells the daemon the
+ * process is exiting (exit() runs libshimtrace's destructor, which does;
+ * these run none) before the real call.
+ *
  * execl, execlp, execle: their arguments are a list, which the real
  * functions turn into an array for execve inside the C library (no
  * interposable call): ours rebuild the array and go through the execv,
@@ -95,6 +99,13 @@ int execle(const char *path, const char *arg, ...)
 	r = exec_list(L_ENV, __builtin_return_address(0), path, arg, ap);
 	va_end(ap);
 	return r;
+}
+
+void st__exit_via(void (*real)(int), int status)
+{
+	st__process_exit();
+	real(status);
+	__builtin_unreachable();
 }
 
 typedef pid_t (*st__fn_vfork)(void);

@@ -34,4 +34,10 @@ static inline const char *st__path_after(int ret, const char *path)
 
 __attribute__((visibility("hidden"))) void *st__vfork_prepare(const void *ip);
 
+/* libshimtrace.so: the process is exiting without its destructors (the
+ * daemon is told, so its traces say it exited). */
+__attribute__((visibility("default"))) void st__process_exit(void);
+/* _exit and _Exit: that, then the real function (proc-exec.c). */
+__attribute__((visibility("hidden"), noreturn)) void st__exit_via(void (*real)(int), int status);
+
 #endif

@@ -82,6 +82,7 @@ enum st_builtin_class {
 	ST_EV_LIB_DEBUG_LINK,
 	ST_EV_LIB_UNLOAD,
 	ST_EV_PROCESS,
+	ST_EV_PROCESS_END,
 	ST_EV_BUILTIN_COUNT
 };
 
@@ -505,6 +506,11 @@ struct st_proc {
 	uint64_t lines_wait_since; /* ms */
 	bool end_deferred;	/* it ended while waiting: finished when it stops */
 	bool end_now;		/* the daemon stops: no waiting any more */
+	/* How it ended (procend.c): it sent EXIT (its exit path ran: the one
+	 * thing taken from it, the message's type); its end is known to be
+	 * its death (decided once, when st_proc_end is first called). */
+	bool said_exit;
+	bool end_decided, gone;
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */
@@ -623,6 +629,22 @@ void st_proc_reap(struct st_daemon *d);
 int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len);
 /* Names this daemon in p's control page: p is ours, connect here. */
 void st_proc_claim(struct st_daemon *d, struct st_proc *p);
+
+/* How processes end (procend.c). */
+/* The state letter and flags of process pid's main thread, from
+ * /proc/PID/stat; 0, or -1 when it cannot be read. */
+int st_proc_stat(pid_t pid, char *state, unsigned int *flags);
+/* Whether p has exited or is exiting (its pidfd, else its /proc stat):
+ * not a process that merely closed its connection (exec, or it closed the
+ * descriptor). False when it cannot tell (no pidfd). */
+bool st_proc_gone(const struct st_proc *p);
+/* After p's final drain in session s: shimtrace:process_end into the
+ * session's trace, if p was recorded there and how it ended is known. */
+void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* Ends the processes whose pidfd says they have exited but whose end the
+ * loop has not handled yet (before a stop, or after `record`'s command
+ * ended); with now, without waiting for line tables. */
+void st_proc_end_gone(struct st_daemon *d, bool now);
 
 /* Processes found running (discover.c): asked of their owners' inspectors;
  * they register as their answers come. */

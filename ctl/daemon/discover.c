@@ -49,23 +49,10 @@
 /* Whether pid runs (a zombie does not: a killed daemon may stay one). */
 static bool alive(pid_t pid)
 {
-	char path[64], buf[512], *paren, state = 0;
-	ssize_t n;
-	int fd;
+	unsigned int flags;
+	char state;
 
-	if (pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	paren = strrchr(buf, ')');
-	if (paren && paren[1] == ' ')
-		state = paren[2];
-	return state && state != 'Z' && state != 'X';
+	return st_proc_stat(pid, &state, &flags) == 0 && state != 'Z' && state != 'X';
 }
 
 /* Takes in the log records the process appended since the last call. */

@@ -18,8 +18,10 @@
  *
  * The first classes are the ones the daemon writes itself: the loaded-object
  * statedump, shaped like LTTng-UST's lttng_ust_statedump and lttng_ust_lib
- * events so that babeltrace2's debug-info filter symbolises callers. They
- * are never freed, and every trace declares them first, under the same ids.
+ * events so that babeltrace2's debug-info filter symbolises callers, and
+ * shimtrace:process and process_end, a process's name and how it ended.
+ * They are never freed, and every trace declares them first, under the
+ * same ids.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,6 +74,11 @@ static const struct builtin builtins[ST_EV_BUILTIN_COUNT] = {
 			    "process",
 			    { F("ppid", S32), F("uid", U32), F("name", STRING), F("exe", STRING) },
 			    4 },
+	/* (procend.c says what the fields mean) */
+	[ST_EV_PROCESS_END] = { "shimtrace",
+				"process_end",
+				{ F("exited", U8), F("threads", U32) },
+				2 },
 };
 
 #undef F

@@ -371,6 +371,9 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 	uint64_t end = st_now_ms() + ms;
 	bool quit = d->quit;
 
+	/* (the loop stopped at a quit: processes gone meanwhile, `record`'s
+	 * command among them, are ended, so that their traces say how) */
+	st_proc_end_gone(d, false);
 	/* what the buffers hold asks for the line tables it needs */
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (!p->ended && !st_proc_waiting(p))

@@ -8,9 +8,12 @@
  * against what the daemon configured. A malformed message ends the
  * connection: the process's trace stops there, nothing else is affected.
  *
- * A process ends when its connection closes (exit, exec, or it closed our
- * descriptor) or its pidfd reports its exit, whichever comes first; the
- * buffers stay mapped here, so everything it committed is drained then.
+ * A process ends when its connection closes as it exits, or its pidfd
+ * reports its exit, whichever comes first; the buffers stay mapped here,
+ * so everything it committed is drained then. A connection that closes
+ * while the process runs on (exec, or it closed our descriptor) leaves it
+ * read without one (detach). How it ended goes into its traces
+ * (procend.c).
  *
  * What a process costs is charged to its owner's quota (quota.h): its
  * connection, its registration, and the event classes it brings. A
@@ -24,7 +27,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,13 +203,12 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 /*
  * p's connection closed. A process that still runs (it closed our socket
  * among its descriptors, say) is read on without one, like a process found
- * running; true then. Its end comes from its pidfd.
+ * running; true then. Its end comes from its pidfd. One that is exiting
+ * is not: its descriptors close before its pidfd says so (procend.c).
  */
 static bool detach(struct st_daemon *d, struct st_proc *p)
 {
-	struct pollfd pf = { p->pidfd, POLLIN, 0 };
-
-	if (!p->hello || p->discovered || p->pidfd < 0 || poll(&pf, 1, 0) != 0)
+	if (!p->hello || p->discovered || p->pidfd < 0 || st_proc_gone(p))
 		return false;
 	close_connection(d, p);
 	p->discovered = true;
@@ -639,15 +640,43 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 		return 0;
 	}
 	case ST_MSG_EXIT:
+		/* (its exit path ran: procend.c) */
+		p->said_exit = true;
 		return 0;
 	}
 	return -1;
 }
 
-void st_proc_readable(struct st_daemon *d, struct st_proc *p)
+enum taken { TAKEN, NONE_WAITING, CLOSED, FAILED };
+
+/* Receives and handles one message of p's connection. */
+static enum taken take_message(struct st_daemon *d, struct st_proc *p)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
+	int fd, ret, truncated;
+	ssize_t n = st_recv_fd(p->fd, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
 
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return NONE_WAITING;
+	if (n <= 0)
+		return n == 0 ? CLOSED : FAILED;
+	if (truncated) {
+		proc_warn(p, "oversized control message");
+		ret = -1;
+	} else {
+		ret = dispatch(d, p, buf, (size_t)n, fd);
+	}
+	st_fd_drop(fd, p->uid);
+	if (ret < 0) {
+		if (ret != REFUSED)
+			proc_warn(p, "protocol error: connection closed");
+		return FAILED;
+	}
+	return TAKEN;
+}
+
+void st_proc_readable(struct st_daemon *d, struct st_proc *p)
+{
 	/* A few messages a turn: each may mean draining a sub-buffer, and a
 	 * control command (stop) must not wait behind a busy process. */
 	for (int budget = 0; budget < 16 && p->fd >= 0; budget++) {
@@ -655,27 +684,17 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 		 * first; the rest of the messages stay queued) */
 		if (budget && st_control_pending(d))
 			return;
-		int fd, ret, truncated;
-		ssize_t n = st_recv_fd(p->fd, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
-
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		switch (take_message(d, p)) {
+		case TAKEN:
+			break;
+		case NONE_WAITING:
 			return;
-		if (n == 0 && detach(d, p))
-			return;
-		if (n <= 0) {
+		case CLOSED:
+			if (detach(d, p))
+				return;
 			st_proc_end(d, p);
 			return;
-		}
-		if (truncated) {
-			proc_warn(p, "oversized control message");
-			ret = -1;
-		} else {
-			ret = dispatch(d, p, buf, (size_t)n, fd);
-		}
-		st_fd_drop(fd, p->uid);
-		if (ret < 0) {
-			if (ret != REFUSED)
-				proc_warn(p, "protocol error: connection closed");
+		case FAILED:
 			st_proc_end(d, p);
 			return;
 		}
@@ -697,6 +716,17 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 {
 	if (p->ended)
 		return;
+	if (!p->end_decided) {
+		p->end_decided = true;
+		p->gone = st_proc_gone(p);
+		/* What it sent before it went is still queued when its pidfd
+		 * came first: taken in, its EXIT among it. (Gone, it sends no
+		 * more: this ends.) */
+		while (p->gone && p->fd >= 0 && take_message(d, p) == TAKEN)
+			;
+		if (p->ended)
+			return; /* (its connection joined another record) */
+	}
 	hang_up(d, p);
 	/* What it left is drained first as usual, which asks for the line
 	 * tables its callers need; while they (or its objects) are on their
@@ -711,6 +741,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	p->end_deferred = false;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
+		st_proc_end_event(d, p, s);
 		if (d->sessions[s]) {
 			struct st_session_stats *st = st_session_stats_for(d->sessions[s], p, false);
 

@@ -509,6 +509,9 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 
 	if (!ses || !ses->active)
 		return -ENOENT;
+	/* Processes gone whose end the loop has yet to take are ended first:
+	 * the trace then says how they ended (procend.c). */
+	st_proc_end_gone(d, true);
 	/* Switch the session off everywhere, wait for the writers that
 	 * already saw the bit to finish their record, then drain. */
 	ses->active = false;

@@ -267,7 +267,7 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	st_json_str(o, eo->dir);
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64 "}}\n",
 		pass.events, pass.lost, x.written);
-	if (!ret && (pass.lost || pass.incomplete))
+	if (!ret && (pass.lost || pass.incomplete || pass.nunexited))
 		st_pass_warnings(&pass, stderr);
 	free(x.cls);
 	free(x.holds);

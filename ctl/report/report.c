@@ -39,12 +39,26 @@ static int note_name(struct st_pass *p, const struct st_event *ev, int name_fiel
 	return 0;
 }
 
+/* A process_end event (procend.c in the daemon): kept if it did not exit. */
+static int note_end(struct st_pass *p, const struct st_event *ev, int exited_field,
+		    int threads_field)
+{
+	if (ev->fields[exited_field].u != 0)
+		return 0;
+	if (st_grow(&p->unexited, &p->unexited_cap, p->nunexited, sizeof(*p->unexited)) < 0)
+		return -1;
+	p->unexited[p->nunexited++] = (struct st_proc_unexited){
+		ev->pid, (uint32_t)ev->fields[threads_field].u
+	};
+	return 0;
+}
+
 int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
 		   struct st_pass *pass, char *err, size_t errlen)
 {
 	const struct st_tsdl *meta;
-	uint32_t process_index = UINT32_MAX;
-	int name_field = -1;
+	uint32_t process_index = UINT32_MAX, end_index = UINT32_MAX;
+	int name_field = -1, exited_field = -1, threads_field = -1;
 	struct st_reader *r;
 	struct st_item it;
 	int ret;
@@ -65,6 +79,10 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		if (strcmp(meta->events[i].name, "shimtrace:process") == 0) {
 			process_index = meta->events[i].index;
 			name_field = st_event_class_field(&meta->events[i], "name");
+		} else if (strcmp(meta->events[i].name, "shimtrace:process_end") == 0) {
+			end_index = meta->events[i].index;
+			exited_field = st_event_class_field(&meta->events[i], "exited");
+			threads_field = st_event_class_field(&meta->events[i], "threads");
 		}
 	while ((ret = st_reader_next(r, &it)) > 0) {
 		const struct st_event *ev = it.event;
@@ -87,6 +105,11 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		}
 		if (opts->pid >= 0 && ev->pid != opts->pid)
 			continue;
+		if (ev->cls->index == end_index && exited_field >= 0 && threads_field >= 0 &&
+		    note_end(pass, ev, exited_field, threads_field) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
 		if (fn(ctx, ev) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -106,6 +129,7 @@ void st_pass_fini(struct st_pass *pass)
 {
 	st_syms_free(pass->syms);
 	free(pass->names);
+	free(pass->unexited);
 	free((char *)pass->incomplete);
 	memset(pass, 0, sizeof(*pass));
 }
@@ -129,6 +153,24 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out)
 	if (pass->incomplete)
 		fprintf(out, "warning: the trace is incomplete (%s): the numbers below stop there\n",
 			pass->incomplete);
+	for (uint32_t i = 0; i < pass->nunexited; i++) {
+		const struct st_proc_unexited *u = &pass->unexited[i];
+		char missing[128];
+
+		/* (a thread writes one record at a time: one each at most) */
+		if (u->threads)
+			snprintf(missing, sizeof(missing),
+				 "up to %" PRIu32 " event%s its threads were writing may be missing",
+				 u->threads, u->threads == 1 ? "" : "s");
+		else
+			snprintf(missing, sizeof(missing),
+				 "no event was being written (none of its threads held a buffer)");
+		fprintf(out,
+			"warning: process %" PRId32 " (%s) ended without exiting (killed, crashed or "
+			"_exit): %s, and what it held or waited for at the end shows as still held or "
+			"waiting\n",
+			u->pid, st_pass_name(pass, u->pid), missing);
+	}
 }
 
 /* A trace directory record made: shimtrace-YYYYMMDD-HHMMSS[-N], with its
@@ -275,6 +317,15 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 		st_json_str(o, pass->incomplete);
 	else
 		fputs("null", o);
+	fputs(", \"ended_without_exit\": [", o);
+	for (uint32_t i = 0; i < pass->nunexited; i++) {
+		const struct st_proc_unexited *u = &pass->unexited[i];
+
+		fprintf(o, "%s{\"pid\": %" PRId32 ", \"name\": ", i ? ", " : "", u->pid);
+		st_json_str(o, st_pass_name(pass, u->pid));
+		fprintf(o, ", \"threads\": %" PRIu32 "}", u->threads);
+	}
+	fputc(']', o);
 }
 
 void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n)

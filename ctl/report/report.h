@@ -27,6 +27,13 @@ struct st_proc_name {
 	char name[32];
 };
 
+/* A process that ended without exiting (shimtrace:process_end, exited 0:
+ * killed, crashed, or _exit without the proc family). */
+struct st_proc_unexited {
+	int32_t pid;
+	uint32_t threads; /* held a buffer at the end: each may have lost one event */
+};
+
 /* What one pass over the trace saw, besides what the report keeps. */
 struct st_pass {
 	const char *dir;
@@ -36,6 +43,9 @@ struct st_pass {
 	struct st_proc_name *names;
 	uint32_t nnames, names_cap;
 	uint32_t processes;
+	/* of the selected processes (opts->pid), in the order they ended */
+	struct st_proc_unexited *unexited;
+	uint32_t nunexited, unexited_cap;
 	struct st_syms *syms;
 };
 
@@ -54,7 +64,8 @@ void st_pass_fini(struct st_pass *pass);
 /* The name of process pid ("?" when unknown). */
 const char *st_pass_name(const struct st_pass *pass, int32_t pid);
 
-/* The trace's notes for people: losses, an incomplete trace. */
+/* The trace's notes for people: losses, an incomplete trace, processes
+ * that ended without exiting. */
 void st_pass_warnings(const struct st_pass *pass, FILE *out);
 
 /* The most recent trace in the working directory (record's default
@@ -106,8 +117,8 @@ uint64_t st_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, doub
 const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
 
 /* The start of a report's JSON object: {"trace": DIR, "events": N,
- * "lost": N, "incomplete": WHY or null (what follows starts with a
- * comma). */
+ * "lost": N, "incomplete": WHY or null, "ended_without_exit": [{"pid":
+ * N, "name": NAME, "threads": N}...] (what follows starts with a comma). */
 void st_pass_json_head(const struct st_pass *pass, FILE *out);
 
 /* A call site of process pid as text ("function (file:line)"...), or as a

@@ -374,10 +374,8 @@ static void deadlocks_text(struct ctx *c, FILE *o)
 
 static void deadlocks_json(struct ctx *c, FILE *o)
 {
-	fprintf(o, "{\"trace\": ");
-	st_json_str(o, c->pass.dir);
-	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"more\": %s, \"cycles\": [",
-		c->pass.events, c->pass.lost, c->more_cycles ? "true" : "false");
+	st_pass_json_head(&c->pass, o);
+	fprintf(o, ", \"more\": %s, \"cycles\": [", c->more_cycles ? "true" : "false");
 	for (int k = 0; k < c->ncycles; k++) {
 		const struct st_cycle *cy = &c->cycles[k];
 

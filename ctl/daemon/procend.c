@@ -1,0 +1,169 @@
+/*
+ * How a process ended, in its traces: shimtrace:process_end.
+ *
+ * A process killed (SIGKILL, a crash) leaves in its buffers everything it
+ * committed, which the final drain takes (consumer.c); but a record a
+ * thread was writing at that instant is lost, and nothing is left in the
+ * process to count it. What it held or waited for at the end also looks,
+ * to a report, as if still held. So when the daemon learns that a process
+ * is gone, after its final drain, it writes into each session trace the
+ * process was recorded in (it has a pool there):
+ *
+ *   exited   1: the process sent EXIT, as its exit path does (exit(), a
+ *            return from main: libshimtrace's destructor; _exit and _Exit
+ *            through the proc family's wrappers);
+ *            0: it is gone and never sent it: killed by a signal, crashed,
+ *            or _exit without the proc family
+ *   threads  its threads holding a buffer of the session at the end. Each
+ *            may have been writing one record (a signal handler's records
+ *            within it are dropped and counted: core/writer.c), so at most
+ *            that many events are missing. (A thread taking its first
+ *            buffer at that instant is not counted. With exited 1: the
+ *            threads exit() ended while they ran, which could lose one
+ *            each just the same.)
+ *
+ * Of what the process sends, only the message's type is taken, and it can
+ * make only its own traces say that it exited.
+ *
+ * Nothing is written when how it ended is not known:
+ *   - it is not gone: the daemon let it go (a protocol error, a quota, the
+ *     daemon stopping), or its connection closed while it runs. After an
+ *     exec the same pid goes on as a new image, which registers again if
+ *     it is traced: its end is the one written, the old image has none
+ *     (exec is not an end; its events lost in threads exec ended are not
+ *     said);
+ *   - it had no connection when it ended, so EXIT could not come: found
+ *     running and never connected (discover.c), or its connection closed
+ *     while it ran (it closed our descriptor, or exec'd a program that is
+ *     not traced).
+ *
+ * Gone: its pidfd is readable, or /proc says it is exiting. The second is
+ * for a connection that closes first: a killed process's descriptors are
+ * closed before its pidfd becomes readable, and the daemon may see the one
+ * before the other.
+ *
+ * Dated by the daemon's clock when written, as the statedump is, and never
+ * before the last event of any of the process's streams in the trace
+ * (whose times never go back): after everything the process wrote.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/record.h"
+
+#define PF_EXITING 0x00000004 /* <linux/sched.h>: set as do_exit() begins */
+
+int st_proc_stat(pid_t pid, char *state, unsigned int *flags)
+{
+	char path[64], buf[1024], *paren;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	/* (the name before them, in parentheses, is the process's to choose) */
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
+		return -1;
+	return 0;
+}
+
+/*
+ * Whether /proc says process pid is exiting, or a zombie. Its main thread
+ * is looked at: a process killed, or exiting, has every thread in do_exit()
+ * before its descriptors are closed. False if it cannot be read.
+ */
+static bool stat_exiting(pid_t pid)
+{
+	unsigned int flags;
+	char state;
+
+	if (st_proc_stat(pid, &state, &flags) < 0)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & PF_EXITING);
+}
+
+bool st_proc_gone(const struct st_proc *p)
+{
+	struct pollfd pf = { p->pidfd, POLLIN, 0 };
+	bool exiting;
+
+	if (p->pidfd < 0)
+		return false;
+	if (poll(&pf, 1, 0) > 0)
+		return true;
+	exiting = stat_exiting(p->pid);
+	/* (/proc first, then the pidfd: still not readable, p had not even
+	 * exited, so the pid was p's while it was read) */
+	return poll(&pf, 1, 0) > 0 || exiting;
+}
+
+/* Threads holding a buffer of the pool (their tid in it, at the end). */
+static uint32_t threads_holding(const struct st_proc_pool *pool)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0, used = st_ring_slots_used(&pool->ring); i < used; i++)
+		n += __atomic_load_n(&st_ring_slot(&pool->ring, i)->owner, __ATOMIC_RELAXED) != 0;
+	return n;
+}
+
+/* Now, or the last time of the pool's streams if later. */
+static uint64_t end_time(struct st_daemon *d, const struct st_proc_pool *pool)
+{
+	uint64_t ts = st_clock_now(&d->clock);
+
+	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
+		if (pool->slots[i].has_stream && pool->slots[i].stream.last_ts > ts)
+			ts = pool->slots[i].stream.last_ts;
+	if (pool->has_meta && pool->meta.last_ts > ts)
+		ts = pool->meta.last_ts;
+	return ts;
+}
+
+void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
+{
+	struct st_session *ses = d->sessions[s];
+	struct st_proc_pool *pool = &p->pools[s];
+	uint8_t rec[ST_TRACE_REC_MAX_HDR + 1 + 4];
+	uint32_t n, threads;
+	uint64_t ts;
+
+	if (!p->gone || (!p->said_exit && p->discovered) || !ses || !ses->active ||
+	    !pool->ring.base || pool->generation != ses->generation)
+		return;
+	ts = end_time(d, pool);
+	threads = threads_holding(pool);
+	n = st_trace_rec_header(rec, ST_EV_PROCESS_END, ts, NULL, p->pid, 0);
+	rec[n] = p->said_exit;
+	memcpy(rec + n + 1, &threads, 4);
+	st_meta_write(d, p, s, rec, n + 1 + 4, 1, ts, ts);
+}
+
+void st_proc_end_gone(struct st_daemon *d, bool now)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		struct pollfd pf = { p->pidfd, POLLIN, 0 };
+		bool due;
+
+		if (p->ended)
+			continue;
+		/* (a deferred end waits for line tables: not once stopping) */
+		due = p->end_deferred ? now : p->pidfd >= 0 && poll(&pf, 1, 0) > 0;
+		if (!due)
+			continue;
+		p->end_now |= now;
+		st_proc_end(d, p);
+	}
+}
