@@ -153,6 +153,11 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out)
 	if (pass->incomplete)
 		fprintf(out, "warning: the trace is incomplete (%s): the numbers below stop there\n",
 			pass->incomplete);
+	st_pass_end_warnings(pass, "", out);
+}
+
+void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *out)
+{
 	for (uint32_t i = 0; i < pass->nunexited; i++) {
 		const struct st_proc_unexited *u = &pass->unexited[i];
 		char missing[128];
@@ -166,10 +171,10 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out)
 			snprintf(missing, sizeof(missing),
 				 "no event was being written (none of its threads held a buffer)");
 		fprintf(out,
-			"warning: process %" PRId32 " (%s) ended without exiting (killed, crashed or "
+			"%swarning: process %" PRId32 " (%s) ended without exiting (killed, crashed or "
 			"_exit): %s, and what it held or waited for at the end shows as still held or "
 			"waiting\n",
-			u->pid, st_pass_name(pass, u->pid), missing);
+			prefix, u->pid, st_pass_name(pass, u->pid), missing);
 	}
 }
 

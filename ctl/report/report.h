@@ -67,6 +67,9 @@ const char *st_pass_name(const struct st_pass *pass, int32_t pid);
 /* The trace's notes for people: losses, an incomplete trace, processes
  * that ended without exiting. */
 void st_pass_warnings(const struct st_pass *pass, FILE *out);
+/* Of those, only the processes that ended without exiting, each line
+ * after prefix (record's summary, which counts losses itself). */
+void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *out);
 
 /* The most recent trace in the working directory (record's default
  * names): 0 with its name in buf, or -1. */

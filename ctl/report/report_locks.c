@@ -456,10 +456,13 @@ int st_report_locks(const struct st_report_opts *opts, FILE *o, char *err, size_
 
 static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 {
-	uint32_t n, shown = 0;
+	uint32_t n, shown = 0, waiting = 0;
 	uint32_t *v = ranked(c, false, &n);
 	char site[512], a[32];
 
+	st_pass_end_warnings(&c->pass, prefix, o);
+	for (uint32_t i = 0; i < c->ls.nthreads; i++)
+		waiting += c->ls.threads[i].waiting;
 	for (uint32_t i = 0; v && i < n && shown < top; i++) {
 		const struct st_lock *l = &c->ls.locks[v[i]];
 
@@ -473,7 +476,11 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 			st_fmt_ns(l->wait_total, a, sizeof(a)), l->contended, l->acquired,
 			st_lock_kind_name(l->kind), l->addr, site);
 	}
-	if (!shown && n)
+	if (waiting)
+		fprintf(o, "%s%" PRIu32 " thread%s still waiting for a lock when the trace ends "
+			   "(shimtrace report locks %s lists them)\n",
+			prefix, waiting, waiting == 1 ? " was" : "s were", c->pass.dir);
+	else if (!shown && n)
 		fprintf(o, "%sno thread waited for a lock (%" PRIu32 " lock%s taken)\n", prefix, n,
 			n == 1 ? "" : "s");
 	if (c->ncycles)
