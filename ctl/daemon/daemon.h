@@ -634,6 +634,8 @@ void st_proc_claim(struct st_daemon *d, struct st_proc *p);
 /* The state letter and flags of process pid's main thread, from
  * /proc/PID/stat; 0, or -1 when it cannot be read. */
 int st_proc_stat(pid_t pid, char *state, unsigned int *flags);
+/* The same of the stat file at path (/proc/PID/task/TID/stat). */
+int st_proc_stat_at(const char *path, char *state, unsigned int *flags);
 /* Whether p has exited or is exiting (its pidfd, else its /proc stat):
  * not a process that merely closed its connection (exec, or it closed the
  * descriptor). False when it cannot tell (no pidfd). */

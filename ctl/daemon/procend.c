@@ -37,7 +37,9 @@
  *     while it ran (it closed our descriptor, or exec'd a program that is
  *     not traced).
  *
- * Gone: its pidfd is readable, or /proc says it is exiting. The second is
+ * Gone: its pidfd is readable, or /proc says every thread of it is
+ * exiting (not only the main one, which may have left with pthread_exit
+ * while the others run on). The second is
  * for a connection that closes first: a killed process's descriptors are
  * closed before its pidfd becomes readable, and the daemon may see the one
  * before the other.
@@ -46,6 +48,7 @@
  * before the last event of any of the process's streams in the trace
  * (whose times never go back): after everything the process wrote.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -57,15 +60,12 @@
 
 #define PF_EXITING 0x00000004 /* <linux/sched.h>: set as do_exit() begins */
 
-int st_proc_stat(pid_t pid, char *state, unsigned int *flags)
+int st_proc_stat_at(const char *path, char *state, unsigned int *flags)
 {
-	char path[64], buf[1024], *paren;
+	char buf[1024], *paren;
 	ssize_t n;
 	int fd;
 
-	if (pid <= 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -79,19 +79,49 @@ int st_proc_stat(pid_t pid, char *state, unsigned int *flags)
 	return 0;
 }
 
+int st_proc_stat(pid_t pid, char *state, unsigned int *flags)
+{
+	char path[64];
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return st_proc_stat_at(path, state, flags);
+}
+
 /*
- * Whether /proc says process pid is exiting, or a zombie. Its main thread
- * is looked at: a process killed, or exiting, has every thread in do_exit()
- * before its descriptors are closed. False if it cannot be read.
+ * Whether /proc says every thread of process pid is exiting, or a zombie:
+ * a process killed, or exiting, has every thread in do_exit() before its
+ * descriptors are closed (the last thread out closes them). Every thread,
+ * not its main one: a main thread that called pthread_exit is a zombie
+ * while the others run on. False if none can be read.
  */
 static bool stat_exiting(pid_t pid)
 {
-	unsigned int flags;
-	char state;
+	char path[64];
+	struct dirent *e;
+	bool any = false, all = true;
+	DIR *dir;
 
-	if (st_proc_stat(pid, &state, &flags) < 0)
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
 		return false;
-	return state == 'Z' || state == 'X' || (flags & PF_EXITING);
+	while (all && (e = readdir(dir))) {
+		unsigned int flags;
+		char state;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || strlen(e->d_name) > 10)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, e->d_name);
+		/* (one that cannot be read is gone meanwhile: it exited) */
+		if (st_proc_stat_at(path, &state, &flags) < 0)
+			continue;
+		any = true;
+		all = state == 'Z' || state == 'X' || (flags & PF_EXITING);
+	}
+	closedir(dir);
+	return any && all;
 }
 
 bool st_proc_gone(const struct st_proc *p)
