@@ -145,7 +145,10 @@ struct st_abi_control {
 	 * socket a process it found on its own (not connected) connects to
 	 * on its first enabled event; "" for none */
 	int32_t daemon_pid;
-	uint32_t pad2;
+	/* process-written: how many times it stopped waiting for READY (the
+	 * daemon did not answer a SYNC within SHIMTRACE_TIMEOUT_MS): what it
+	 * registered then was enabled late, its first events unrecorded */
+	uint32_t late_answers;
 	char attach_path[108];
 	/* process-written: the socket of the one daemon it chose
 	 * ($SHIMTRACE_RUNDIR), which alone may adopt it; "" for any of its

@@ -128,6 +128,10 @@ static int sync_now(void)
 		ret = st__transport_wait_ready(m.seq, timeout_ms);
 	if (ret == 0)
 		acked = m.seq;
+	/* (the daemon says so: what it enables for this comes late) */
+	if (ret == -ETIMEDOUT && st__control)
+		__atomic_store_n(&st__control->late_answers, st__control->late_answers + 1,
+				 __ATOMIC_RELAXED);
 	return ret;
 }
 

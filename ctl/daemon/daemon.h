@@ -511,6 +511,7 @@ struct st_proc {
 	 * its death (decided once, when st_proc_end is first called). */
 	bool said_exit;
 	bool end_decided, gone;
+	uint32_t late_said; /* its control page's late_answers, as last logged */
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */

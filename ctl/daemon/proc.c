@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,29 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 static void proc_warn(struct st_proc *p, const char *what)
 {
 	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
+}
+
+/*
+ * The times p stopped waiting for an answer to SYNC (its control page):
+ * logged as they grow. What it registered then was enabled only when the
+ * answer came, so its events until then are missing, and nothing counted
+ * them. (The number is the process's to write: it only makes the daemon
+ * say this of it.)
+ */
+static void say_late(struct st_proc *p)
+{
+	uint32_t n = p->control ? __atomic_load_n(&p->control->late_answers, __ATOMIC_RELAXED) : 0;
+	char what[256];
+
+	if (n <= p->late_said)
+		return;
+	p->late_said = n;
+	snprintf(what, sizeof(what),
+		 "stopped waiting for the daemon's answer %" PRIu32 " time%s (SHIMTRACE_TIMEOUT_MS; "
+		 "the daemon was busy): events of the providers it registered then may be missing "
+		 "until the answer came",
+		 n, n == 1 ? "" : "s");
+	proc_warn(p, what);
 }
 
 /*
@@ -628,6 +652,7 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 		return 0;
 	}
 	case ST_MSG_SYNC:
+		say_late(p);
 		st_proc_sync(d, p, ((const struct st_abi_sync *)buf)->seq);
 		return 0;
 	case ST_MSG_POOL:
@@ -727,6 +752,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		if (p->ended)
 			return; /* (its connection joined another record) */
 	}
+	say_late(p);
 	hang_up(d, p);
 	/* What it left is drained first as usual, which asks for the line
 	 * tables its callers need; while they (or its objects) are on their
