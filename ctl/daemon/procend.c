@@ -39,10 +39,9 @@
  *
  * Gone: its pidfd is readable, or /proc says every thread of it is
  * exiting (not only the main one, which may have left with pthread_exit
- * while the others run on). The second is
- * for a connection that closes first: a killed process's descriptors are
- * closed before its pidfd becomes readable, and the daemon may see the one
- * before the other.
+ * while the others run on). The second is for a connection that closes
+ * first: a killed process's descriptors are closed before its pidfd
+ * becomes readable, and the daemon may see the one before the other.
  *
  * Dated by the daemon's clock when written, as the statedump is, and never
  * before the last event of any of the process's streams in the trace
@@ -124,19 +123,26 @@ static bool stat_exiting(pid_t pid)
 	return any && all;
 }
 
-bool st_proc_gone(const struct st_proc *p)
+/* Whether p's pidfd says it has exited. */
+static bool pidfd_fired(const struct st_proc *p)
 {
 	struct pollfd pf = { p->pidfd, POLLIN, 0 };
+
+	return p->pidfd >= 0 && poll(&pf, 1, 0) > 0;
+}
+
+bool st_proc_gone(const struct st_proc *p)
+{
 	bool exiting;
 
 	if (p->pidfd < 0)
 		return false;
-	if (poll(&pf, 1, 0) > 0)
+	if (pidfd_fired(p))
 		return true;
 	exiting = stat_exiting(p->pid);
 	/* (/proc first, then the pidfd: still not readable, p had not even
 	 * exited, so the pid was p's while it was read) */
-	return poll(&pf, 1, 0) > 0 || exiting;
+	return pidfd_fired(p) || exiting;
 }
 
 /* Threads holding a buffer of the pool (their tid in it, at the end). */
@@ -184,13 +190,12 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 void st_proc_end_gone(struct st_daemon *d, bool now)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		struct pollfd pf = { p->pidfd, POLLIN, 0 };
 		bool due;
 
 		if (p->ended)
 			continue;
 		/* (a deferred end waits for line tables: not once stopping) */
-		due = p->end_deferred ? now : p->pidfd >= 0 && poll(&pf, 1, 0) > 0;
+		due = p->end_deferred ? now : pidfd_fired(p);
 		if (!due)
 			continue;
 		p->end_now |= now;

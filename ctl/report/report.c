@@ -72,18 +72,25 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 	}
 	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
 		return -1;
-	/* (the class of process names, found once: not a name compared per
-	 * event) */
+	/* (the classes of process names and ends, found once: not a name
+	 * compared per event; one without the fields read is not ours) */
 	meta = st_reader_metadata(r);
-	for (uint32_t i = 0; i < meta->nevents; i++)
-		if (strcmp(meta->events[i].name, "shimtrace:process") == 0) {
-			process_index = meta->events[i].index;
-			name_field = st_event_class_field(&meta->events[i], "name");
-		} else if (strcmp(meta->events[i].name, "shimtrace:process_end") == 0) {
-			end_index = meta->events[i].index;
-			exited_field = st_event_class_field(&meta->events[i], "exited");
-			threads_field = st_event_class_field(&meta->events[i], "threads");
+	for (uint32_t i = 0; i < meta->nevents; i++) {
+		const struct st_event_class *c = &meta->events[i];
+		int a, b;
+
+		if (strcmp(c->name, "shimtrace:process") == 0 &&
+		    (a = st_event_class_field(c, "name")) >= 0) {
+			process_index = c->index;
+			name_field = a;
+		} else if (strcmp(c->name, "shimtrace:process_end") == 0 &&
+			   (a = st_event_class_field(c, "exited")) >= 0 &&
+			   (b = st_event_class_field(c, "threads")) >= 0) {
+			end_index = c->index;
+			exited_field = a;
+			threads_field = b;
 		}
+	}
 	while ((ret = st_reader_next(r, &it)) > 0) {
 		const struct st_event *ev = it.event;
 
@@ -94,8 +101,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		}
 		if (pass->events++ == 0)
 			pass->first_ns = ev->ns;
-		if (ev->cls->index == process_index && name_field >= 0 &&
-		    note_name(pass, ev, name_field) < 0) {
+		if (ev->cls->index == process_index && note_name(pass, ev, name_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -105,8 +111,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		}
 		if (opts->pid >= 0 && ev->pid != opts->pid)
 			continue;
-		if (ev->cls->index == end_index && exited_field >= 0 && threads_field >= 0 &&
-		    note_end(pass, ev, exited_field, threads_field) < 0) {
+		if (ev->cls->index == end_index && note_end(pass, ev, exited_field, threads_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
