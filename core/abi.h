@@ -190,6 +190,10 @@ struct st_abi_control {
 	/* process-written: events dropped because the thread's slot was beyond
 	 * slots_allowed (the session had no memory left for it), per session */
 	uint64_t lost_no_memory[ST_ABI_MAX_SESSIONS];
+	/* process-written: 1 once its exit path ran (exit(), a return from
+	 * main, _exit or _Exit through the proc family), connected or not;
+	 * still 0 when it is killed or crashes (release store) */
+	uint32_t exited;
 };
 
 _Static_assert(sizeof(struct st_abi_control) <= ST_ABI_PAGE, "the control page is one page");

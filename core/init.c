@@ -6,7 +6,8 @@
  * registers as a new process from the pthread_atfork child handler; until
  * then st__live->pid is 0 (its page is wiped on fork) and events are not
  * written. At exit (our destructor, or the proc family's _exit) the
- * calling thread's buffers are flushed and the daemon told; buffers of
+ * calling thread's buffers are flushed and the control page says so (the
+ * destructor also sends EXIT); buffers of
  * threads still running are salvaged by the daemon from their commit
  * counters.
  *
@@ -96,36 +97,39 @@ static void __attribute__((constructor(101))) init(void)
 }
 
 /*
- * The process's exit path, which the daemon is told of (EXIT: how the
- * process ended goes into its traces, ctl/daemon/procend.c). Not in a
- * vfork child, which shares our memory (st__live has its parent's pid)
- * and a copy of our connection: it must not speak for its parent.
+ * The process's exit path runs: said in its control page, which the daemon
+ * reads whether the connection is still there or not (how the process
+ * ended goes into its traces, ctl/daemon/procend.c). False, and nothing
+ * said, in a vfork child, which shares our memory (st__live has its
+ * parent's pid) and a copy of our connection: it must not speak for its
+ * parent.
  */
-static bool exiting_here(void)
+static bool mark_exit(void)
 {
-	return st__live->pid != 0 && st__live->pid == st__getpid();
+	if (st__live->pid == 0 || st__live->pid != st__getpid())
+		return false;
+	if (st__control)
+		__atomic_store_n(&st__control->exited, 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 static void __attribute__((destructor(101))) fini(void)
 {
-	if (!exiting_here())
+	if (!mark_exit())
 		return;
 	st__thread_flush();
-	st__reg_exit(true);
+	st__reg_exit();
 }
 
 /*
  * _exit and _Exit (the proc family's wrappers, before the real call): the
  * same, but they may run in a signal handler that interrupted this thread
  * anywhere in the tracer: the buffers are left alone unless the thread was
- * outside it (busy 0), and the notice is not sent if that means waiting
- * for the connection (its holder may be the thread interrupted).
+ * outside it (busy 0), and no message is sent (the connection's holder may
+ * be the thread interrupted; the control page says enough).
  */
 ST_API void st__process_exit(void)
 {
-	if (!exiting_here())
-		return;
-	if (st__tls.busy == 0)
+	if (mark_exit() && st__tls.busy == 0)
 		st__thread_flush();
-	st__reg_exit(false);
 }

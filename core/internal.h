@@ -260,9 +260,8 @@ void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
 /* Event path: the notice that sub-buffers of a slot are ready, if it can
  * go without waiting. */
 void st__reg_subbuf_ready(uint32_t session, uint32_t slot) ST_HIDDEN;
-/* Process exit: the EXIT notice; without may_wait, not sent if the
- * connection is busy. */
-void st__reg_exit(bool may_wait) ST_HIDDEN;
+/* Process exit: the EXIT notice. */
+void st__reg_exit(void) ST_HIDDEN;
 /* Fork child (one thread). */
 void st__reg_forget(void) ST_HIDDEN;
 /* Fork child with its new status memory: providers re-backed and logged. */

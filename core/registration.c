@@ -398,14 +398,11 @@ void st__reg_subbuf_ready(uint32_t session, uint32_t slot)
 	st__conn_unlock();
 }
 
-void st__reg_exit(bool may_wait)
+void st__reg_exit(void)
 {
 	struct st_abi_msg m = { ST_MSG_EXIT, sizeof(m) };
 
-	if (may_wait)
-		st__conn_lock();
-	else if (!st__conn_trylock())
-		return;
+	st__conn_lock();
 	st__transport_send(&m, sizeof(m), -1);
 	st__conn_unlock();
 }

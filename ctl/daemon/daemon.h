@@ -506,10 +506,8 @@ struct st_proc {
 	uint64_t lines_wait_since; /* ms */
 	bool end_deferred;	/* it ended while waiting: finished when it stops */
 	bool end_now;		/* the daemon stops: no waiting any more */
-	/* How it ended (procend.c): it sent EXIT (its exit path ran: the one
-	 * thing taken from it, the message's type); its end is known to be
-	 * its death (decided once, when st_proc_end is first called). */
-	bool said_exit;
+	/* How it ended (procend.c): its end is known to be its death (decided
+	 * once, when st_proc_end is first called). */
 	bool end_decided, gone;
 	uint32_t late_said; /* its control page's late_answers, as last logged */
 	struct st_callsites *callsites; /* callsite.c's cache */

@@ -665,8 +665,6 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 		return 0;
 	}
 	case ST_MSG_EXIT:
-		/* (its exit path ran: procend.c) */
-		p->said_exit = true;
 		return 0;
 	}
 	return -1;
@@ -745,8 +743,8 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		p->end_decided = true;
 		p->gone = st_proc_gone(p);
 		/* What it sent before it went is still queued when its pidfd
-		 * came first: taken in, its EXIT among it. (Gone, it sends no
-		 * more: this ends.) */
+		 * came first: taken in (a pool it offered among it). (Gone,
+		 * it sends no more: this ends.) */
 		while (p->gone && p->fd >= 0 && take_message(d, p) == TAKEN)
 			;
 		if (p->ended)

@@ -9,11 +9,12 @@
  * is gone, after its final drain, it writes into each session trace the
  * process was recorded in (it has a pool there):
  *
- *   exited   1: the process sent EXIT, as its exit path does (exit(), a
- *            return from main: libshimtrace's destructor; _exit and _Exit
- *            through the proc family's wrappers);
- *            0: it is gone and never sent it: killed by a signal, crashed,
- *            or _exit without the proc family
+ *   exited   1: its exit path ran (exit(), a return from main:
+ *            libshimtrace's destructor; _exit and _Exit through the proc
+ *            family's wrappers), which its control page says, with or
+ *            without a connection;
+ *            0: it is gone and its exit path did not run: killed by a
+ *            signal, crashed, or _exit without the proc family
  *   threads  its threads holding a buffer of the session at the end. Each
  *            may have been writing one record (a signal handler's records
  *            within it are dropped and counted: core/writer.c), so at most
@@ -22,8 +23,8 @@
  *            threads exit() ended while they ran, which could lose one
  *            each just the same.)
  *
- * Of what the process sends, only the message's type is taken, and it can
- * make only its own traces say that it exited.
+ * Of what the process writes, only that word is taken, and it can make
+ * only its own traces say that it exited.
  *
  * Nothing is written when how it ended is not known:
  *   - it is not gone: the daemon let it go (a protocol error, a quota, the
@@ -32,10 +33,10 @@
  *     it is traced: its end is the one written, the old image has none
  *     (exec is not an end; its events lost in threads exec ended are not
  *     said);
- *   - it had no connection when it ended, so EXIT could not come: found
- *     running and never connected (discover.c), or its connection closed
- *     while it ran (it closed our descriptor, or exec'd a program that is
- *     not traced).
+ *   - its exit path did not run and it had no connection when it ended:
+ *     found running and never connected (discover.c), or its connection
+ *     closed while it ran (it closed our descriptor, or exec'd a program
+ *     that is not traced: an image that never runs our exit path).
  *
  * Gone: its pidfd is readable, or /proc says every thread of it is
  * exiting (not only the main one, which may have left with pthread_exit
@@ -173,16 +174,17 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	struct st_session *ses = d->sessions[s];
 	struct st_proc_pool *pool = &p->pools[s];
 	uint8_t rec[ST_TRACE_REC_MAX_HDR + 1 + 4];
+	bool exited = p->control && __atomic_load_n(&p->control->exited, __ATOMIC_ACQUIRE) != 0;
 	uint32_t n, threads;
 	uint64_t ts;
 
-	if (!p->gone || (!p->said_exit && p->discovered) || !ses || !ses->active ||
+	if (!p->gone || (!exited && p->discovered) || !ses || !ses->active ||
 	    !pool->ring.base || pool->generation != ses->generation)
 		return;
 	ts = end_time(d, pool);
 	threads = threads_holding(pool);
 	n = st_trace_rec_header(rec, ST_EV_PROCESS_END, ts, NULL, p->pid, 0);
-	rec[n] = p->said_exit;
+	rec[n] = exited;
 	memcpy(rec + n + 1, &threads, 4);
 	st_meta_write(d, p, s, rec, n + 1 + 4, 1, ts, ts);
 }
