@@ -572,8 +572,9 @@ int st_cmd_record(int argc, char **argv)
 	struct st_daemon_config dcfg = { 0 };
 	struct st_session_config scfg = { 0 };
 	struct st_daemon d;
+	struct st_session *ses = NULL;
 	char **env;
-	int s, ret, lockfd;
+	int ret, lockfd;
 
 	r.patterns = patterns;
 	if (env_clock && *env_clock && st_parse_clock(env_clock, &r.clock) < 0) {
@@ -642,8 +643,7 @@ int st_cmd_record(int argc, char **argv)
 	scfg.owner = getuid();
 	scfg.owner_gid = getgid();
 	scfg.all_users = true; /* the command's processes, whoever they become */
-	s = st_session_create(&d, &scfg, err, sizeof(err));
-	if (s < 0) {
+	if (st_session_create(&d, &scfg, &ses, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);
 		ret = 2;
 		goto out;
@@ -652,9 +652,9 @@ int st_cmd_record(int argc, char **argv)
 		struct st_rule rule = { .enable = true };
 
 		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r.patterns[i]);
-		st_session_add_rule(&d, (uint32_t)s, &rule);
+		st_session_add_rule(&d, ses, &rule);
 	}
-	if (st_session_start(&d, (uint32_t)s, err, sizeof(err)) < 0) {
+	if (st_session_start(&d, ses, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);
 		ret = 2;
 		goto out;
@@ -685,10 +685,10 @@ int st_cmd_record(int argc, char **argv)
 	st_daemon_run(&d);
 	/* objects and line tables on their way: the call sites need them */
 	st_daemon_settle(&d, 3000);
-	st_session_stop(&d, (uint32_t)s);
-	unmatched_report(d.sessions[s]);
+	st_session_stop(&d, ses);
+	unmatched_report(ses);
 	if (!r.quiet)
-		summary(&d, d.sessions[s]);
+		summary(&d, ses);
 	if (!r.quiet && family_wrapped(&fam, "pthread"))
 		locks_top(r.outdir);
 	ret = r.status;

@@ -6,8 +6,10 @@
  * daemon checks again what concerns it, and what a user may do: a user sees
  * and controls only the sessions they created and the processes of their
  * uid; root sees everything. A session created by a user other than root
- * traces only that user's processes. Without -s a verb acts on the user's
- * latest session.
+ * traces only that user's processes. Session names are each user's own:
+ * -s NAME names the requester's session NAME, and only root reaches
+ * another user's, as NAME@UID. Without -s a verb acts on the requester's
+ * latest session, never another user's.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -47,6 +49,16 @@ static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r
 	return NULL;
 }
 
+/* How the requester names ses: NAME if it is theirs, else NAME@UID. */
+static const char *label(const struct st_request *r, const struct st_session *ses, char *buf,
+			 size_t n)
+{
+	if (ses->owner == r->uid)
+		return ses->name;
+	snprintf(buf, n, "%s@%u", ses->name, (unsigned)ses->owner);
+	return buf;
+}
+
 static const char *state_name(const struct st_session *ses)
 {
 	switch (ses->state) {
@@ -59,24 +71,45 @@ static const char *state_name(const struct st_session *ses)
 	}
 }
 
-/* The session named in the request, else the user's latest; NULL after an
- * error reply. */
+/*
+ * The session named in the request (NAME: the requester's; NAME@UID: uid's,
+ * for root or uid itself), else the requester's latest; NULL after an
+ * error reply.
+ */
 static struct st_session *session_of(struct st_daemon *d, struct st_request *r)
 {
-	const char *name = st_req_get(r, "session");
+	const char *arg = st_req_get(r, "session"), *at = arg ? strchr(arg, '@') : NULL;
 	struct st_session *best = NULL;
+	char name[sizeof(best->name)];
+	uid_t owner = r->uid;
 
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-		struct st_session *ses = d->sessions[s];
+	if (at) {
+		char *end;
+		unsigned long v = strtoul(at + 1, &end, 10);
 
-		if (!ses || !visible(r, ses))
-			continue;
-		if (name ? strcmp(ses->name, name) == 0 : (!best || ses->created > best->created))
-			best = ses;
+		if (at == arg || (size_t)(at - arg) >= sizeof(name) || !at[1] || *end ||
+		    v > UINT32_MAX - 1) {
+			st_reply_error(r, 0, "shimtrace %s: '%s' is not a session name, nor NAME@UID",
+				       r->verb, arg);
+			return NULL;
+		}
+		owner = (uid_t)v;
+		memcpy(name, arg, (size_t)(at - arg));
+		name[at - arg] = '\0';
+		arg = name;
 	}
+	if (owner == r->uid || r->root)
+		for (struct st_session *ses = d->sessions; ses; ses = ses->next)
+			if (ses->owner == owner &&
+			    (arg ? strcmp(ses->name, arg) == 0 : !best || ses->created > best->created))
+				best = ses;
 	if (!best) {
-		if (name)
-			st_reply_error(r, 0, "shimtrace %s: no session named '%s'", r->verb, name);
+		if (arg && at)
+			st_reply_error(r, 0, "shimtrace %s: uid %u has no session named '%s'", r->verb,
+				       (unsigned)owner, arg);
+		else if (arg)
+			st_reply_error(r, 0, "shimtrace %s: no session named '%s'%s", r->verb, arg,
+				       r->root ? " (another user's: NAME@UID)" : "");
 		else
 			st_reply_error(r, 0, "shimtrace %s: no session (create one with shimtrace create)",
 				       r->verb);
@@ -109,7 +142,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	struct st_session *ses;
 	struct st_geometry geo;
 	char geotext[128], share[32], bound[32], mode[64];
-	int s;
+	int ret;
 
 	if (!outdir || outdir[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
@@ -128,7 +161,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 		localtime_r(&now, &tm);
 		size_t len = strftime(auto_name, sizeof(auto_name), "auto_%Y%m%d_%H%M%S", &tm);
 
-		for (int i = 2; st_session_find(d, auto_name) && i < 100; i++)
+		for (int i = 2; st_session_find(d, r->uid, auto_name) && i < 100; i++)
 			snprintf(auto_name + len, sizeof(auto_name) - len, "_%d", i);
 		name = auto_name;
 	}
@@ -148,11 +181,10 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.owner = r->uid;
 	cfg.owner_gid = r->gid;
 	cfg.all_users = r->root;
-	s = st_session_create(d, &cfg, err, sizeof(err));
-	if (s < 0)
-		return st_reply_error(r, s == -EEXIST || s == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
+	ret = st_session_create(d, &cfg, &ses, err, sizeof(err));
+	if (ret < 0)
+		return st_reply_error(r, ret == -EEXIST || ret == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
 				      "shimtrace create: %s", err);
-	ses = d->sessions[s];
 	ses->created = ++created_seq;
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
@@ -185,7 +217,7 @@ static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_ses
 
 	memcpy(name, ses->name, sizeof(name));
 	memcpy(dir, ses->trace.dir, sizeof(dir));
-	if (st_session_destroy(d, ses->index))
+	if (st_session_destroy(d, ses))
 		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
 			 name, dir);
 	else
@@ -213,9 +245,11 @@ static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 		destroy_one(d, r, ses);
 		return ST_EXIT_OK;
 	}
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-		ses = d->sessions[s];
-		if (!ses || !visible(r, ses))
+	ses = d->sessions;
+	/* (all of the requester's own: root's too, not every user's) */
+	for (struct st_session *next; ses; ses = next) {
+		next = ses->next;
+		if (ses->owner != r->uid)
 			continue;
 		destroy_one(d, r, ses);
 		n++;
@@ -232,7 +266,7 @@ static int cmd_start(struct st_daemon *d, struct st_request *r)
 
 	if (!ses)
 		return ST_EXIT_FAIL;
-	if (st_session_start(d, ses->index, err, sizeof(err)) < 0)
+	if (st_session_start(d, ses, err, sizeof(err)) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace start: %s", err);
 	st_reply(r, "session %s started\n", ses->name);
 	return ST_EXIT_OK;
@@ -252,7 +286,7 @@ static int cmd_start(struct st_daemon *d, struct st_request *r)
 struct pending_stop {
 	struct pending_stop *next;
 	struct st_request req;
-	uint32_t session, generation;
+	uint32_t generation; /* of the session (unique) */
 	uint64_t deadline, hard_deadline;
 };
 
@@ -275,7 +309,7 @@ static bool may_wait(const struct pending_stop *ps)
 static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->control &&
+		if (!p->ended && p->control && st_session_covers(ses, p) &&
 		    p->control->session[ses->index].generation == ses->generation &&
 		    (p->end_deferred || st_proc_waiting(p) || st_pickup_due(d, p, ses->index)))
 			return true;
@@ -293,7 +327,7 @@ static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 static void flush_asking(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->control &&
+		if (!p->ended && p->control && st_session_covers(ses, p) &&
 		    p->control->session[ses->index].generation == ses->generation &&
 		    !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
@@ -301,7 +335,7 @@ static void flush_asking(struct st_daemon *d, const struct st_session *ses)
 
 static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
-	if (st_session_stop(d, ses->index) < 0)
+	if (st_session_stop(d, ses) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
 	st_reply(r, "session %s stopped: ", ses->name);
@@ -321,7 +355,8 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	/* (pools a process without a connection offers: take them now, not
 	 * at the next tick; the stop waits for them) */
 	for (struct st_proc *p = d->procs; ses->active && p; p = p->next)
-		st_pickup(d, p);
+		if (st_session_covers(ses, p))
+			st_pickup(d, p);
 	if (ses->active)
 		flush_asking(d, ses);
 	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
@@ -330,7 +365,6 @@ static int cmd_stop(struct st_daemon *d, struct st_request *r)
 	ps->req = *r;
 	ps->req.nitems = 0;
 	ps->req.verb = NULL;
-	ps->session = ses->index;
 	ps->generation = ses->generation;
 	ps->deadline = st_now_ms() + STOP_WAIT_MS;
 	ps->hard_deadline = st_now_ms() + STOP_WAIT_MAX_MS;
@@ -343,8 +377,12 @@ void st_commands_poll(struct st_daemon *d, bool now)
 {
 	for (struct pending_stop **pp = &stops; *pp;) {
 		struct pending_stop *ps = *pp;
-		struct st_session *ses = d->sessions[ps->session];
-		bool waits = ses && ses->generation == ps->generation && !now && may_wait(ps);
+		struct st_session *ses = d->sessions;
+		bool waits;
+
+		while (ses && ses->generation != ps->generation)
+			ses = ses->next;
+		waits = ses && !now && may_wait(ps);
 		int status;
 
 		if (waits)
@@ -354,7 +392,7 @@ void st_commands_poll(struct st_daemon *d, bool now)
 			continue;
 		}
 		*pp = ps->next;
-		if (!ses || ses->generation != ps->generation)
+		if (!ses)
 			status = st_reply_error(&ps->req, ST_EXIT_FAIL,
 						"shimtrace stop: the session was destroyed meanwhile");
 		else
@@ -448,7 +486,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 	rule.uid = uid >= 0 ? (uid_t)uid : 0;
 	for (uint32_t i = 0; i < np; i++) {
 		snprintf(rule.pattern, sizeof(rule.pattern), "%s", patterns[i]);
-		if (st_session_add_rule(d, ses->index, &rule) < 0)
+		if (st_session_add_rule(d, ses, &rule) < 0)
 			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
 		st_reply(r, "%s %s in session %s%s\n", patterns[i], enable ? "enabled" : "disabled",
 			 ses->name,
@@ -532,7 +570,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	struct st_session_totals t;
 	uint64_t by[ST_LOSS_KINDS];
 	struct st_geometry geo;
-	char geotext[128], mm[32], memory[512], mode[64];
+	char geotext[128], mm[32], memory[512], mode[64], lab[96];
 
 	st_session_totals(ses, &t);
 	if (json) {
@@ -576,7 +614,8 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 		return;
 	}
 	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
-	st_reply(r, "session %s: %s, %s mode, trace in %s\n", ses->name, state_name(ses), mode,
+	st_reply(r, "session %s: %s, %s mode, trace in %s\n", label(r, ses, lab, sizeof(lab)),
+		 state_name(ses), mode,
 		 ses->trace.dir);
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
@@ -646,8 +685,10 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 	const char *name = st_req_get(r, "session");
 	uint32_t nprocs = 0, n = 0;
 
+	struct st_session *named = NULL;
+
 	/* a session that is not there is an error, and only that */
-	if (name && !session_of(d, r))
+	if (name && !(named = session_of(d, r)))
 		return ST_EXIT_FAIL;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		nprocs += !p->ended && visible_proc(r, p);
@@ -673,10 +714,8 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", com, gr, bound);
 		users_text(r, false);
 	}
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-		struct st_session *ses = d->sessions[s];
-
-		if (!ses || !visible(r, ses) || (name && strcmp(ses->name, name) != 0))
+	for (struct st_session *ses = d->sessions; ses; ses = ses->next) {
+		if (!visible(r, ses) || (name && ses != named))
 			continue;
 		if (json)
 			st_reply(r, "%s", n ? ", " : "");
@@ -734,17 +773,18 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 				} else {
 					st_reply(r, "  %s:%s", c->provider, c->name);
 				}
-				for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-					const struct st_session *ses = d->sessions[s];
-
-					if (!ses || !visible(r, ses) || !ses->active ||
+				for (const struct st_session *ses = d->sessions; ses; ses = ses->next) {
+					if (!visible(r, ses) || !ses->active ||
 					    !st_session_records(ses, p, c->provider, c->name))
 						continue;
 					if (json) {
 						st_reply(r, "%s", on ? ", " : "");
 						json_str(r, ses->name);
 					} else {
-						st_reply(r, "%s%s", on ? ", " : " enabled in ", ses->name);
+						char lab[96];
+
+						st_reply(r, "%s%s", on ? ", " : " enabled in ",
+							 label(r, ses, lab, sizeof(lab)));
 					}
 					on++;
 				}

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ctl/daemon/daemon.h"
@@ -16,8 +17,10 @@
 
 #define ST_REQ_MAX_ITEMS 512
 
+struct st_client;
+
 struct st_request {
-	int fd;
+	struct st_client *client; /* the connection (control.c); NULL once answered */
 	uid_t uid; /* the peer, from SO_PEERCRED */
 	gid_t gid;
 	pid_t pid;
@@ -32,7 +35,16 @@ struct st_request {
 int st_control_listen(struct st_daemon *d, char *err, size_t errlen);
 /* Splits a request as received (request.c): 0, or -1 if malformed. */
 int st_request_parse(struct st_request *r, char *buf, size_t len);
+/* The control socket is readable: new clients (none is waited for). */
 void st_control_accept(struct st_daemon *d);
+/* A client's connection is readable or writable (events: epoll's). */
+void st_control_event(struct st_daemon *d, struct st_client *c, uint32_t events);
+/* Closes the clients past their deadline (the loop's timer). */
+void st_control_tick(struct st_daemon *d);
+/* Frees closed clients; between two loop rounds. */
+void st_control_collect(void);
+/* Closes every client (the daemon stops). */
+void st_control_fini(struct st_daemon *d);
 
 /* The value of the first item `key`, or NULL. */
 const char *st_req_get(const struct st_request *r, const char *key);

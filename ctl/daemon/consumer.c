@@ -277,7 +277,7 @@ static void warn_once(struct st_proc *p, int which, const char *what)
 	if (p->warned[which])
 		return;
 	p->warned[which] = 1;
-	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
+	st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
 }
 
 /*
@@ -306,7 +306,7 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 				     uint32_t slot)
 {
 	struct st_slot_state *st = &p->pools[s].slots[slot];
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	char name[64];
 
 	if (!st->has_stream) {
@@ -517,7 +517,7 @@ static bool in_place(const struct st_ring *r, struct st_slot_state *st,
 static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i,
 		     const struct st_ring_range *g, uint64_t discarded, bool may_wait)
 {
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	struct st_slot_state *st = &p->pools[s].slots[i];
 	const struct st_ring *r = &p->pools[s].ring;
@@ -606,7 +606,7 @@ static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s
 	first = r.ts < since ? since : r.ts > now ? now : r.ts;
 	buf = st_packet_buf(0);
 	if (buf)
-		st_stream_packet(&d->sessions[s]->trace, slot_stream(d, p, s, i), buf, 0, 0, since,
+		st_stream_packet(&st_session_at(d, s, p)->trace, slot_stream(d, p, s, i), buf, 0, 0, since,
 				 first, lost);
 	return true;
 }
@@ -616,7 +616,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 {
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_slot_state *st = &pool->slots[i];
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
 	uint64_t (*order)[2], corrupt = st_emit_corrupt;
 	uint64_t lost = stream_lost(st, st_slot_lost(pool, i));
@@ -675,7 +675,7 @@ static void final_losses(struct st_daemon *d, struct st_proc *p, uint32_t s, uin
 	buf = st_packet_buf(0);
 	now = st_clock_now(&d->clock);
 	if (buf)
-		st_stream_packet(&d->sessions[s]->trace, stream, buf, 0, 0, now, now, lost);
+		st_stream_packet(&st_session_at(d, s, p)->trace, stream, buf, 0, 0, now, now, lost);
 }
 
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
@@ -687,7 +687,7 @@ void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	if (s >= ST_ABI_MAX_SESSIONS)
 		return;
 	pool = &p->pools[s];
-	ses = d->sessions[s];
+	ses = st_session_at(d, s, p);
 	if (!pool->ring.base || slot >= pool->ring.nslots || !ses ||
 	    ses->generation != pool->generation)
 		return;
@@ -732,7 +732,7 @@ static int late_write(struct st_session *ses, struct st_proc *p, struct st_proc_
 int st_meta_write(struct st_daemon *d, struct st_proc *p, uint32_t s, const uint8_t *records,
 		  uint64_t len, uint64_t events, uint64_t ts_begin, uint64_t ts_end)
 {
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	struct st_proc_pool *pool = &p->pools[s];
 	struct st_session_stats *stats;
 	uint8_t *buf = st_packet_buf(len);

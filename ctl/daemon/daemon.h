@@ -332,8 +332,14 @@ enum st_session_state {
 };
 
 struct st_session {
+	struct st_session *next; /* the daemon's sessions, oldest first */
+	/* Its bit in the enable masks, and the slot of its state in a
+	 * process's control page: unique among the sessions that may trace
+	 * one uid's processes (root's, which trace every user, and that
+	 * uid's own), so that every user may have sessions of their own
+	 * (st_session_at). */
 	uint32_t index;
-	uint32_t generation;
+	uint32_t generation; /* unique across sessions and daemons */
 	char name[64];
 	uid_t owner;	    /* who created it: only they (and root) see it */
 	gid_t owner_gid;
@@ -357,6 +363,7 @@ struct st_session {
 	uint32_t nstats, stats_cap;
 	struct st_membound mem;		/* memory.c */
 	struct st_memory_counts memc;
+	uint64_t committed_now;		/* memory.c's scratch, while it samples */
 };
 
 struct st_session_config {
@@ -513,6 +520,7 @@ struct st_proc {
 	struct st_callsites *callsites; /* callsite.c's cache */
 	char warned[8]; /* one-time warnings already logged */
 	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */
+	bool over_memory; /* its pools hold more than its grants: refused (memory.c) */
 };
 
 /* ---- the daemon (loop.c) ---- */
@@ -536,7 +544,7 @@ struct st_daemon {
 	char sock_path[ST_PATH_MAX];
 	struct st_clock clock;
 	struct st_evreg reg;
-	struct st_session *sessions[ST_ABI_MAX_SESSIONS];
+	struct st_session *sessions; /* oldest first */
 	struct st_proc *procs;
 	uint64_t next_instance;
 	uint64_t ticks;
@@ -562,13 +570,27 @@ bool st_control_pending(struct st_daemon *d);
 void st_daemon_fini(struct st_daemon *d);
 
 /* Sessions. */
-int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
-		      size_t errlen);
-int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule);
-/* Whether session s records tracepoint provider:name in process p. */
+/* Creates a session (*out); 0, or a negative errno with the reason in err:
+ * -EEXIST (the owner has one of that name), -ENOSPC (no session left for
+ * the owner: their quota, or no free bit), else the configuration. */
+int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
+		      struct st_session **out, char *err, size_t errlen);
+int st_session_add_rule(struct st_daemon *d, struct st_session *ses, const struct st_rule *rule);
+/* Whether session ses records tracepoint provider:name in process p. */
 bool st_session_records(const struct st_session *ses, const struct st_proc *p, const char *provider,
 			const char *name);
-struct st_session *st_session_find(struct st_daemon *d, const char *name);
+/* owner's session named name, or NULL. */
+struct st_session *st_session_find(struct st_daemon *d, uid_t owner, const char *name);
+/* The session of bit s that may trace p (root's, or p's owner's), or NULL:
+ * what p's state in slot s (its control page, pools, grants) belongs to. */
+struct st_session *st_session_at(const struct st_daemon *d, uint32_t s, const struct st_proc *p);
+/* Whether ses may trace p's processes at all (it is root's, or p's owner's). */
+bool st_session_covers(const struct st_session *ses, const struct st_proc *p);
+/* Bits kept for root's sessions (the daemon's own user's) whatever users do. */
+#define ST_SESSION_ROOT_BITS 8
+/* A bit for a new session of owner (all_users: root's, tracing every
+ * user), -1 if none is free (sessbits.c). */
+int st_session_bit(const struct st_daemon *d, uid_t owner, bool all_users);
 struct st_geometry;
 /* The session's losses, if any, as lines that start with prefix: "lost:
  * 12 buffer full, 3 no thread buffer", then what would keep each cause's
@@ -586,9 +608,9 @@ uint64_t st_proc_lost_unbuffered(const struct st_proc *p, uint32_t s);
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
 /* The session's buffer geometry, as st_geometry_text shows it. */
 void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
-int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen);
+int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, size_t errlen);
 /* Drains everything, writes the final metadata, closes the trace. */
-int st_session_stop(struct st_daemon *d, uint32_t s);
+int st_session_stop(struct st_daemon *d, struct st_session *ses);
 /* Moves the events lost writing so far, per process, from the recorded to
  * the lost in the session's statistics. */
 void st_session_take_lost(struct st_session *ses);
@@ -606,7 +628,7 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t);
 bool st_session_stats_exec(const struct st_session *ses, uint32_t i);
 /* True when the session had never started and its directory, which it
  * had made and which is empty, is removed with it. */
-bool st_session_destroy(struct st_daemon *d, uint32_t s);
+bool st_session_destroy(struct st_daemon *d, struct st_session *ses);
 /* Recomputes the enable bits of every tracepoint of p. */
 void st_session_apply(struct st_daemon *d, struct st_proc *p);
 /* The statistics of process p in session s, created when `create`. */
@@ -756,13 +778,16 @@ int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved);
 void st_creds_restore(struct st_creds *saved);
 
 /* Received descriptors (fdsafe.c): closed if shared memory, else kept
- * open for good, counted against the sender's quota (closing one may wait
- * on a file system a user serves). */
-void st_fd_drop(int fd, uid_t sender);
+ * open for good, counted against the sender's descriptors quota (closing
+ * one may wait on a file system a user serves); true if kept. */
+bool st_fd_drop(int fd, uid_t sender);
+/* Whether uid may still hand over descriptors: below its quota of those
+ * the daemon keeps. A user at it is refused: connections, pickups. */
+bool st_fd_room(uid_t uid);
 
-/* quiesce.c: waits (bounded) for the records under way in session s,
+/* quiesce.c: waits (bounded) for the records under way in session ses,
  * whose enable bits were just cleared. */
-void st_writers_quiesce(struct st_daemon *d, uint32_t s);
+void st_writers_quiesce(struct st_daemon *d, const struct st_session *ses);
 
 /* pickup.c: takes the pools a process without a connection offers. */
 void st_pickup(struct st_daemon *d, struct st_proc *p);
@@ -774,6 +799,9 @@ int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint3
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line a user's process (connection, inspector) made the daemon write:
+ * rate-limited per uid (log.c). */
+void st_log_user(uid_t uid, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void st_log_setup(const char *ident, int level, bool use_syslog);
 enum { ST_LOG_ERR = 0, ST_LOG_WARN = 1, ST_LOG_INFO = 2, ST_LOG_DEBUG = 3 };
 

@@ -67,7 +67,7 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 	end = __atomic_load_n(&p->control->reglog_len, __ATOMIC_ACQUIRE);
 	if (end > ST_ABI_REGLOG_MAX || end < p->reglog_pos) {
 		if (!p->warned[7]) {
-			st_log(ST_LOG_WARN, "process %d (%s): bad registration log length", p->pid,
+			st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): bad registration log length", p->pid,
 			       p->name);
 			p->warned[7] = 1;
 		}
@@ -86,7 +86,7 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 				st_proc_end(d, p); /* over its owner's quota */
 				return;
 			}
-			st_log(ST_LOG_WARN, "process %d (%s): bad registration log: ignored from byte %llu",
+			st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): bad registration log: ignored from byte %llu",
 			       p->pid, p->name, (unsigned long long)p->reglog_pos);
 			p->reglog_pos = ST_ABI_REGLOG_MAX; /* read no more of it */
 			return;
@@ -169,7 +169,7 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 	st_proc_claim(d, p);
 	st_reglog_catch_up(d, p);
 	st_session_apply(d, p);
-	st_log(ST_LOG_INFO, "process %d (%s) found running: registered", p->pid, p->name);
+	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) found running: registered", p->pid, p->name);
 }
 
 static void candidate_free(struct candidate *c)
@@ -275,6 +275,7 @@ void st_discover(struct st_daemon *d)
 		 * dumpable); a user's daemon looks at its user's only */
 		snprintf(path, sizeof(path), "/proc/%ld", pid);
 		if (stat(path, &st) < 0 || (d->uid != 0 && st.st_uid != d->uid) ||
+		    !st_fd_room(st.st_uid) ||
 		    !may_carry((pid_t)pid))
 			continue;
 		ask(d, (pid_t)pid, &st);

@@ -7,9 +7,11 @@
  * may run. So a received descriptor is closed only if it is a memfd (shared
  * memory, whose close never waits), which F_GET_SEALS tells without asking
  * the file system anything. Any other is kept, open, for good: it is
- * counted against its sender's connections quota (so a user can make the
- * daemon keep only so many), and its sender is refused anyway (what the
- * daemon expects from others are memfds only).
+ * counted against its sender's descriptors quota, and its sender is
+ * refused (what the daemon expects from others are memfds only: proc.c
+ * closes a connection that sent another). A user who reached the quota
+ * is refused altogether (st_fd_room): the daemon's descriptor table is
+ * shared by every user, and one must not fill it.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,31 +23,38 @@
 static int *held;
 static size_t nheld, cap;
 
-void st_fd_drop(int fd, uid_t sender)
+bool st_fd_drop(int fd, uid_t sender)
 {
 	struct st_user *u;
 
 	if (fd < 0)
-		return;
+		return false;
 	if (fcntl(fd, F_GET_SEALS) >= 0) {
 		close(fd);
-		return;
+		return false;
 	}
 	u = st_user_of(sender);
 	if (u)
-		u->used[ST_Q_CONNECTIONS]++; /* never given back */
+		u->used[ST_Q_DESCRIPTORS]++; /* never given back */
 	if (nheld == cap) {
 		size_t c = cap ? cap * 2 : 64;
 		int *v = realloc(held, c * sizeof(*v));
 
 		if (!v)
-			return; /* leaked: the same as held */
+			return true; /* leaked: the same as held */
 		held = v;
 		cap = c;
 	}
 	held[nheld++] = fd;
-	if (!(nheld & (nheld - 1)))
-		st_log(ST_LOG_WARN, "holding %zu descriptors that are not shared memory (the last from "
-				    "uid %u): closing them could wait on a user's file system",
-		       nheld, (unsigned)sender);
+	st_log_user(sender, ST_LOG_WARN, "holding %zu descriptors that are not shared memory (the last from uid "
+			    "%u, who has handed %llu): closing them could wait on a user's file system",
+	       nheld, (unsigned)sender, u ? (unsigned long long)u->used[ST_Q_DESCRIPTORS] : 0ull);
+	return true;
+}
+
+bool st_fd_room(uid_t uid)
+{
+	struct st_user *u = st_user_of(uid);
+
+	return u && u->used[ST_Q_DESCRIPTORS] < st_quota_limit(ST_Q_DESCRIPTORS);
 }

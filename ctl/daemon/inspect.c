@@ -469,7 +469,7 @@ int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role
 	if (!ins) {
 		ret = spawn(d, o, role, &ins);
 		if (ret < 0) {
-			st_log(ST_LOG_WARN, "cannot start an inspector for uid %u: %s",
+			st_log_user(o->uid, ST_LOG_WARN, "cannot start an inspector for uid %u: %s",
 			       (unsigned)o->uid, strerror(-ret));
 			return ret;
 		}
@@ -522,7 +522,7 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 	const char *err;
 
 	if (st_insp_parse(buf, len, &r, &err) < 0 || !c || !c->sent || r.id != c->id) {
-		st_log(ST_LOG_WARN, "inspector %d (%s, uid %u): %s", ins->pid, role_name(ins->role),
+		st_log_user(ins->owner.uid, ST_LOG_WARN, "inspector %d (%s, uid %u): %s", ins->pid, role_name(ins->role),
 		       (unsigned)ins->owner.uid, !c || r.type == 0 ? "unasked message" :
 		       r.id != c->id ? "reply to another request" : err);
 		st_fd_drop(fd, ins->owner.uid);
@@ -564,7 +564,7 @@ void st_insp_readable(struct st_daemon *d, void *arg)
 		if (n <= 0) {
 			/* it exited (or was killed by its own limits) */
 			if (ins->head)
-				st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) ended during a request",
+				st_log_user(ins->owner.uid, ST_LOG_WARN, "inspector %d (%s, uid %u) ended during a request",
 				       ins->pid, role_name(ins->role), (unsigned)ins->owner.uid);
 			retire(d, ins, true);
 			return;
@@ -592,7 +592,7 @@ void st_insp_tick(struct st_daemon *d)
 		if (ins->head && (now - ins->head_progress > ins->head->deadline_ms ||
 				  now - ins->head_since >
 					  (uint64_t)HEAD_MAX_FACTOR * ins->head->deadline_ms)) {
-			st_log(ST_LOG_WARN, "inspector %d (%s, uid %u) answered nothing for %u ms (or ran too long): %s",
+			st_log_user(ins->owner.uid, ST_LOG_WARN, "inspector %d (%s, uid %u) answered nothing for %u ms (or ran too long): %s",
 			       ins->pid, role_name(ins->role), (unsigned)ins->owner.uid,
 			       ins->head->deadline_ms,
 			       ins->role == ST_INSP_ROLE_PROBE ? "left to finish alone" : "killed");

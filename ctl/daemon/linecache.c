@@ -130,7 +130,7 @@ static void take_table(struct st_lines *l, uint64_t rows, int fd)
 		    (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) ||
 	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != rows * 8 ||
 	    fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC) {
-		st_log(ST_LOG_WARN, "uid %u's inspector sent a malformed line table",
+		st_log_user(l->uid, ST_LOG_WARN, "uid %u's inspector sent a malformed line table",
 		       (unsigned)l->uid);
 		return;
 	}

@@ -31,6 +31,7 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
 #include "ctl/daemon/loop.h"
+#include "ctl/daemon/quota.h"
 #include "ctl/daemon/writer.h"
 
 struct tag {
@@ -41,9 +42,9 @@ struct tag {
 /* Tags of the fixed descriptors; process tags point at the process. */
 static struct tag fixed[ST_TAG_FIXED_LAST + 1];
 
-int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
+static struct epoll_event event_of(enum st_tag_kind kind, void *ptr, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = events };
 	uint64_t v;
 
 	if (kind <= ST_TAG_FIXED_LAST) {
@@ -55,7 +56,22 @@ int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
 		v = (uint64_t)(uintptr_t)ptr | (uint64_t)(kind - ST_TAG_PROC);
 		ev.data.u64 = v | (1ull << 63);
 	}
+	return ev;
+}
+
+int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
+{
+	struct epoll_event ev = event_of(kind, ptr, EPOLLIN);
+
 	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int st_loop_watch_events(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr,
+			 uint32_t events)
+{
+	struct epoll_event ev = event_of(kind, ptr, events);
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
 void st_loop_unwatch(struct st_daemon *d, int fd)
@@ -143,11 +159,19 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	d->private_instance = cfg->private_instance;
 	d->group = cfg->group ? cfg->group : ST_GROUP;
 	d->mem.bound = cfg->max_memory ? cfg->max_memory : st_default_max_memory();
+	st_quota_default(ST_Q_MEMORY, d->mem.bound / 4);
 	/* One stream file per traced thread: allow as many as we may. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* A connection holds three descriptors (its socket, pidfd and status
+	 * memory), a process found running two: one user's may take at most
+	 * about a third of the table, whoever else needs it. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		for (int k = ST_Q_CONNECTIONS; k <= ST_Q_PROCESSES; k++)
+			if (rl.rlim_cur / 8 < st_quota_defs[k].def)
+				st_quota_default(k, rl.rlim_cur / 8 ? rl.rlim_cur / 8 : 1);
 	snprintf(d->rundir, sizeof(d->rundir), "%s", cfg->rundir);
 	snprintf(d->sock_path, sizeof(d->sock_path), "%s/%s", cfg->rundir, ST_PROC_SOCKET);
 	ret = st_clock_init(&d->clock, cfg->clock, err, errlen);
@@ -203,6 +227,12 @@ static void tick(struct st_daemon *d)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		if (p->ended)
 			continue;
+		if (p->over_memory) {
+			/* (its pools hold more than the bounds let it: memory.c) */
+			p->end_now = true;
+			st_proc_end(d, p);
+			continue;
+		}
 		/* we still serve it: its blocked writers wait on (core/block.c) */
 		if (p->control)
 			__atomic_store_n(&p->control->heartbeat, d->ticks, __ATOMIC_RELAXED);
@@ -224,6 +254,7 @@ static void tick(struct st_daemon *d)
 	st_insp_tick(d);
 	st_lines_tick();
 	st_commands_poll(d, false);
+	st_control_tick(d);
 	if (d->accept_paused && st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL) == 0)
 		d->accept_paused = false;
 }
@@ -264,8 +295,8 @@ void st_daemon_mark_active(struct st_daemon *d)
 	char path[ST_PATH_MAX + 16];
 	bool any = false;
 
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		any |= d->sessions[s] && d->sessions[s]->active;
+	for (const struct st_session *ses = d->sessions; ses; ses = ses->next)
+		any |= ses->active;
 	snprintf(path, sizeof(path), "%s/active", d->rundir);
 	if (any) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -299,7 +330,11 @@ static int turn(struct st_daemon *d, int timeout, bool until_quit)
 	for (int i = 0; i < n; i++) {
 		uint64_t v = ev[i].data.u64;
 
-		if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
+		if (v >> 63 && ST_TAG_PROC + (v & 7) == ST_TAG_CLIENT) {
+			st_control_event(d, (void *)(uintptr_t)(v & ~(1ull << 63) & ~7ull),
+					 ev[i].events);
+			ev[i].events = 0;
+		} else if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
 			st_control_accept(d);
 			ev[i].events = 0;
 		}
@@ -343,15 +378,13 @@ static int turn(struct st_daemon *d, int timeout, bool until_quit)
 			if (d->on_child)
 				d->on_child(d, d->on_child_arg);
 			break;
-		case ST_TAG_CONTROL:
-			st_control_accept(d);
-			break;
 		default:
 			break;
 		}
 	}
 	st_proc_reap(d);
 	st_insp_collect();
+	st_control_collect();
 	return 0;
 }
 
@@ -397,8 +430,9 @@ void st_daemon_fini(struct st_daemon *d)
 	 * on alone), and what they would still answer is not needed. */
 	st_insp_fini(d);
 	st_commands_poll(d, true);
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		st_session_destroy(d, s);
+	st_control_fini(d);
+	while (d->sessions)
+		st_session_destroy(d, d->sessions);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		p->end_now = true;
 		st_proc_end(d, p);

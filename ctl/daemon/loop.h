@@ -15,6 +15,7 @@ enum st_tag_kind {
 	ST_TAG_PROC,	  /* a process's control connection */
 	ST_TAG_PROC_EXIT, /* a process's pidfd */
 	ST_TAG_INSPECTOR, /* an inspector's socket (inspect.c) */
+	ST_TAG_CLIENT,	  /* a control client's connection (control.c) */
 };
 
 /* Watches fd for input; tag and ptr come back with its events. Tags up to
@@ -22,6 +23,10 @@ enum st_tag_kind {
  * pointer (a process, an inspector). */
 #define ST_TAG_FIXED_LAST ST_TAG_CONTROL
 int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind tag, void *ptr);
+/* Changes what fd, watched with tag and ptr, is watched for (EPOLLIN,
+ * EPOLLOUT). */
+int st_loop_watch_events(struct st_daemon *d, int fd, enum st_tag_kind tag, void *ptr,
+			 uint32_t events);
 void st_loop_unwatch(struct st_daemon *d, int fd);
 
 #endif

@@ -195,8 +195,10 @@ int st_statedump_into(struct st_proc *p, struct st_trace *t,
 /* Whether session s is started and traces p. */
 static bool traced_by(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
 {
-	return d->sessions[s] && d->sessions[s]->active && p->control &&
-	       p->control->session[s].generation == d->sessions[s]->generation;
+	const struct st_session *ses = st_session_at(d, s, p);
+
+	return ses && ses->active && p->control &&
+	       p->control->session[s].generation == ses->generation;
 }
 
 /* Whether a started session traces p. */
@@ -361,7 +363,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 	} else {
 		if (!p->warned[2]) {
 			p->warned[2] = 1;
-			st_log(ST_LOG_WARN, "process %d (%s): no statedump, its callers will not be "
+			st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): no statedump, its callers will not be "
 					    "symbolised: %s",
 			       p->pid, p->name, r ? r->done.text : "its inspector failed");
 		}
@@ -417,7 +419,7 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 			      OBJECTS_DEADLINE_MS, on_objects, p);
 	if (ret < 0) {
 		p->objs_pending = false;
-		st_log(ST_LOG_WARN, "process %d (%s): cannot read its objects: %s", p->pid, p->name,
+		st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): cannot read its objects: %s", p->pid, p->name,
 		       strerror(-ret));
 	}
 }

@@ -1,7 +1,9 @@
 /*
  * Buffer memory (memory.c): what the daemon grants the processes of each
- * session, within the session's bound (`--max-memory`) and the daemon's
- * (`shimtraced --max-memory`).
+ * session, within the session's bound (`--max-memory`), the daemon's
+ * (`shimtraced --max-memory`) and the bound of the process's user (the
+ * `memory` quota: one user cannot take every session's memory, in root's
+ * sessions, which trace every user, nor in sessions of their own).
  *
  * A process's pool is sized for its share (`--process-memory`: the
  * session's nslots thread buffers), but its threads claim a buffer never
@@ -29,6 +31,16 @@
  * A process that was refused, or is short, records again as soon as the
  * daemon has something for it: a thread without a buffer tries again at
  * each event.
+ *
+ * The claims are the process's to write, so they are checked against the
+ * pages its pool really holds (the pool's allocated blocks, which the
+ * kernel counts): a claim that stays without pages for UNBACKED_MS is not
+ * honoured any more, and what it held is taken back like any unclaimed
+ * buffer. A pool that holds more pages than its grant (a process that
+ * writes where it claimed nothing) is granted them if the bounds have
+ * room; one that goes on holding more than the bounds allow for OVER_MS
+ * is refused: its connection is closed, its pools dropped, and it runs on
+ * untraced.
  */
 #ifndef ST_DAEMON_MEMORY_H
 #define ST_DAEMON_MEMORY_H
@@ -40,6 +52,9 @@ struct st_grant {
 	uint32_t generation; /* of the session; 0: none */
 	uint32_t slots;	     /* thread buffers it may claim, counted in the bounds */
 	uint64_t lost_seen;  /* its lost_no_memory at the last tick */
+	uint32_t backed;     /* buffers from the first known to have their pages */
+	uint64_t unbacked_since; /* ms: claims without pages since then; 0: none */
+	uint64_t over_since;	 /* ms: pages beyond the grant since then; 0: none */
 };
 
 /* A bound and what is granted against it, in bytes. */
@@ -69,12 +84,16 @@ struct st_session;
 void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Process p ended: its grants are given back. */
 void st_memory_release(struct st_daemon *d, struct st_proc *p);
-/* Session s is being destroyed: its grants are given back. */
-void st_memory_session_gone(struct st_daemon *d, uint32_t s);
-/* Raises the grants of processes whose threads found none; samples the
+/* Session ses is being destroyed: its grants are given back. */
+void st_memory_session_gone(struct st_daemon *d, struct st_session *ses);
+/* Raises the grants of processes whose threads found none; takes back
+ * claims without pages; refuses processes over their bounds; samples the
  * committed memory. */
 void st_memory_tick(struct st_daemon *d);
-/* Bytes of the buffers claimed now in session ses (NULL: all sessions). */
+/* The same, at time now_ms (CLOCK_MONOTONIC ms: the unit tests' clock). */
+void st_memory_tick_at(struct st_daemon *d, uint64_t now_ms);
+/* Bytes of the buffers claimed now in session ses (NULL: all sessions):
+ * the claims honoured (see above). */
 uint64_t st_memory_committed(const struct st_daemon *d, const struct st_session *ses);
 /* Buffers of p's pool of session s (generation gen, nslots buffers)
  * claimed so far, as its control page says (at most nslots). */

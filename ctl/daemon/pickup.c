@@ -36,7 +36,7 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	if (r && r->type != ST_INSP_DONE)
 		return;
 	if (r && r->done.status != 0)
-		st_log(ST_LOG_WARN, "process %d (%s): its buffer pool could not be taken: %s", p->pid,
+		st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): its buffer pool could not be taken: %s", p->pid,
 		       p->name, r->done.text);
 	p->pickup_pending = false;
 	st_pickup(d, p);     /* another session's, if any */
@@ -50,7 +50,7 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
  */
 static uint64_t offered(const struct st_daemon *d, const struct st_proc *p, uint32_t s)
 {
-	const struct st_session *ses = d->sessions[s];
+	const struct st_session *ses = st_session_at(d, s, p);
 	uint64_t offer;
 	uint32_t gen;
 
@@ -68,14 +68,20 @@ bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t 
 {
 	uint32_t gen = (uint32_t)(offered(d, p, s) >> 32);
 
-	/* not asked for yet, or under way (a failed request is not waited for) */
-	return gen && (p->pickup_tried[s] != gen || (p->pickup_pending && p->pickup_session == s));
+	/* not asked for yet (and its user may still hand descriptors over),
+	 * or under way (a failed request is not waited for) */
+	return gen && ((p->pickup_tried[s] != gen && st_fd_room(p->uid)) ||
+		       (p->pickup_pending && p->pickup_session == s));
 }
 
 void st_pickup(struct st_daemon *d, struct st_proc *p)
 {
+	/* (what an inspector takes from the process may be a descriptor the
+	 * daemon must keep: none for a user at its quota of those) */
+	if (!st_fd_room(p->uid))
+		return;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS && !p->pickup_pending; s++) {
-		struct st_session *ses = d->sessions[s];
+		struct st_session *ses = st_session_at(d, s, p);
 		uint64_t offer = offered(d, p, s);
 		uint32_t gen = (uint32_t)(offer >> 32);
 		struct st_insp_take_pool t;

@@ -58,7 +58,7 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 
 static void proc_warn(struct st_proc *p, const char *what)
 {
-	st_log(ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
+	st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name[0] ? p->name : "?", what);
 }
 
 /*
@@ -139,6 +139,13 @@ void st_proc_accept(struct st_daemon *d)
 		return;
 	}
 	u = st_user_of(cred.uid);
+	if (!st_fd_room(cred.uid)) {
+		st_quota_refuse(u, ST_Q_DESCRIPTORS, cred.pid,
+				"its user's processes handed over descriptors that are not shared "
+				"memory");
+		close(fd);
+		return;
+	}
 	if (!st_quota_take(u, ST_Q_CONNECTIONS, 1, cred.pid, "too many connections")) {
 		close(fd);
 		return;
@@ -220,7 +227,7 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 		p->pidfd = -1;
 	}
 	p->ended = true; /* reaped with nothing to finish */
-	st_log(ST_LOG_INFO, "process %d (%s) connected again", q->pid, q->name);
+	st_log_user(q->uid, ST_LOG_INFO, "process %d (%s) connected again", q->pid, q->name);
 	return true;
 }
 
@@ -236,7 +243,7 @@ static bool detach(struct st_daemon *d, struct st_proc *p)
 		return false;
 	close_connection(d, p);
 	p->discovered = true;
-	st_log(ST_LOG_INFO, "process %d (%s) closed its connection: its buffers are read on",
+	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) closed its connection: its buffers are read on",
 	       p->pid, p->name);
 	return true;
 }
@@ -280,7 +287,7 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 		if (q != p && q->discovered && !q->ended && q->pid == p->pid)
 			st_proc_end(d, q);
 	st_proc_claim(d, p);
-	st_log(ST_LOG_INFO, "process %d (%s) registered", p->pid, p->name);
+	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) registered", p->pid, p->name);
 	st_session_apply(d, p);
 	return 0;
 }
@@ -541,7 +548,7 @@ void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s)
 
 static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_pool_msg *m, int fd)
 {
-	struct st_session *ses = m->session < ST_ABI_MAX_SESSIONS ? d->sessions[m->session] : NULL;
+	struct st_session *ses = m->session < ST_ABI_MAX_SESSIONS ? st_session_at(d, m->session, p) : NULL;
 	struct st_proc_pool *pool;
 	const struct st_abi_pool *hdr;
 	struct st_abi_geometry g;
@@ -601,7 +608,7 @@ static int on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_p
 
 int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t gen, int fd)
 {
-	struct st_session *ses = s < ST_ABI_MAX_SESSIONS ? d->sessions[s] : NULL;
+	struct st_session *ses = s < ST_ABI_MAX_SESSIONS ? st_session_at(d, s, p) : NULL;
 	struct st_abi_pool_msg m = { { ST_MSG_POOL, sizeof(m) }, s, gen, 0 };
 	struct st_abi_geometry g;
 
@@ -672,6 +679,18 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 
 enum taken { TAKEN, NONE_WAITING, CLOSED, FAILED };
 
+/* uid reached its quota of descriptors the daemon keeps: its connections
+ * are closed (and new ones refused: st_proc_accept), its processes run on
+ * untraced. */
+static void refuse_user(struct st_daemon *d, uid_t uid)
+{
+	for (struct st_proc *q = d->procs; q; q = q->next)
+		if (q->uid == uid && !q->ended && q->fd >= 0) {
+			q->end_now = true;
+			st_proc_end(d, q);
+		}
+}
+
 /* Receives and handles one message of p's connection. */
 static enum taken take_message(struct st_daemon *d, struct st_proc *p)
 {
@@ -689,7 +708,16 @@ static enum taken take_message(struct st_daemon *d, struct st_proc *p)
 	} else {
 		ret = dispatch(d, p, buf, (size_t)n, fd);
 	}
-	st_fd_drop(fd, p->uid);
+	/* What the daemon takes from a process is shared memory, with HELLO
+	 * and POOL only: any other descriptor is one the daemon must keep
+	 * (fdsafe.c), so its sender is refused at once, and its user at its
+	 * quota of them. */
+	if (st_fd_drop(fd, p->uid) && ret >= 0) {
+		proc_warn(p, "sent a descriptor that is not shared memory: connection closed");
+		ret = REFUSED;
+	}
+	if (fd >= 0 && !st_fd_room(p->uid))
+		refuse_user(d, p->uid);
 	if (ret < 0) {
 		if (ret != REFUSED)
 			proc_warn(p, "protocol error: connection closed");
@@ -766,8 +794,10 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
 		st_proc_end_event(d, p, s);
-		if (d->sessions[s]) {
-			struct st_session_stats *st = st_session_stats_for(d->sessions[s], p, false);
+		struct st_session *ses = st_session_at(d, s, p);
+
+		if (ses) {
+			struct st_session_stats *st = st_session_stats_for(ses, p, false);
 
 			if (st)
 				st->ended = true;
@@ -780,7 +810,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		st_quota_give(p->user, ST_Q_PROCESSES, 1);
 		p->counts_process = false;
 	}
-	st_log(ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
+	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
 }
 
 void st_proc_recheck(struct st_daemon *d)

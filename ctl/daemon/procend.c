@@ -171,7 +171,7 @@ static uint64_t end_time(struct st_daemon *d, const struct st_proc_pool *pool)
 
 void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	struct st_proc_pool *pool = &p->pools[s];
 	uint8_t rec[ST_TRACE_REC_MAX_HDR + 1 + 4];
 	bool exited = p->control && __atomic_load_n(&p->control->exited, __ATOMIC_ACQUIRE) != 0;

@@ -23,12 +23,12 @@
 
 #define QUIESCE_DEADLINE_MS 200
 
-static bool any_writing(struct st_daemon *d, uint32_t s)
+static bool any_writing(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		const struct st_proc_pool *pool = &p->pools[s];
+		const struct st_proc_pool *pool = &p->pools[ses->index];
 
-		if (p->ended || !pool->ring.base)
+		if (p->ended || !pool->ring.base || !st_session_covers(ses, p))
 			continue;
 		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
 			const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
@@ -40,7 +40,7 @@ static bool any_writing(struct st_daemon *d, uint32_t s)
 	return false;
 }
 
-void st_writers_quiesce(struct st_daemon *d, uint32_t s)
+void st_writers_quiesce(struct st_daemon *d, const struct st_session *ses)
 {
 	static int global = -1; /* whether the kernel has MEMBARRIER_CMD_GLOBAL */
 	uint64_t deadline = st_now_ms() + QUIESCE_DEADLINE_MS;
@@ -58,7 +58,7 @@ void st_writers_quiesce(struct st_daemon *d, uint32_t s)
 
 		nanosleep(&grace, NULL);
 	}
-	while (any_writing(d, s) && st_now_ms() < deadline) {
+	while (any_writing(d, ses) && st_now_ms() < deadline) {
 		struct timespec pause = { 0, 200000 };
 
 		nanosleep(&pause, NULL);

@@ -11,12 +11,19 @@
 #include "ctl/daemon/quota.h"
 
 
-/* Limits set with --quota; 0: the default. */
-static uint64_t set[ST_Q_COUNT];
+/* Limits set with --quota, and defaults the daemon set; 0: none. */
+static uint64_t set[ST_Q_COUNT], defaults[ST_Q_COUNT];
 
 uint64_t st_quota_limit(enum st_quota_kind kind)
 {
-	return set[kind] ? set[kind] : st_quota_defs[kind].def;
+	if (set[kind])
+		return set[kind];
+	return defaults[kind] ? defaults[kind] : st_quota_defs[kind].def;
+}
+
+void st_quota_default(enum st_quota_kind kind, uint64_t value)
+{
+	defaults[kind] = value;
 }
 
 static struct st_user *users;
@@ -65,8 +72,17 @@ int st_quota_set(const char *spec, char *err, size_t errlen)
 		set[k] = v;
 		return 0;
 	}
-	snprintf(err, errlen, "--quota: '%s' is not NAME=VALUE with NAME one of connections, "
-			      "processes, classes, fields, metadata, symbols", spec);
+	{
+		char names[256];
+		size_t n = 0;
+
+		names[0] = '\0';
+		for (int k = 0; k < ST_Q_COUNT && n < sizeof(names); k++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", k ? ", " : "",
+					      st_quota_defs[k].name);
+		snprintf(err, errlen, "--quota: '%s' is not NAME=VALUE with NAME one of %s", spec,
+			 names);
+	}
 	return -1;
 }
 
@@ -91,7 +107,7 @@ struct st_user *st_users(void)
 	return users;
 }
 
-static bool refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const char *what)
+bool st_quota_refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const char *what)
 {
 	uint64_t now;
 
@@ -101,7 +117,7 @@ static bool refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const 
 	now = st_now_ms();
 	if (!u->warned_at[kind] || now - u->warned_at[kind] >= 10000) {
 		u->warned_at[kind] = now;
-		st_log(ST_LOG_WARN,
+		st_log_user(u->uid, ST_LOG_WARN,
 		       "uid %u over its quota of %s (%llu): process %d refused (%s; --quota %s=N)",
 		       (unsigned)u->uid, st_quota_defs[kind].name,
 		       (unsigned long long)st_quota_limit(kind), pid, what, st_quota_defs[kind].name);
@@ -113,7 +129,7 @@ bool st_quota_take(struct st_user *u, enum st_quota_kind kind, uint64_t more, pi
 		   const char *what)
 {
 	if (!u || u->used[kind] + more > st_quota_limit(kind) || u->used[kind] + more < more)
-		return refuse(u, kind, pid, what);
+		return st_quota_refuse(u, kind, pid, what);
 	u->used[kind] += more;
 	return true;
 }
@@ -121,7 +137,7 @@ bool st_quota_take(struct st_user *u, enum st_quota_kind kind, uint64_t more, pi
 bool st_quota_check(struct st_user *u, enum st_quota_kind kind, uint64_t value, pid_t pid,
 		    const char *what)
 {
-	return value <= st_quota_limit(kind) ? true : refuse(u, kind, pid, what);
+	return value <= st_quota_limit(kind) ? true : st_quota_refuse(u, kind, pid, what);
 }
 
 void st_quota_give(struct st_user *u, enum st_quota_kind kind, uint64_t less)

@@ -24,6 +24,9 @@ enum st_quota_kind {
 	ST_Q_FIELDS,	  /* fields of one event class */
 	ST_Q_METADATA,	  /* bytes of metadata the user's classes declare */
 	ST_Q_SYMBOLS,	  /* bytes of line tables kept for the user's objects */
+	ST_Q_SESSIONS,	  /* sessions the user created (a control-group member) */
+	ST_Q_DESCRIPTORS, /* descriptors of others' files the daemon holds for the user */
+	ST_Q_MEMORY,	  /* bytes of buffers granted to the user's processes, all sessions */
 	ST_Q_COUNT
 };
 
@@ -36,6 +39,9 @@ struct st_quota_def {
 extern const struct st_quota_def st_quota_defs[ST_Q_COUNT];
 /* The limit in force. */
 uint64_t st_quota_limit(enum st_quota_kind kind);
+/* Sets the default of a quota whose default depends on the daemon (a def
+ * of 0 in st_quota_defs): what --quota does not set. */
+void st_quota_default(enum st_quota_kind kind, uint64_t value);
 
 /* "NAME=VALUE" (sizes take K, M, G): 0, or -1 with the reason in err. */
 int st_quota_set(const char *spec, char *err, size_t errlen);
@@ -62,6 +68,9 @@ bool st_quota_take(struct st_user *u, enum st_quota_kind kind, uint64_t more, pi
  * if not, the refusal is counted and logged. */
 bool st_quota_check(struct st_user *u, enum st_quota_kind kind, uint64_t value, pid_t pid,
 		    const char *what);
+/* Counts and logs (at most every 10 s per uid and kind) a refusal of
+ * process pid for what; false. */
+bool st_quota_refuse(struct st_user *u, enum st_quota_kind kind, pid_t pid, const char *what);
 /* Gives back what st_quota_take took. */
 void st_quota_give(struct st_user *u, enum st_quota_kind kind, uint64_t less);
 

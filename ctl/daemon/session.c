@@ -30,6 +30,7 @@
 
 #include "ctl/checks.h"
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/quota.h"
 #include "ctl/daemon/writer.h"
 
 /*
@@ -70,7 +71,7 @@ static bool rule_selects(const struct st_rule *r, const struct st_proc *p)
  */
 static bool traces(const struct st_session *ses, const struct st_proc *p)
 {
-	if (!ses || !ses->active || !(ses->all_users || p->uid == ses->owner))
+	if (!ses || !ses->active || !st_session_covers(ses, p))
 		return false;
 	for (uint32_t i = 0; i < ses->nrules; i++)
 		if (ses->rules[i].enable && rule_selects(&ses->rules[i], p))
@@ -84,7 +85,7 @@ bool st_session_records(const struct st_session *ses, const struct st_proc *p, c
 	char full[2 * ST_ABI_NAME_MAX + 2];
 	bool on = false;
 
-	if (!ses || !(ses->all_users || p->uid == ses->owner))
+	if (!ses || !st_session_covers(ses, p))
 		return false;
 	snprintf(full, sizeof(full), "%s:%s", provider, name);
 	for (uint32_t i = 0; i < ses->nrules; i++)
@@ -108,30 +109,43 @@ static void note_matches(struct st_session *ses, const struct st_proc *p, const 
 			ses->rules[i].matched = true;
 }
 
-struct st_session *st_session_find(struct st_daemon *d, const char *name)
+struct st_session *st_session_find(struct st_daemon *d, uid_t owner, const char *name)
 {
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
-		if (d->sessions[s] && strcmp(d->sessions[s]->name, name) == 0)
-			return d->sessions[s];
+	for (struct st_session *ses = d->sessions; ses; ses = ses->next)
+		if (ses->owner == owner && strcmp(ses->name, name) == 0)
+			return ses;
 	return NULL;
 }
 
-int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, char *err,
-		      size_t errlen)
+int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
+		      struct st_session **out, char *err, size_t errlen)
 {
-	struct st_session *ses;
+	struct st_session *ses, **tail;
 	struct st_geometry geo;
 	struct st_memory_bounds mem;
-	uint32_t s;
+	struct st_user *u = cfg->owner == d->uid ? NULL : st_user_of(cfg->owner);
+	int s;
 
-	if (cfg->name && st_session_find(d, cfg->name)) {
-		snprintf(err, errlen, "a session named '%s' exists already", cfg->name);
+	if (cfg->name && st_session_find(d, cfg->owner, cfg->name)) {
+		snprintf(err, errlen, "a session of yours named '%s' exists already", cfg->name);
 		return -EEXIST;
 	}
-	for (s = 0; s < ST_ABI_MAX_SESSIONS && d->sessions[s]; s++)
-		;
-	if (s == ST_ABI_MAX_SESSIONS) {
-		snprintf(err, errlen, "already %d sessions (the most there can be)", ST_ABI_MAX_SESSIONS);
+	if (u && u->used[ST_Q_SESSIONS] >= st_quota_limit(ST_Q_SESSIONS)) {
+		u->refused[ST_Q_SESSIONS]++;
+		snprintf(err, errlen, "you have %llu sessions already (the daemon's sessions quota: "
+				      "shimtraced --quota sessions=N)",
+			 (unsigned long long)u->used[ST_Q_SESSIONS]);
+		return -ENOSPC;
+	}
+	s = st_session_bit(d, cfg->owner, cfg->all_users);
+	if (s < 0) {
+		if (cfg->owner == d->uid)
+			snprintf(err, errlen, "already %d sessions (the most there can be)",
+				 ST_ABI_MAX_SESSIONS);
+		else
+			snprintf(err, errlen, "no session left for you: %d at most may trace one user's "
+					      "processes, yours and root's, and %d are kept for root's",
+				 ST_ABI_MAX_SESSIONS, ST_SESSION_ROOT_BITS);
 		return -ENOSPC;
 	}
 	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0 ||
@@ -145,7 +159,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ses->index = s;
+	ses->index = (uint32_t)s;
 	if (next_generation == 0 && getrandom(&next_generation, sizeof(next_generation), 0) < 0)
 		next_generation = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
 	if (++next_generation == 0)
@@ -171,8 +185,13 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg, 
 		free(ses);
 		return -EIO;
 	}
-	d->sessions[s] = ses;
-	return (int)s;
+	if (u)
+		u->used[ST_Q_SESSIONS]++;
+	for (tail = &d->sessions; *tail; tail = &(*tail)->next)
+		;
+	*tail = ses;
+	*out = ses;
+	return 0;
 }
 
 void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
@@ -182,14 +201,9 @@ void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
 	g->sb_count = ses->sb_count;
 }
 
-int st_session_add_rule(struct st_daemon *d, uint32_t s, const struct st_rule *rule)
+int st_session_add_rule(struct st_daemon *d, struct st_session *ses, const struct st_rule *rule)
 {
-	struct st_session *ses = d->sessions[s];
-	struct st_rule *r;
-
-	if (!ses)
-		return -EINVAL;
-	r = realloc(ses->rules, (ses->nrules + 1) * sizeof(*r));
+	struct st_rule *r = realloc(ses->rules, (ses->nrules + 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	ses->rules = r;
@@ -210,7 +224,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 	c->ns_mult = d->clock.ns_mult;
 	c->ns_shift = d->clock.ns_shift;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-		struct st_session *ses = d->sessions[s];
+		struct st_session *ses = st_session_at(d, s, p);
 		struct st_abi_session *cs = &c->session[s];
 
 		if (traces(ses, p)) {
@@ -237,10 +251,12 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 			uint32_t mask = 0;
 
 			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
-				if (!traces(d->sessions[s], p))
+				struct st_session *ses = st_session_at(d, s, p);
+
+				if (!traces(ses, p))
 					continue;
-				note_matches(d->sessions[s], p, cl->provider, cl->name);
-				if (st_session_records(d->sessions[s], p, cl->provider, cl->name))
+				note_matches(ses, p, cl->provider, cl->name);
+				if (st_session_records(ses, p, cl->provider, cl->name))
 					mask |= 1u << s;
 			}
 			/* The id first: a writer that sees the bit uses it. */
@@ -277,15 +293,10 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 	return st;
 }
 
-int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
+int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, size_t errlen)
 {
-	struct st_session *ses = d->sessions[s];
 	int ret;
 
-	if (!ses) {
-		snprintf(err, errlen, "no such session");
-		return -ENOENT;
-	}
 	if (ses->active) {
 		snprintf(err, errlen, "session '%s' is already started", ses->name);
 		return -EALREADY;
@@ -304,7 +315,7 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 	ses->state = ST_SESSION_STARTED;
 	st_daemon_mark_active(d);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		struct st_proc_pool *pool = &p->pools[s];
+		struct st_proc_pool *pool = &p->pools[ses->index];
 
 		st_session_apply(d, p);
 		/* A process that kept its pool from an earlier run sends no
@@ -312,7 +323,7 @@ int st_session_start(struct st_daemon *d, uint32_t s, char *err, size_t errlen)
 		 * files must describe its objects all the same. */
 		if (!p->ended && pool->ring.base && pool->generation == ses->generation &&
 		    traces(ses, p))
-			st_statedump_session(d, p, s);
+			st_statedump_session(d, p, ses->index);
 	}
 	return 0;
 }
@@ -470,7 +481,7 @@ void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
 /* Final drain of session s in process p (the process ended or s stops). */
 void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
-	struct st_session *ses = d->sessions[s];
+	struct st_session *ses = st_session_at(d, s, p);
 	struct st_proc_pool *pool = &p->pools[s];
 
 	if (!ses || !ses->active)
@@ -502,12 +513,12 @@ static void close_streams(struct st_proc *p, uint32_t s)
 	pool->late_streams = 0; /* (the next run's are named with its number) */
 }
 
-int st_session_stop(struct st_daemon *d, uint32_t s)
+int st_session_stop(struct st_daemon *d, struct st_session *ses)
 {
-	struct st_session *ses = d->sessions[s];
+	uint32_t s = ses->index;
 	bool live = false;
 
-	if (!ses || !ses->active)
+	if (!ses->active)
 		return -ENOENT;
 	/* Processes gone whose end the loop has yet to take are ended first:
 	 * the trace then says how they ended (procend.c). */
@@ -520,17 +531,18 @@ int st_session_stop(struct st_daemon *d, uint32_t s)
 		live |= !p->ended;
 	}
 	if (live)
-		st_writers_quiesce(d, s);
+		st_writers_quiesce(d, ses);
 	ses->active = true;
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended)
+		if (!p->ended && st_session_covers(ses, p))
 			st_session_finish_proc(d, p, s);
 	ses->active = false;
 	ses->state = ST_SESSION_STOPPED;
 	st_daemon_mark_active(d);
 	st_clock_refine(&d->clock);
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		close_streams(p, s);
+		if (st_session_covers(ses, p))
+			close_streams(p, s);
 	/* The trace is complete on disk when stop returns, and its final
 	 * metadata says what could not be written. */
 	st_trace_finish(&ses->trace, &d->clock);
@@ -580,23 +592,26 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
-bool st_session_destroy(struct st_daemon *d, uint32_t s)
+bool st_session_destroy(struct st_daemon *d, struct st_session *ses)
 {
-	struct st_session *ses = d->sessions[s];
+	struct st_session **pp;
 	bool removed = false;
 
-	if (!ses)
-		return false;
 	if (ses->active)
-		st_session_stop(d, s);
+		st_session_stop(d, ses);
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		st_consume_pool_close(d, p, s);
+		if (st_session_covers(ses, p))
+			st_consume_pool_close(d, p, ses->index);
 	/* never started, nothing written: the directory it made goes too */
 	if (ses->state == ST_SESSION_CREATED)
 		removed = st_trace_remove_unused(&ses->trace);
 	st_trace_close(&ses->trace);
-	st_memory_session_gone(d, s);
-	d->sessions[s] = NULL;
+	st_memory_session_gone(d, ses);
+	for (pp = &d->sessions; *pp != ses; pp = &(*pp)->next)
+		;
+	*pp = ses->next;
+	if (ses->owner != d->uid)
+		st_quota_give(st_user_of(ses->owner), ST_Q_SESSIONS, 1);
 	/* processes forget the session (their writers see the generation go) */
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		st_session_apply(d, p);

@@ -4,14 +4,20 @@
  * unclaimed buffers taken back for a newcomer, raised for a process whose
  * threads found none (from free memory, or others' unclaimed), given back when a process ends or a session goes;
  * the bounds are never exceeded, and what a process writes in its control
- * page (its claims) never raises what is counted against them.
+ * page (its claims) never raises what is counted against them; claims
+ * whose buffers never get their pages are taken back after a while; a
+ * user's processes are held to the user's memory quota; a pool that holds
+ * more pages than the bounds let it have gets its process refused.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/daemon/quota.h"
 #include "tests/unit/run.h"
 
 #define SLOT 1000u /* bytes of a thread buffer, here */
@@ -29,8 +35,21 @@ static struct st_session *session(uint32_t s, uint32_t bound_slots, uint32_t sha
 	ses->nslots = share_slots;
 	ses->slot_bytes = SLOT;
 	ses->mem.bound = (uint64_t)bound_slots * SLOT;
-	d.sessions[s] = ses;
+	ses->all_users = true;
+	ses->next = d.sessions;
+	d.sessions = ses;
 	return ses;
+}
+
+static void session_gone(struct st_session *ses)
+{
+	struct st_session **pp = &d.sessions;
+
+	st_memory_session_gone(&d, ses);
+	while (*pp != ses)
+		pp = &(*pp)->next;
+	*pp = ses->next;
+	free(ses);
 }
 
 static struct st_proc *proc(pid_t pid)
@@ -51,7 +70,7 @@ static uint32_t grant(struct st_proc *p, uint32_t s)
 {
 	st_memory_grant(&d, p, s);
 	ck_assert_uint_eq(p->control->slots_allowed[s], p->grants[s].slots);
-	ck_assert_uint_le(d.sessions[s]->mem.granted, d.sessions[s]->mem.bound);
+	ck_assert_uint_le(st_session_at(&d, s, p)->mem.granted, st_session_at(&d, s, p)->mem.bound);
 	ck_assert_uint_le(d.mem.granted, d.mem.bound);
 	return p->grants[s].slots;
 }
@@ -59,7 +78,7 @@ static uint32_t grant(struct st_proc *p, uint32_t s)
 /* The process's threads claimed n buffers of its pool in session s. */
 static void claim(struct st_proc *p, uint32_t s, uint32_t n)
 {
-	p->control->slots_claimed[s] = ((uint64_t)d.sessions[s]->generation << 32) | n;
+	p->control->slots_claimed[s] = ((uint64_t)st_session_at(&d, s, p)->generation << 32) | n;
 }
 
 static void setup(void)
@@ -258,9 +277,7 @@ START_TEST(daemon_bound_over_sessions)
 	ck_assert_uint_eq(s1->memc.refused, 1);
 	ck_assert_uint_eq(d.mem.granted, 3 * SLOT);
 	/* session 0 goes: what it granted is the daemon's again */
-	st_memory_session_gone(&d, 0);
-	d.sessions[0] = NULL;
-	free(s0);
+	session_gone(s0);
 	ck_assert_uint_eq(d.mem.granted, SLOT);
 	ck_assert_uint_eq(a->grants[0].generation, 0);
 	c->control->lost_no_memory[1] = 1;
@@ -293,6 +310,148 @@ START_TEST(session_bound_takes_back_in_its_session)
 }
 END_TEST
 
+/* A pool of nslots buffers of one header page and two data pages each,
+ * for p in session s, as on_pool maps it; the data pages of the first
+ * `paged` buffers are given pages. */
+#define PG 4096u
+static void pool(struct st_proc *p, uint32_t s, uint32_t nslots, uint32_t paged)
+{
+	struct st_proc_pool *pool = &p->pools[s];
+	uint64_t slot = 3 * PG, size = PG + nslots * slot;
+	int fd = memfd_create("pool", MFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	pool->ring.base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(pool->ring.base, MAP_FAILED);
+	pool->ring.fd = fd;
+	pool->ring.size = size;
+	pool->ring.nslots = nslots;
+	pool->ring.slot_size = slot;
+	pool->ring.hdr_size = PG;
+	pool->generation = st_session_at(&d, s, p)->generation;
+	for (uint32_t i = 0; i < nslots; i++)
+		pool->ring.base[PG + i * slot] = 1; /* (headers: the process reads them all) */
+	for (uint32_t i = 0; i < paged; i++)
+		memset(pool->ring.base + PG + i * slot + PG, 1, 2 * PG);
+}
+
+START_TEST(claims_without_pages_are_taken_back)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 4, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	claim(a, 0, 4); /* and no pool, ever */
+	st_memory_tick_at(&d, 1000);
+	ck_assert_uint_eq(grant(b, 0), 0);
+	b->control->lost_no_memory[0] = 1;
+	st_memory_tick_at(&d, 5999); /* honoured until UNBACKED_MS */
+	ck_assert_uint_eq(b->grants[0].slots, 0);
+	ck_assert_uint_eq(st_memory_committed(&d, ses), 4 * SLOT);
+	b->control->lost_no_memory[0] = 2;
+	st_memory_tick_at(&d, 6000);
+	ck_assert_uint_eq(b->grants[0].slots, 1);
+	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(a->control->slots_allowed[0], 3); /* below its claims */
+	b->control->lost_no_memory[0] = 3;
+	st_memory_tick_at(&d, 6100);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(st_memory_committed(&d, ses), 0);
+	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
+}
+END_TEST
+
+START_TEST(claims_with_pages_are_kept)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b;
+
+	setup();
+	ses = session(0, 4, 4);
+	a = proc(1);
+	b = proc(2);
+	ck_assert_uint_eq(grant(a, 0), 4);
+	pool(a, 0, 4, 2);
+	claim(a, 0, 3); /* the third never gets its pages */
+	st_memory_tick_at(&d, 1000);
+	st_memory_tick_at(&d, 7000);
+	ck_assert_uint_eq(a->grants[0].backed, 2);
+	ck_assert_uint_eq(st_memory_committed(&d, ses), 2 * SLOT);
+	/* b: the two a has no pages for, beyond the two it has */
+	ck_assert_uint_eq(grant(b, 0), 1);
+	b->control->lost_no_memory[0] = 1;
+	st_memory_tick_at(&d, 7100);
+	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert(!a->over_memory);
+	/* its third buffer gets its pages at last: honoured again */
+	memset(a->pools[0].ring.base + PG + 2 * 3 * PG + PG, 1, 2 * PG);
+	st_memory_tick_at(&d, 7200);
+	ck_assert_uint_eq(a->grants[0].backed, 3);
+	ck_assert_uint_eq(a->grants[0].unbacked_since, 0);
+}
+END_TEST
+
+START_TEST(a_user_is_held_to_its_quota)
+{
+	struct st_session *ses;
+	struct st_proc *a, *b, *c;
+
+	setup();
+	ses = session(0, 10, 4);
+	st_quota_default(ST_Q_MEMORY, 3 * SLOT);
+	a = proc(1);
+	b = proc(2);
+	c = proc(3);
+	a->uid = b->uid = 1001;
+	c->uid = 1002;
+	a->user = b->user = st_user_of(1001);
+	c->user = st_user_of(1002);
+	ck_assert_uint_eq(grant(a, 0), 3);
+	/* the user's bound is short: taken back from the user's own */
+	ck_assert_uint_eq(grant(b, 0), 1);
+	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(a->user->used[ST_Q_MEMORY], 3 * SLOT);
+	/* another user is held to its own quota, not to the first's use */
+	ck_assert_uint_eq(grant(c, 0), 3);
+	ck_assert_uint_eq(ses->mem.granted, 6 * SLOT);
+	st_memory_release(&d, a);
+	ck_assert_uint_eq(b->user->used[ST_Q_MEMORY], SLOT);
+}
+END_TEST
+
+START_TEST(pages_beyond_the_bounds_are_refused)
+{
+	struct st_proc *a, *b;
+
+	setup();
+	session(0, 2, 4);
+	a = proc(1);
+	b = proc(2);
+	a->user = st_user_of(0);
+	ck_assert_uint_eq(grant(a, 0), 2);
+	claim(a, 0, 2);
+	ck_assert_uint_eq(grant(b, 0), 0);
+	/* a writes into four buffers, claiming two: what the bounds have is
+	 * granted (nothing), the rest is over them */
+	pool(a, 0, 4, 4);
+	st_memory_tick_at(&d, 1000);
+	ck_assert(!a->over_memory);
+	st_memory_tick_at(&d, 10999);
+	ck_assert(!a->over_memory);
+	st_memory_tick_at(&d, 11000);
+	ck_assert(a->over_memory);
+	ck_assert_uint_eq(a->user->refused[ST_Q_MEMORY], 1);
+	/* within its grant it is not */
+	ck_assert(!b->over_memory);
+}
+END_TEST
+
 int main(void)
 {
 	return st_run_tests("memory", ST_TESTS(shrunk_then_taken_back_then_refused,
@@ -300,5 +459,8 @@ int main(void)
 					       raised_from_unclaimed,
 					       configured_again_keeps_its_grant,
 					       daemon_bound_over_sessions,
-					       session_bound_takes_back_in_its_session));
+					       session_bound_takes_back_in_its_session,
+					       claims_without_pages_are_taken_back,
+					       claims_with_pages_are_kept, a_user_is_held_to_its_quota,
+					       pages_beyond_the_bounds_are_refused));
 }
