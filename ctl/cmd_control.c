@@ -278,6 +278,9 @@ int st_cmd_control(int argc, char **argv)
 		} else if (default_output(&it, nops ? argv[st_optind()] : NULL) < 0) {
 			goto out;
 		}
+		snprintf(why, sizeof(why), "%04o", (unsigned)st_user_umask());
+		if (add(&it, "umask", why) < 0)
+			goto out;
 	}
 	ret = st_client_request(verb, it.v, it.n, create);
 out:

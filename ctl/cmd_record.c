@@ -641,6 +641,7 @@ int st_cmd_record(int argc, char **argv)
 	scfg.process_memory = r.process_memory;
 	scfg.owner = getuid();
 	scfg.owner_gid = getgid();
+	scfg.umask = st_user_umask();
 	scfg.all_users = true; /* the command's processes, whoever they become */
 	s = st_session_create(&d, &scfg, err, sizeof(err));
 	if (s < 0) {
