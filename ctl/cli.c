@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -224,4 +225,12 @@ const char *st_libdir_wrappers(void)
 	if (env && *env)
 		return env;
 	return in_build_tree() ? ST_BUILDDIR "/wrappers/.libs" : ST_LIBDIR;
+}
+
+mode_t st_user_umask(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m & 0777;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct st_opt {
 	const char *name;  /* long option */
@@ -69,6 +70,10 @@ int st_parse_clock(const char *s, uint32_t *out);
 /* Where the preload libraries are: the build tree when run from it. */
 const char *st_libdir_core(void);
 const char *st_libdir_wrappers(void);
+
+/* The umask of the user running the command: the modes of the traces made
+ * for them (sent to the daemon, which has its own). */
+mode_t st_user_umask(void);
 
 int st_cmd_record(int argc, char **argv);
 int st_cmd_view(int argc, char **argv);

@@ -139,18 +139,32 @@ static int pid_item(struct items *it, const char *verb, const char *arg)
 	return add(it, "pid", arg);
 }
 
-static int default_output(struct items *it, const char *name)
+/*
+ * Where a trace goes without -o: $HOME/shimtrace-traces/NAME-STAMP, else
+ * $XDG_STATE_HOME/shimtrace/traces/NAME-STAMP; never a name anyone could
+ * guess in a directory others may write (such as /tmp): without either,
+ * the user is told to choose with -o.
+ */
+static int default_output(struct items *it, const char *verb, const char *name)
 {
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *state = getenv("XDG_STATE_HOME");
 	char stamp[32], dir[PATH_MAX];
 	time_t now = time(NULL);
 	struct tm tm;
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (!home || !*home)
-		home = "/tmp";
-	snprintf(dir, sizeof(dir), "%s/shimtrace-traces/%s-%s", home, name ? name : "auto", stamp);
+	if (!name)
+		name = "auto";
+	if (home && home[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/shimtrace-traces/%s-%s", home, name, stamp);
+	else if (state && state[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/shimtrace/traces/%s-%s", state, name, stamp);
+	else {
+		st_err(verb, "neither HOME nor XDG_STATE_HOME is set (to an absolute path), so there "
+			     "is no default trace directory: choose one with -o DIR");
+		return -1;
+	}
 	return add(it, "output", dir);
 }
 
@@ -275,9 +289,12 @@ int st_cmd_control(int argc, char **argv)
 				st_err(verb, "bad output directory %s", output);
 				goto out;
 			}
-		} else if (default_output(&it, nops ? argv[st_optind()] : NULL) < 0) {
+		} else if (default_output(&it, verb, nops ? argv[st_optind()] : NULL) < 0) {
 			goto out;
 		}
+		snprintf(why, sizeof(why), "%04o", (unsigned)st_user_umask());
+		if (add(&it, "umask", why) < 0)
+			goto out;
 	}
 	ret = st_client_request(verb, it.v, it.n, create);
 out:

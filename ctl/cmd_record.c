@@ -642,6 +642,7 @@ int st_cmd_record(int argc, char **argv)
 	scfg.process_memory = r.process_memory;
 	scfg.owner = getuid();
 	scfg.owner_gid = getgid();
+	scfg.umask = st_user_umask();
 	scfg.all_users = true; /* the command's processes, whoever they become */
 	if (st_session_create(&d, &scfg, &ses, err, sizeof(err)) < 0) {
 		st_err(V, "%s", err);

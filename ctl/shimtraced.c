@@ -202,6 +202,7 @@ static int detach(void)
 		_exit(0);
 	if (chdir("/") < 0)
 		_exit(1);
+	/* (for its own files: traces take their owner's, ctl/daemon/tracedir.c) */
 	umask(022);
 	return p[1];
 }

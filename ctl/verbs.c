@@ -66,10 +66,20 @@
 	  "buffer\". Memory is only committed as threads write: the share is what a "        \
 	  "process may reach, not what it takes up front. It may not be above --max-memory." }
 
+/* What -o DIR may be, for record and create (ctl/daemon/tracedir.c). */
+#define OUTPUT_RULES                                                                       \
+	"DIR and its missing parents are made with your rights, so only where you could "  \
+	"make them yourself, with the modes your umask gives (directories 0777 & ~umask, "   \
+	"files 0666 & ~umask). An existing DIR must be an empty directory of yours that no " \
+	"one else may write (group-writable only if its group is your own gid). A symbolic " \
+	"link on the way, DIR itself included, is followed only if it is yours or root's. "  \
+	"Every file is created new in the directory, never through a link or over a file "  \
+	"that is there."
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
-	  "DIR is created with its parents; an existing DIR must not hold a trace already." },
+	  OUTPUT_RULES },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
@@ -109,8 +119,11 @@ static const struct st_opt record_opts[] = {
 
 static const struct st_opt create_opts[] = {
 	{ "output", 'o', "DIR",
-	  "write the trace into DIR (default: ~/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
-	  "The daemon creates DIR with your rights: only where you could yourself." },
+	  "write the trace into DIR (default: $HOME/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
+	  "Without HOME the default is $XDG_STATE_HOME/shimtrace/traces/NAME-YYYYMMDD-HHMMSS; "
+	  "with neither set, create refuses and asks for -o (a trace never goes to a name "
+	  "anyone could guess in a directory everyone may write, such as /tmp). The daemon "
+	  "creates the trace as you: " OUTPUT_RULES },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
 	BLOCKING_OPT,
 	BUFFER_OPT,
@@ -279,7 +292,10 @@ const struct st_verb st_verbs[] = {
 	  list_opts, st_cmd_control },
 	{ "snapshot", "[OPTIONS] [SESSION]", "write what an overwrite-mode session's buffers hold now",
 	  "Writes, as a trace of its own beside the session's (DIR-snapshot-N), what the "
-	  "buffers of an overwrite-mode session hold now, while recording goes on.",
+	  "buffers of an overwrite-mode session hold now, while recording goes on. Each "
+	  "snapshot directory is made new, in the directory that held DIR when the session "
+	  "was created, with the session's modes; a name already taken (by anything) is "
+	  "passed by for the next number.",
 	  session_opts, st_cmd_control },
 	{ "load-probe", "--pid PID LIBRARY.so", "load a probe library into a running process",
 	  "Makes process PID load LIBRARY.so with dlopen; the tracepoints it declares then show "

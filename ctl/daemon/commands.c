@@ -131,6 +131,21 @@ static int64_t num(const struct st_request *r, const char *key, int64_t def)
 	return errno || *end || end == v || n < 0 ? -1 : n;
 }
 
+/* The umask item, octal (the requester's: the modes of its trace); 022
+ * when absent (an older client), -1 when malformed. */
+static int umask_of(const struct st_request *r)
+{
+	const char *v = st_req_get(r, "umask");
+	char *end;
+	long m;
+
+	if (!v)
+		return 022;
+	errno = 0;
+	m = strtol(v, &end, 8);
+	return errno || *end || end == v || m < 0 || m > 0777 ? -1 : (int)m;
+}
+
 static int cmd_create(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session_config cfg = { 0 };
@@ -138,6 +153,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	char auto_name[64], err[512];
 	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
 		mm = num(r, "max-memory", 0), pm = num(r, "process-memory", 0), bl;
+	int mask = umask_of(r);
 	const char *blocking = st_req_get(r, "blocking");
 	struct st_session *ses;
 	struct st_geometry geo;
@@ -149,6 +165,8 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 							"be an absolute path");
 	if (bs < 0 || sb < 0 || mm < 0 || pm < 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
+	if (mask < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed umask");
 	if (name && !st_session_name_ok(name))
 		return st_reply_error(r, ST_EXIT_USAGE,
 				      "shimtrace create: '%s' is not a session name (" ST_SESSION_NAME_RULE
@@ -180,6 +198,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.process_memory = (uint64_t)pm;
 	cfg.owner = r->uid;
 	cfg.owner_gid = r->gid;
+	cfg.umask = (mode_t)mask;
 	cfg.all_users = r->root;
 	ret = st_session_create(d, &cfg, &ses, err, sizeof(err));
 	if (ret < 0)

@@ -32,6 +32,14 @@ int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved)
 	return 0;
 }
 
+void st_creds_owner(uid_t uid, gid_t gid, uid_t *fsuid, gid_t *fsgid)
+{
+	bool become = geteuid() == 0;
+
+	*fsuid = become ? uid : geteuid();
+	*fsgid = become ? gid : getegid();
+}
+
 void st_creds_restore(struct st_creds *saved)
 {
 	if (!saved->changed)

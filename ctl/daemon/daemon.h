@@ -25,6 +25,7 @@
 #include "ctl/checks.h"
 #include "ctl/daemon/memory.h"
 #include "ctl/daemon/ring.h"
+#include "ctl/daemon/tracedir.h"
 #include "ctl/daemon/writer.h"
 
 #define ST_PATH_MAX 4096
@@ -191,7 +192,7 @@ struct st_stream {
 };
 
 struct st_trace {
-	char dir[ST_PATH_MAX];
+	char dir[ST_PATH_MAX];	/* for messages: files are reached from where.fd */
 	uint8_t uuid[16];
 	char uuid_str[37];
 	/* The classes this trace declares, by CTF event id (the builtins
@@ -207,9 +208,12 @@ struct st_trace {
 	uint32_t classes_written; /* event classes in the metadata on disk */
 	uint64_t next_instance;
 	char name[64];
-	int dirfd;
+	/* its directory (the descriptor of the one holding it too, for
+	 * snapshots beside it); where.fd is -1 without a directory */
+	struct st_tracedir where;
 	uid_t owner;		/* files are given to the session's owner */
 	gid_t owner_gid;
+	mode_t umask;		/* the owner's, for the modes of its files */
 	/* Writing it: what was lost (writer.h); the metadata says so once
 	 * final (st_trace_finish), and until then that it is not. */
 	struct st_wloss wloss;
@@ -219,12 +223,18 @@ struct st_trace {
 	int write_err;
 	uint64_t meta_retry_ms; /* a failed metadata write is tried again then */
 	bool meta_logged;
-	bool made_dir;		/* st_trace_open created the directory */
 };
 
-/* Creates the trace directory dir (with the owner's filesystem rights). */
+/* Creates the trace directory dir, or takes an empty one of the owner's,
+ * with the owner's filesystem rights (tracedir.h says the rules); its
+ * files get mode 0666 & ~mask, its directories 0777 & ~mask. */
 int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
-		  gid_t owner_gid, struct st_evreg *reg, char *err, size_t errlen);
+		  gid_t owner_gid, mode_t mask, struct st_evreg *reg, char *err, size_t errlen);
+/* A trace of of's owner in a new directory beside of's, named after it
+ * "-snapshot-N": N is *n + 1, or the next free number (at most 1000
+ * tried), and becomes *n. */
+int st_trace_open_snapshot(struct st_trace *t, const struct st_trace *of, uint32_t *n,
+			   char *err, size_t errlen);
 /* The CTF event id of class c in t, declared now if new for a process of
  * uid; -1 when the trace has no id left (65,535), no memory, or uid has
  * had as many classes declared in it as its classes quota. */
@@ -356,7 +366,7 @@ struct st_session {
 	uint32_t nrules;
 	bool active;	    /* started: enable bits are set */
 	struct st_trace trace;
-	uint32_t snapshots; /* taken so far */
+	uint32_t snapshots; /* the number of the last one taken */
 	uint32_t runs;	    /* starts so far: names the stream files of each */
 	uint64_t created;   /* creation order: the latest is a user's default */
 	struct st_session_stats *stats;
@@ -378,6 +388,7 @@ struct st_session_config {
 				  * ST_ABI_BLOCK_FOREVER (ctl/checks.h) */
 	uid_t owner;
 	gid_t owner_gid;
+	mode_t umask;	 /* the owner's: the modes of its trace (tracedir.h) */
 	bool all_users;
 };
 
@@ -775,6 +786,10 @@ struct st_creds {
 	gid_t groups[ST_CREDS_MAX_GROUPS];
 };
 int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved);
+/* Whose the files created after st_creds_become(uid, gid) are: uid and
+ * gid, or the daemon's own ids where it cannot change them (a user's
+ * daemon) or need not (root). */
+void st_creds_owner(uid_t uid, gid_t gid, uid_t *fsuid, gid_t *fsgid);
 void st_creds_restore(struct st_creds *saved);
 
 /* Received descriptors (fdsafe.c): closed if shared memory, else kept

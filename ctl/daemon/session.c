@@ -179,9 +179,9 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	ses->max_memory = ses->mem.bound = mem.session;
 	ses->process_memory = mem.process;
 	ses->slot_bytes = mem.slot_bytes;
-	ses->trace.dirfd = -1;
+	ses->trace.where.fd = ses->trace.where.parent = -1;
 	if (cfg->outdir && st_trace_open(&ses->trace, cfg->outdir, ses->name, cfg->owner,
-					 cfg->owner_gid, &d->reg, err, errlen) < 0) {
+					 cfg->owner_gid, cfg->umask, &d->reg, err, errlen) < 0) {
 		free(ses);
 		return -EIO;
 	}

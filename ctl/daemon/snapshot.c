@@ -3,7 +3,9 @@
  * buffers hold now, written as a trace of its own beside the session's
  * (OUTPUT-snapshot-N: not inside it, where readers that look into
  * subdirectories would take it for part of the session's trace) while
- * recording goes on.
+ * recording goes on. Each is a new directory, made from the descriptor of
+ * the directory that held OUTPUT when the session was created; a name
+ * taken by anyone is passed by for the next N (st_trace_open_snapshot).
  *
  * The producers keep writing during the copy. Each sub-buffer is copied
  * oldest first, and a copy is kept only if the sub-buffer's sequence number
@@ -43,7 +45,7 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 
 int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
-	char dir[ST_PATH_MAX + 32], err[512], name[64];
+	char err[512], name[64];
 	uint64_t events = 0, lost;
 	uint32_t procs = 0;
 	struct st_trace t;
@@ -54,11 +56,8 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 				      "shimtrace snapshot: session '%s' is not in overwrite mode "
 				      "(create it with --overwrite)",
 				      ses->name);
-	snprintf(dir, sizeof(dir), "%s-snapshot-%u", ses->trace.dir, ses->snapshots + 1);
-	if (st_trace_open(&t, dir, ses->name, ses->owner, ses->owner_gid, &d->reg, err,
-			  sizeof(err)) < 0)
+	if (st_trace_open_snapshot(&t, &ses->trace, &ses->snapshots, err, sizeof(err)) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: %s", err);
-	ses->snapshots++;
 	if (st_trace_metadata(&t, &d->clock, true) < 0) {
 		st_trace_close(&t);
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace snapshot: cannot write the metadata");
@@ -92,7 +91,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 	lost = st_writer_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);
 	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
-		 (unsigned long long)(events - (lost < events ? lost : events)), procs, dir);
+		 (unsigned long long)(events - (lost < events ? lost : events)), procs, t.dir);
 	if (lost)
 		st_reply(r, "snapshot of session %s: %llu events lost writing it (%s)\n", ses->name,
 			 (unsigned long long)lost, strerror(werr));

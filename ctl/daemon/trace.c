@@ -12,6 +12,10 @@
  *                   (s32 vpid, u64 ip), then the fields as the process
  *                   wrote them
  *
+ * The directory and every file in it are created from descriptors, never
+ * through a link or over a file that is there, with the owner's rights and
+ * umask (tracedir.c says the rules).
+ *
  * Packets are queued to the writer thread (writer.c), which writes them
  * through the page cache (see there for why not O_DIRECT, when they are
  * sent on to the disk, and how the cache is kept from filling).
@@ -34,6 +38,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,9 +53,12 @@
 #include "config.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/quota.h"
+#include "ctl/daemon/tracedir.h"
 #include "ctl/daemon/writer.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u
+/* the metadata is written here first, then renamed */
+#define META_TMP ".metadata.tmp"
 #define BUF_ALIGN 4096u
 
 struct __attribute__((packed)) packet_prefix {
@@ -76,108 +84,45 @@ static void tsdl_safe(char *s)
 			*s = '_';
 }
 
-/* mkdir -p; the last component must be new or an empty directory, and
- * *made says whether it was new. */
-static int make_dir(const char *dir, bool *made, char *err, size_t errlen)
+/* Fails now, not after the program ran, if the owner cannot write into
+ * the directory. */
+static int probe(struct st_trace *t, char *err, size_t errlen)
 {
-	char path[ST_PATH_MAX];
-	struct stat st;
-	size_t n = strlen(dir);
+	int fd = st_tracedir_create(t->where.fd, ".shimtrace-probe", 0, t->umask);
 
-	if (n == 0 || n >= sizeof(path)) {
-		snprintf(err, errlen, "bad output directory name");
-		return -EINVAL;
-	}
-	memcpy(path, dir, n + 1);
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-			return -errno;
-		}
-		*p = '/';
-	}
-	*made = mkdir(path, 0755) == 0;
-	if (*made)
-		return 0;
-	if (errno != EEXIST || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "cannot create %s: %s", path,
-			 errno == EEXIST ? "exists and is not a directory" : strerror(errno));
-		return -EEXIST;
-	}
-	{
-		char probe[ST_PATH_MAX + 16];
-
-		snprintf(probe, sizeof(probe), "%s/metadata", path);
-		if (access(probe, F_OK) == 0) {
-			snprintf(err, errlen, "%s already holds a trace", path);
-			return -EEXIST;
-		}
-	}
-	return 0;
-}
-
-/* Creates the trace directory and opens it; with the owner's credentials. */
-static int trace_create(struct st_trace *t, const char *dir, char *probe, size_t probelen,
-			char *err, size_t errlen)
-{
-	int ret = make_dir(dir, &t->made_dir, err, errlen), fd;
-
-	if (ret < 0)
-		return ret;
-	/* Fail now, not after the program ran, if we cannot write there. */
-	snprintf(probe, probelen, "%s/.shimtrace-probe", dir);
-	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot write into %s: %s", dir, strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "cannot write into %s: %s", t->dir, strerror(e));
+		return -e;
 	}
 	close(fd);
-	unlink(probe);
-	if (!realpath(dir, t->dir))
-		snprintf(t->dir, sizeof(t->dir), "%s", dir);
-	t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (t->dirfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
-		return -errno;
-	}
+	unlinkat(t->where.fd, ".shimtrace-probe", 0);
 	return 0;
 }
 
-int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
-		  gid_t owner_gid, struct st_evreg *reg, char *err, size_t errlen)
+/* The part of opening a trace that is not its directory. */
+static int trace_init(struct st_trace *t, const char *name, uid_t owner, gid_t owner_gid,
+		      mode_t mask, struct st_evreg *reg, char *err, size_t errlen)
 {
-	char probe[ST_PATH_MAX + 32];
-	struct st_creds creds;
-	int ret;
-
 	memset(t, 0, sizeof(*t));
-	t->dirfd = -1;
+	t->where.fd = t->where.parent = -1;
 	t->reg = reg;
+	t->owner = owner;
+	t->owner_gid = owner_gid;
+	t->umask = mask & 0777;
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "shimtrace");
+	tsdl_safe(t->name);
 	/* the daemon's own classes, under the ids it writes them with */
 	for (uint32_t i = 0; i < ST_EV_BUILTIN_COUNT; i++)
 		if (st_trace_class_id(t, reg->v[i], 0) != (int32_t)i) {
 			snprintf(err, errlen, "out of memory");
-			st_trace_close(t);
 			return -ENOMEM;
 		}
-	t->owner = owner;
-	t->owner_gid = owner_gid;
-	ret = st_creds_become(owner, owner_gid, &creds);
-	if (ret == 0)
-		ret = trace_create(t, dir, probe, sizeof(probe), err, errlen);
-	st_creds_restore(&creds);
-	if (ret == 0 && getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
+	if (getrandom(t->uuid, sizeof(t->uuid), 0) != sizeof(t->uuid)) {
 		snprintf(err, errlen, "no random bytes for the trace uuid");
-		ret = -EIO;
+		return -EIO;
 	}
-	if (ret < 0) {
-		st_trace_close(t);
-		return ret;
-	}
-	t->wloss.reserved = false;
 	t->uuid[6] = (t->uuid[6] & 0x0f) | 0x40;
 	t->uuid[8] = (t->uuid[8] & 0x3f) | 0x80;
 	snprintf(t->uuid_str, sizeof(t->uuid_str),
@@ -185,8 +130,69 @@ int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t o
 		 t->uuid[1], t->uuid[2], t->uuid[3], t->uuid[4], t->uuid[5], t->uuid[6], t->uuid[7],
 		 t->uuid[8], t->uuid[9], t->uuid[10], t->uuid[11], t->uuid[12], t->uuid[13],
 		 t->uuid[14], t->uuid[15]);
-	snprintf(t->name, sizeof(t->name), "%s", name ? name : "shimtrace");
-	tsdl_safe(t->name);
+	return 0;
+}
+
+int st_trace_open(struct st_trace *t, const char *dir, const char *name, uid_t owner,
+		  gid_t owner_gid, mode_t mask, struct st_evreg *reg, char *err, size_t errlen)
+{
+	struct st_tracedir_owner o = { .umask = mask & 0777 };
+	struct st_creds creds;
+	int ret = trace_init(t, name, owner, owner_gid, mask, reg, err, errlen);
+
+	st_creds_owner(owner, owner_gid, &o.uid, &o.gid);
+	if (ret == 0)
+		ret = st_creds_become(owner, owner_gid, &creds);
+	if (ret == 0) {
+		ret = st_tracedir_open(&t->where, dir, &o, err, errlen);
+		if (ret == 0) {
+			st_tracedir_path(t->where.fd, t->dir, sizeof(t->dir), dir);
+			ret = probe(t, err, errlen);
+		}
+		st_creds_restore(&creds);
+	}
+	if (ret < 0)
+		st_trace_close(t);
+	return ret;
+}
+
+int st_trace_open_snapshot(struct st_trace *t, const struct st_trace *of, uint32_t *n,
+			   char *err, size_t errlen)
+{
+	struct st_tracedir_owner o = { .umask = of->umask };
+	char name[NAME_MAX + 32]; /* (one too long is refused) */
+	struct st_creds creds;
+	uint32_t k = *n;
+	int ret = trace_init(t, of->name, of->owner, of->owner_gid, of->umask, of->reg, err, errlen);
+
+	st_creds_owner(of->owner, of->owner_gid, &o.uid, &o.gid);
+	if (ret == 0 && of->where.parent < 0) {
+		snprintf(err, errlen, "the session has no trace directory");
+		ret = -EINVAL;
+	}
+	if (ret == 0)
+		ret = st_creds_become(of->owner, of->owner_gid, &creds);
+	if (ret == 0) {
+		/* a name someone else took (anything there: a link too) is passed by */
+		ret = -EEXIST;
+		while (ret == -EEXIST && k < *n + 1000) {
+			snprintf(name, sizeof(name), "%s-snapshot-%u", of->where.name, ++k);
+			ret = st_tracedir_make(&t->where, of->where.parent, name, &o, err, errlen);
+		}
+		if (ret == -EEXIST)
+			snprintf(err, errlen, "no free name for a snapshot beside %s (up to %s)",
+				 of->dir, name);
+		if (ret == 0) {
+			st_tracedir_path(t->where.fd, t->dir, sizeof(t->dir), name);
+			ret = probe(t, err, errlen);
+		}
+		st_creds_restore(&creds);
+	}
+	if (ret < 0) {
+		st_trace_close(t);
+		return ret;
+	}
+	*n = k;
 	return 0;
 }
 
@@ -195,11 +201,11 @@ bool st_trace_remove_unused(struct st_trace *t)
 	struct st_creds creds;
 	bool removed = false;
 
-	if (!t->made_dir || !t->dir[0])
+	if (!t->where.made)
 		return false;
 	/* as the owner, who could have removed it: rmdir, so only if empty */
 	if (st_creds_become(t->owner, t->owner_gid, &creds) == 0)
-		removed = rmdir(t->dir) == 0;
+		removed = st_tracedir_remove(&t->where);
 	st_creds_restore(&creds);
 	return removed;
 }
@@ -408,6 +414,28 @@ static int meta_failed(struct st_trace *t, bool force, const char *path, int e)
 	return -e;
 }
 
+/* A new temporary file for the metadata (one a failed write left is
+ * replaced: nobody else may write in the directory); a stream on it. */
+static FILE *meta_tmp(struct st_trace *t)
+{
+	int fd = st_tracedir_create(t->where.fd, META_TMP, 0, t->umask);
+	FILE *f;
+
+	if (fd < 0 && errno == EEXIST && unlinkat(t->where.fd, META_TMP, 0) == 0)
+		fd = st_tracedir_create(t->where.fd, META_TMP, 0, t->umask);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		unlinkat(t->where.fd, META_TMP, 0);
+		errno = e;
+	}
+	return f;
+}
+
 int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force)
 {
 	char tmp[ST_PATH_MAX + 32], dst[ST_PATH_MAX + 16];
@@ -416,15 +444,15 @@ int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force
 	int e = 0;
 
 	t->clk = clk;
-	if (t->dirfd < 0 || (!force && t->classes_written == t->nclasses))
+	if (t->where.fd < 0 || (!force && t->classes_written == t->nclasses))
 		return 0;
 	if (!force && st_now_ms() < t->meta_retry_ms)
 		return -EAGAIN;
-	snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", t->dir);
+	snprintf(tmp, sizeof(tmp), "%s/" META_TMP, t->dir);
 	snprintf(dst, sizeof(dst), "%s/metadata", t->dir);
 	if (st_creds_become(t->owner, t->owner_gid, &creds) < 0)
 		return -EPERM;
-	f = fopen(tmp, "we");
+	f = meta_tmp(t);
 	if (!f) {
 		e = errno;
 		st_creds_restore(&creds);
@@ -435,10 +463,10 @@ int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force
 		e = errno ? errno : EIO;
 	if (fclose(f) != 0 && !e)
 		e = errno;
-	if (!e && rename(tmp, dst) < 0)
+	if (!e && renameat(t->where.fd, META_TMP, t->where.fd, "metadata") < 0)
 		e = errno;
 	if (e)
-		unlink(tmp);
+		unlinkat(t->where.fd, META_TMP, 0);
 	st_creds_restore(&creds);
 	if (e)
 		return meta_failed(t, force, dst, e);
@@ -453,9 +481,10 @@ void st_trace_reserve(struct st_trace *t)
 
 	/* room for the final metadata (about as large as the one written
 	 * first, plus the classes still to come) and for stream trailers */
-	if (t->dirfd < 0 || t->wloss.reserved || st_creds_become(t->owner, t->owner_gid, &creds) < 0)
+	if (t->where.fd < 0 || t->wloss.reserved ||
+	    st_creds_become(t->owner, t->owner_gid, &creds) < 0)
 		return;
-	st_writer_reserve(&t->wloss, t->dirfd, 256u << 10);
+	st_writer_reserve(&t->wloss, t->where.fd, 256u << 10);
 	st_creds_restore(&creds);
 }
 
@@ -487,8 +516,7 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	f->loss = &t->wloss;
 	f->owner = owner;
 	st_creds_become(t->owner, t->owner_gid, &creds);
-	f->fd = openat(t->dirfd, fname,
-		       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	f->fd = st_tracedir_create(t->where.fd, fname, O_APPEND, t->umask);
 	st_creds_restore(&creds);
 	if (f->fd < 0) {
 		int e = errno;
@@ -596,9 +624,7 @@ void st_trace_close(struct st_trace *t)
 	free(t->wloss.owners);
 	t->wloss.owners = NULL;
 	t->wloss.nowners = t->wloss.cap = 0;
-	if (t->dirfd >= 0)
-		close(t->dirfd);
-	t->dirfd = -1;
+	st_tracedir_close(&t->where);
 	for (uint32_t i = 0; i < t->nclasses; i++)
 		st_evclass_unref(t->reg, t->classes[i]);
 	free(t->classes);

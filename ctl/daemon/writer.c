@@ -193,7 +193,8 @@ uint64_t st_writer_lost_total(struct st_wloss *l, int *err)
 
 void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes)
 {
-	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	/* (unnamed, and never to be linked into the directory: O_EXCL) */
+	int fd = openat(dirfd, ".", O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 
 	if (fd < 0)
 		return;

@@ -44,8 +44,8 @@ static void setup(struct fixture *f)
 	strcat(f->dir, "/trace");
 	ck_assert_int_eq(st_evreg_init(&f->reg), 0);
 	ck_assert_int_eq(st_clock_init(&f->clk, ST_CLOCK_MONOTONIC, err, sizeof(err)), 0);
-	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", 0, 0, &f->reg, err,
-				       sizeof(err)),
+	ck_assert_int_eq(st_trace_open(&f->t, f->dir, "unit \"test\"", getuid(), getgid(), 022,
+				       &f->reg, err, sizeof(err)),
 			 0);
 	/* the builtins first, under their own ids; then what it records */
 	ck_assert_uint_eq(f->t.nclasses, ST_EV_BUILTIN_COUNT);
