@@ -23,8 +23,8 @@ static const struct st_opt daemon_opts[] = {
 	  "commands; the control socket is then 0660 and belongs to GROUP. Without such a "
 	  "group, only root may." },
 	{ "quota", 'q', "NAME=VALUE", "a per-user limit (repeatable; see QUOTAS)",
-	  "NAME is connections, processes, classes, fields, metadata or symbols; sizes take "
-	  "K, M and G. See QUOTAS below." },
+	  "NAME is connections, processes, classes, fields, metadata, symbols, sessions, "
+	  "descriptors or memory; sizes take K, M and G. See QUOTAS below." },
 	{ "max-memory", 0, "SIZE",
 	  "bound on the buffer memory of all sessions together (default: half the physical memory)",
 	  "Each session has its own bound (shimtrace create --max-memory); this one holds for "

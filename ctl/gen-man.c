@@ -137,8 +137,11 @@ static void quotas(FILE *o)
 
 		fprintf(o, ".TP\n\\fB");
 		text(o, q->name);
-		fprintf(o, "\\fR (default %llu%s%s)\n", (unsigned long long)q->def, *q->unit ? " " : "",
-			q->unit);
+		if (q->def)
+			fprintf(o, "\\fR (default %llu%s%s)\n", (unsigned long long)q->def,
+				*q->unit ? " " : "", q->unit);
+		else
+			fprintf(o, "\\fR (%s)\n", q->unit);
 		text(o, q->what);
 		fprintf(o, ".\n");
 	}

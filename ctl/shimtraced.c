@@ -62,9 +62,15 @@ static int parse_args(struct options *o, int argc, char **argv)
 		if (st_opt_is(opt, "help")) {
 			st_verb_help(&st_daemon_verb);
 			printf("\nquotas (per user; --quota NAME=VALUE):\n");
-			for (int k = 0; k < ST_Q_COUNT; k++)
-				printf("  %-12s %-12llu %s\n", st_quota_defs[k].name,
-				       (unsigned long long)st_quota_defs[k].def, st_quota_defs[k].what);
+			for (int k = 0; k < ST_Q_COUNT; k++) {
+				char def[24] = "(see right)";
+
+				if (st_quota_defs[k].def)
+					snprintf(def, sizeof(def), "%llu",
+						 (unsigned long long)st_quota_defs[k].def);
+				printf("  %-12s %-12s %s\n", st_quota_defs[k].name, def,
+				       st_quota_defs[k].what);
+			}
 			exit(0);
 		} else if (st_opt_is(opt, "foreground")) {
 			o->foreground = true;

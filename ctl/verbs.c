@@ -113,7 +113,9 @@ static const struct st_opt record_opts[] = {
 
 #define SESSION_OPT                                                                        \
 	{ "session", 's', "NAME", "the session (default: your latest)",                     \
-	  "Without it, the verb acts on the latest session you created that still exists." }
+	  "Without it, the verb acts on the latest session you created that still exists, never on " \
+	  "another user's. Session names are each user's own: root names another user's session " \
+	  "NAME@UID." }
 #define HELP_OPT { "help", 'h', NULL, "show this help", NULL }
 #define END_OPT { NULL, 0, NULL, NULL, NULL }
 

@@ -6,8 +6,11 @@
 
 const struct st_quota_def st_quota_defs[ST_Q_COUNT] = {
 	[ST_Q_CONNECTIONS] = { "connections", 16384, "",
-			       "connections of one user's processes open at once" },
-	[ST_Q_PROCESSES] = { "processes", 16384, "", "registered processes of one user" },
+			       "connections of one user's processes open at once (at most an "
+			       "eighth of the daemon's descriptor limit: a connection holds three)" },
+	[ST_Q_PROCESSES] = { "processes", 16384, "",
+			     "registered processes of one user (at most an eighth of the "
+			     "daemon's descriptor limit)" },
 	[ST_Q_CLASSES] = { "classes", 16384, "",
 			   "distinct event classes of one user's processes (and tracepoints "
 			   "one process may register, and classes one trace declares for the "
