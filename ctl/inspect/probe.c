@@ -1,9 +1,11 @@
 /*
  * load-probe: makes a running process dlopen() a library, without a thread
  * or a signal handler of ours in it. Runs in a probe inspector: a process
- * of the target's owner, with no capability, so the kernel decides whether
- * it may ptrace the target (same credentials, dumpable; a process that ran
- * a setuid program since it registered is refused).
+ * of the target's owner, with no capability (CAP_SYS_PTRACE for root's;
+ * main.c), so the kernel decides whether it may ptrace the target (same
+ * credentials, dumpable, and for a process of another user namespace, an
+ * owner who owns that namespace; a process that ran a setuid program
+ * since it registered is refused).
  *
  * The inspector does what a debugger does to call a function in its
  * inferior: it attaches to one thread of the process with ptrace
