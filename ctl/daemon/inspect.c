@@ -29,6 +29,12 @@
  * every one is reaped. Limits: 64 inspectors at once (an idle one makes
  * room), 8 per user, of which 2 probe inspectors whose process may still
  * run (one that ran past its deadline too: it is never killed).
+ *
+ * Capabilities: an inspector is told the few it may keep
+ * (inspector_caps(): at most st_insp_caps_max(), and nothing at all for a
+ * process of another user namespace, whose capabilities count in that
+ * namespace only), and owners that differ in them get inspectors of their
+ * own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -116,34 +123,62 @@ static bool ids_are(const char *status, const char *key, unsigned want)
 	       v[0] == want && v[1] == want && v[2] == want && v[3] == want;
 }
 
+/* Whether ns (a stat of /proc/PID/ns/user) is the daemon's user namespace. */
+static bool is_own_userns(const struct stat *ns)
+{
+	static struct stat own;
+	static int known; /* 0: not yet read, 1: read, -1: unreadable */
+
+	if (!known)
+		known = stat("/proc/self/ns/user", &own) == 0 ? 1 : -1;
+	return known > 0 && ns->st_dev == own.st_dev && ns->st_ino == own.st_ino;
+}
+
 void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o)
 {
 	char path[64], buf[4096], *g, *end;
 	struct pollfd pf = { pidfd, POLLIN, 0 };
-	ssize_t n;
-	int fd;
+	struct stat ns;
+	bool own_ns;
+	ssize_t n = -1;
+	int dir, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->uid = t->uid;
 	o->gid = t->gid;
-	/* A plain read of the kernel's text (it takes no lock of the
-	 * process's memory). What it says counts only if it is the process
-	 * that registered, as it registered: still running after the read
-	 * (its pidfd says so: the pid was not recycled), with every uid and
-	 * gid those it registered with. Else: no group, no capability (and
-	 * the inspector refuses the process anyway). */
-	snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
+	/* Plain reads of the kernel's text and links (they take no lock of
+	 * the process's memory), through the /proc/PID entry. What they say
+	 * counts only if it is the process that registered, as it
+	 * registered: still running after the reads (its pidfd says so: the
+	 * pid was not recycled), with every uid and gid those it registered
+	 * with. Else: no group, no capability (and the inspector refuses the
+	 * process anyway).
+	 * The user namespace is read after the status: a process may move
+	 * into a new namespace (unshare), never back into ours, so status
+	 * capabilities that count here were the process's own here. */
+	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = dir >= 0 ? openat(dir, "status", O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
+	}
+	own_ns = dir >= 0 && fstatat(dir, "ns/user", &ns, 0) == 0 && is_own_userns(&ns);
+	if (dir >= 0)
+		close(dir);
 	if (n <= 0 || pidfd < 0 || poll(&pf, 1, 0) != 0)
 		return;
 	buf[n] = '\0';
 	if (!ids_are(buf, "\nUid:", t->uid) || !ids_are(buf, "\nGid:", t->gid))
 		return;
+	/* A process of another user namespace (unshare -U, a rootless
+	 * container) holds its capabilities over that namespace only: root
+	 * there shows them all, and holds none here. Its inspector gets none
+	 * (inspector_caps); the kernel lets the owner's inspector in where
+	 * the owner owns that namespace, and refuses it elsewhere. */
+	o->own_userns = own_ns;
 	g = strstr(buf, "\nCapPrm:");
-	if (g)
+	if (g && own_ns)
 		o->caps = strtoull(g + strlen("\nCapPrm:"), NULL, 16);
 	g = strstr(buf, "\nGroups:");
 	if (!g)
@@ -163,9 +198,26 @@ void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o)
 	}
 }
 
+/*
+ * The capabilities an inspector of o and role is told to keep: the most
+ * st_insp_caps_max() allows, for a process of the daemon's user namespace
+ * only, and CAP_SYS_PTRACE only for one that holds capabilities (a root
+ * process that holds none is read by an inspector of uid 0 with none, as
+ * the kernel allows). The inspector keeps no more of it than it holds.
+ */
+static uint64_t inspector_caps(const struct st_owner *o, uint32_t role)
+{
+	uint64_t caps = o->own_userns ? st_insp_caps_max(role, o->uid) : 0;
+
+	if (!o->caps)
+		caps &= ~(1ull << CAP_SYS_PTRACE);
+	return caps;
+}
+
 static bool same_owner(const struct st_owner *a, const struct st_owner *b)
 {
-	return a->uid == b->uid && a->gid == b->gid && a->caps == b->caps && a->ngroups == b->ngroups &&
+	return a->uid == b->uid && a->gid == b->gid && a->own_userns == b->own_userns &&
+	       a->caps == b->caps && a->ngroups == b->ngroups &&
 	       memcmp(a->groups, b->groups, a->ngroups * sizeof(gid_t)) == 0;
 }
 
@@ -298,7 +350,7 @@ static int spawn_one(struct st_daemon *d, const struct st_owner *o, uint32_t rol
 				      (unsigned)o->groups[i]);
 	if (!o->ngroups)
 		strcpy(a_groups, "-");
-	snprintf(a_caps, sizeof(a_caps), "%" PRIx64, o->caps);
+	snprintf(a_caps, sizeof(a_caps), "%" PRIx64, inspector_caps(o, role));
 	snprintf(a_mem, sizeof(a_mem), "%" PRIu64, st_insp_limits.memory >> 20);
 	/* CPU time over the inspector's life: it is stopped when idle */
 	snprintf(a_cpu, sizeof(a_cpu), "%u", 600u);

@@ -27,16 +27,22 @@ struct st_proc;
 struct st_owner {
 	uid_t uid;
 	gid_t gid;
-	uint64_t caps; /* the process's permitted capabilities */
+	bool own_userns; /* the process is in the daemon's user namespace */
+	uint64_t caps;	 /* its permitted capabilities there; 0 if not there */
 	uint32_t ngroups;
 	gid_t groups[ST_OWNER_GROUPS];
 };
 
 /*
  * The owner of the process t is about (pidfd its pidfd): the uid and gid
- * t names, and its supplementary groups and permitted capabilities now
- * (from /proc/PID/status). The kernel lets a process inspect another only
- * with at least its capabilities: an inspector gets those, no more.
+ * t names (ids of the daemon's user namespace: SO_PEERCRED and
+ * /proc/PID/status give them so, for a process of a user namespace below
+ * it too), and its supplementary groups and permitted capabilities now
+ * (from /proc/PID/status). Capabilities count only for a process of the
+ * daemon's own user namespace (its /proc/PID/ns/user is the daemon's):
+ * those of another are its namespace's, none here. The inspector gets
+ * what st_insp_caps_max() allows, only for a process of the daemon's user
+ * namespace, and CAP_SYS_PTRACE only for one that holds capabilities.
  */
 void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o);
 

@@ -6,9 +6,11 @@
  *
  * Who may: the requester must be able to ptrace the target itself (root,
  * or the target's own user: commands.c shows a user only their processes),
- * and the inspector, with the owner's credentials and no capability, is
- * refused by the kernel if the target changed credentials since it
- * registered (a setuid program it ran) or is not dumpable.
+ * and the inspector, with the owner's credentials and no capability
+ * (CAP_SYS_PTRACE for root's processes; none at all for a process of
+ * another user namespace: st_owner_of()), is refused by the kernel if the
+ * target changed credentials since it registered (a setuid program it
+ * ran) or is not dumpable.
  *
  * The library is opened by the inspector's call into the loader, not
  * through the process's dlopen (whose wrapper would say its mappings

@@ -51,6 +51,15 @@ int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_
 void st_insp_proc_close(struct st_insp_proc *p);
 
 /*
+ * Whether tid is a thread of p's process (in its task directory, with its
+ * pid as thread group), which still runs (its pidfd says so). An answer
+ * that lasts only for a tid that cannot end meanwhile: one stopped under
+ * the caller's ptrace (a tracee's tid is not freed before its tracer has
+ * waited for it, or let it go).
+ */
+bool st_insp_thread_of(const struct st_insp_proc *p, pid_t tid);
+
+/*
  * Opens the file mapped at [start, end) with the given device and inode
  * (from /proc/PID/maps) through /proc/PID/map_files, or, where the kernel
  * refuses that (no CAP_CHECKPOINT_RESTORE), by path with O_NOFOLLOW; the

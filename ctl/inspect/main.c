@@ -4,22 +4,30 @@
  *   EXE --inspector ROLE UID GID GROUPS CAPS AS_MIB CPU_SECONDS
  *
  * GROUPS is a comma-separated list of supplementary groups, or "-"; CAPS
- * the traced process's permitted capabilities (hex). The daemon starts it
- * with its socket on descriptor 3, for the objects and lines roles the
- * socket joining the pair on descriptor 4, standard input, output and
- * error on /dev/null, nothing else, in a session of its own.
+ * the capabilities to keep (hex, bit n: capability n), which the daemon
+ * chose (ctl/daemon/inspect.c): at most st_insp_caps_max(ROLE, UID) --
+ * CAP_SYS_PTRACE for root's processes, CAP_CHECKPOINT_RESTORE for the
+ * objects role, nothing else -- or the inspector does not start. The
+ * daemon starts it with its socket on descriptor 3, for the objects and
+ * lines roles the socket joining the pair on descriptor 4, standard input,
+ * output and error on /dev/null, nothing else, in a session of its own.
  *
  * Before anything is read from a traced process: credentials switched to
- * UID, GID and GROUPS (when started by root), capabilities cut to CAPS --
- * those of the process, as far as the daemon holds them (the kernel lets a
- * process inspect another only with at least its capabilities, or
- * CAP_SYS_PTRACE; for a user's process, none) -- plus, for
- * the objects role, CAP_CHECKPOINT_RESTORE (kernel >= 5.9; without it
- * map_files is refused and objects are opened by path with the checks of
- * st_insp_open_mapped); no-new-privs, not dumpable, and limits: address
- * space, CPU time, no core file, no child process, few descriptors. It dies
- * with the daemon (parent-death signal, but a probe inspector, which must
+ * UID, GID and GROUPS (when started by root), capabilities cut to CAPS as
+ * far as the daemon holds them (a kernel before 5.9 has no
+ * CAP_CHECKPOINT_RESTORE: map_files is then refused and objects are opened
+ * by path with the checks of st_insp_open_mapped; a daemon that is not
+ * root hands none); no-new-privs, not dumpable, and limits: address space,
+ * CPU time, no core file, no child process, few descriptors. Then it
+ * checks what it holds: its uids (and, started by root, gids and groups)
+ * those it was told, no capability but those of CAPS in its effective,
+ * permitted or inheritable set, none ambient; or it exits. It dies with
+ * the daemon (parent-death signal, but a probe inspector, which must
  * finish a call it started) and when its socket closes.
+ *
+ * The bounding set stays the daemon's: with no-new-privs, an execve()
+ * gains nothing from it (no setuid bit, no file capability), and the
+ * daemon may hold no CAP_SETPCAP to shrink it (the unit does not grant it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,25 +134,27 @@ static int caps_set(uint64_t keep)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* The permitted capabilities of this process now. */
-static uint64_t caps_permitted(void)
+/* The capabilities of this process now: effective, permitted and
+ * inheritable sets; 0 or -1. */
+static int caps_get(uint64_t *eff, uint64_t *prm, uint64_t *inh)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 
 	memset(d, 0, sizeof(d));
+	*eff = *prm = *inh = 0;
 	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return (uint64_t)d[0].permitted | (uint64_t)d[1].permitted << 32;
+		return -1;
+	*eff = (uint64_t)d[0].effective | (uint64_t)d[1].effective << 32;
+	*prm = (uint64_t)d[0].permitted | (uint64_t)d[1].permitted << 32;
+	*inh = (uint64_t)d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	return 0;
 }
 
 /* Becomes the owner: see the top of the file. */
 static void become(const struct args *a)
 {
-	uint64_t cr = a->role == ST_INSP_ROLE_OBJECTS ? 1ull << CAP_CHECKPOINT_RESTORE : 0;
-	/* the lines role reads only files it is handed: no capability */
-	uint64_t want = a->role == ST_INSP_ROLE_LINES ? 0 : a->caps | cr;
-	uid_t r, e, s;
+	uint64_t want = a->caps, eff, prm, inh;
 
 	if (geteuid() == 0) {
 		if (setgroups((size_t)a->ngroups, a->groups) < 0)
@@ -159,10 +169,10 @@ static void become(const struct args *a)
 		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 		/* A kernel without CAP_CHECKPOINT_RESTORE (before 5.9), or a
 		 * bounding set without it, refuses it: go on without, objects
-		 * are then opened by path. */
-		/* (the process's capabilities as far as we hold them: under a
-		 * bounding set, a root process may hold more than we may) */
-		if (caps_set(want & caps_permitted()) < 0 && caps_set(0) < 0)
+		 * are then opened by path. (What we were told, as far as we
+		 * hold it: under a bounding set we may hold less.) */
+		caps_get(&eff, &prm, &inh);
+		if (caps_set(want & prm) < 0 && caps_set(0) < 0)
 			die("capset");
 	} else if (geteuid() != a->uid) {
 		/* a daemon that is not root serves its own user only */
@@ -171,13 +181,56 @@ static void become(const struct args *a)
 	} else if (caps_set(0) < 0) {
 		die("capset");
 	}
-	if (getresuid(&r, &e, &s) < 0 || r != a->uid || e != a->uid || s != a->uid) {
-		errno = EPERM;
-		die("credentials");
-	}
+	/* (none ambient: they would be cleared with the inheritable set, but
+	 * say it) */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("PR_SET_NO_NEW_PRIVS");
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+static bool in_list(gid_t g, const gid_t *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == g)
+			return true;
+	return false;
+}
+
+/* Whether this process holds exactly the owner's ids (gids and groups
+ * only where it changed them: started by root) and no capability beyond
+ * a->caps in any set. */
+static bool holds_no_more(const struct args *a, bool by_root)
+{
+	gid_t groups[MAX_GROUPS + 1];
+	uint64_t eff, prm, inh;
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+	int n;
+
+	if (getresuid(&r, &e, &s) < 0 || r != a->uid || e != a->uid || s != a->uid)
+		return false;
+	if (by_root) {
+		if (getresgid(&gr, &ge, &gs) < 0 || gr != a->gid || ge != a->gid || gs != a->gid)
+			return false;
+		n = getgroups(MAX_GROUPS + 1, groups);
+		if (n != a->ngroups)
+			return false;
+		for (int i = 0; i < n; i++)
+			if (!in_list(groups[i], a->groups, a->ngroups))
+				return false;
+	}
+	if (caps_get(&eff, &prm, &inh) < 0 || (eff | prm | inh) & ~a->caps)
+		return false;
+	for (int cap = 0; cap < 64; cap++) {
+		int set = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
+
+		if (set < 0)
+			break; /* past the kernel's last capability */
+		if (set)
+			return false;
+	}
+	return true;
 }
 
 static void limit(int resource, uint64_t value)
@@ -322,6 +375,7 @@ void st_inspector_dispatch(int argc, char **argv)
 {
 	struct args a;
 	pid_t parent = getppid();
+	bool by_root;
 
 	if (argc < 2 || strcmp(argv[1], ST_INSPECTOR_ARG) != 0)
 		return;
@@ -330,8 +384,19 @@ void st_inspector_dispatch(int argc, char **argv)
 		fprintf(stderr, "shimtrace inspector: bad arguments (started by the daemon only)\n");
 		_exit(2);
 	}
+	if (a.caps & ~st_insp_caps_max(a.role, a.uid)) {
+		/* more than any inspector may hold: not started by our daemon */
+		fprintf(stderr, "shimtrace inspector: capabilities %" PRIx64 " are more than the "
+				"role may hold\n", a.caps);
+		_exit(2);
+	}
+	by_root = geteuid() == 0;
 	signal(SIGPIPE, SIG_IGN);
 	become(&a);
+	if (!holds_no_more(&a, by_root)) {
+		errno = EPERM;
+		die("more credentials or capabilities than told");
+	}
 	/* after the credential change, which clears it */
 	if (a.role != ST_INSP_ROLE_PROBE) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

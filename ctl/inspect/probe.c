@@ -1,9 +1,11 @@
 /*
  * load-probe: makes a running process dlopen() a library, without a thread
  * or a signal handler of ours in it. Runs in a probe inspector: a process
- * of the target's owner, with no capability, so the kernel decides whether
- * it may ptrace the target (same credentials, dumpable; a process that ran
- * a setuid program since it registered is refused).
+ * of the target's owner, with no capability (CAP_SYS_PTRACE for root's;
+ * main.c), so the kernel decides whether it may ptrace the target (same
+ * credentials, dumpable, and for a process of another user namespace, an
+ * owner who owns that namespace; a process that ran a setuid program
+ * since it registered is refused).
  *
  * The inspector does what a debugger does to call a function in its
  * inferior: it attaches to one thread of the process with ptrace
@@ -27,7 +29,11 @@
  * calls no libc lock is held around (sleeping, waiting for input, poll,
  * epoll, wait), or running code outside libc, the loader and shimtrace.
  * Otherwise it is let go and tried again a millisecond later, up to three
- * seconds.
+ * seconds. The threads are listed from the target's /proc/PID/task: a
+ * thread taken must still be one of the target's once it is stopped (its
+ * tid may have ended and been reused by another process's thread between
+ * the list and the attach); one that is not is let go untouched but for
+ * the stop.
  *
  * Once the call runs, the inspector waits for it to return, however long
  * that takes (a register state cannot be restored under a running call):
@@ -66,7 +72,7 @@ struct range {
 
 struct probe_job {
 	pid_t pid;
-	int dirfd; /* /proc/PID */
+	const struct st_insp_proc *proc; /* its /proc/PID and pidfd */
 	const char *lib;
 	uint64_t fn_dlopen, fn_dlerror;
 	struct range *objs;
@@ -290,7 +296,7 @@ static int threads(const struct probe_job *j, pid_t *tids, int max)
 {
 	struct dirent *e;
 	DIR *dir;
-	int n = 0, fd = openat(j->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int n = 0, fd = openat(j->proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {
@@ -324,7 +330,12 @@ static void run(struct probe_job *j)
 				attach_errno = errno;
 				continue;
 			}
-			if (interrupt(tid) < 0) {
+			/* The tid was read from the task list before: it may have
+			 * ended and been taken by a thread of another process
+			 * since. Stopped, it cannot end (nor its tid be reused)
+			 * until we wait for it: now it must be a thread of the
+			 * target, which still runs, or it is let go. */
+			if (interrupt(tid) < 0 || !st_insp_thread_of(j->proc, tid)) {
 				ptrace(PTRACE_DETACH, tid, 0, 0);
 				continue;
 			}
@@ -420,7 +431,7 @@ void st_insp_probe(const struct st_insp_target *t, const char *library, int pidf
 	j->status = ST_EXIT_FAIL;
 	ret = st_insp_proc_open(t, pidfd, &p, j->msg, sizeof(j->msg));
 	if (ret == 0) {
-		j->dirfd = p.dirfd;
+		j->proc = &p;
 		if (prepare(j, &p) == 0)
 			run(j);
 		st_insp_proc_close(&p);

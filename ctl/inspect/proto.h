@@ -8,15 +8,15 @@
  * found running -- is done by an inspector: a process the daemon starts
  * from its own executable (argv[1] == ST_INSPECTOR_ARG) that switches, before
  * it reads anything, to the credentials of the traced process's owner (uid,
- * gid, supplementary groups), gives up every capability but
- * CAP_CHECKPOINT_RESTORE (the one /proc/PID/map_files needs, for the
- * objects role only), sets no-new-privs, and bounds its own memory, CPU
- * time and descriptors. So the kernel's own access checks decide what it
- * can see (a setuid or non-dumpable process refuses it), a file that
- * defeats libelf or libdw costs that inspector and that file's symbols,
- * and nothing it does can block the daemon: the daemon talks to it
- * without waiting, gives each request a deadline and kills an inspector
- * that misses one.
+ * gid, supplementary groups), gives up every capability but those of
+ * st_insp_caps_max() (below), sets no-new-privs, and bounds its own
+ * memory, CPU time and descriptors. So the kernel's own access checks
+ * decide what it can see (a setuid or non-dumpable process refuses it,
+ * and so does one of another user namespace unless the owner owns that
+ * namespace), a file that defeats libelf or libdw costs that inspector
+ * and that file's symbols, and nothing it does can block the daemon: the
+ * daemon talks to it without waiting, gives each request a deadline and
+ * kills an inspector that misses one.
  *
  * Roles (started on demand, stopped when idle; an objects and lines pair
  * not while it holds files whose tables may still be asked for):
@@ -52,6 +52,7 @@
 #ifndef ST_INSPECT_PROTO_H
 #define ST_INSPECT_PROTO_H
 
+#include <linux/capability.h>
 #include <stdint.h>
 
 #define ST_INSPECTOR_ARG "--inspector"
@@ -68,6 +69,28 @@ enum st_insp_role {
 	ST_INSP_ROLE_LINES = 2,
 	ST_INSP_ROLE_PROBE = 3,
 };
+
+/*
+ * The most an inspector of role, for a process of uid, may hold (bit n:
+ * capability n; doc/control.md, "Known limits"): nothing, but
+ * CAP_SYS_PTRACE for root's processes (the kernel lets an inspector read
+ * or ptrace a process only with every capability the process holds, or
+ * that one) and CAP_CHECKPOINT_RESTORE for the objects role (the one
+ * /proc/PID/map_files needs). The lines role reads only files it is
+ * handed: nothing. The daemon hands an inspector less where it can
+ * (inspect.c: nothing at all for a process of another user namespace);
+ * an inspector told more refuses to start (main.c).
+ */
+static inline uint64_t st_insp_caps_max(uint32_t role, uint32_t uid)
+{
+	uint64_t caps = 0;
+
+	if (role != ST_INSP_ROLE_LINES && uid == 0)
+		caps |= 1ull << CAP_SYS_PTRACE;
+	if (role == ST_INSP_ROLE_OBJECTS)
+		caps |= 1ull << CAP_CHECKPOINT_RESTORE;
+	return caps;
+}
 
 enum st_insp_type {
 	/* daemon -> inspector */

@@ -1,6 +1,6 @@
 /*
  * A traced process, seen from an inspector: its /proc directory, its
- * credentials, its mappings, and the files it maps.
+ * credentials, its threads, its mappings, and the files it maps.
  *
  * The identity of the process comes from the pidfd the daemon took when it
  * connected (or was found): /proc/PID is opened, then the pidfd must still
@@ -30,6 +30,22 @@ static int ids_of(const char *status, const char *key, unsigned v[4])
 											       : -1;
 }
 
+/* Reads the status file at path under dirfd into buf (NUL-terminated);
+ * the length read, or -1. */
+static ssize_t read_status(int dirfd, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n > 0)
+		buf[n] = '\0';
+	return n > 0 ? n : -1;
+}
+
 int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_proc *out,
 		      char *why, size_t whylen)
 {
@@ -37,8 +53,6 @@ int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_
 	struct pollfd pf = { pidfd, POLLIN, 0 };
 	unsigned u[4], g[4];
 	struct stat st;
-	ssize_t n;
-	int fd;
 
 	out->pid = t->pid;
 	out->pidfd = pidfd;
@@ -54,12 +68,8 @@ int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_
 		st_insp_proc_close(out);
 		return -ESRCH;
 	}
-	fd = openat(out->dirfd, "status", O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || (status[n] = '\0', ids_of(status, "\nUid:", u) < 0) ||
-	    ids_of(status, "\nGid:", g) < 0) {
+	if (read_status(out->dirfd, "status", status, sizeof(status)) < 0 ||
+	    ids_of(status, "\nUid:", u) < 0 || ids_of(status, "\nGid:", g) < 0) {
 		snprintf(why, whylen, "process %d is gone", t->pid);
 		st_insp_proc_close(out);
 		return -ESRCH;
@@ -82,6 +92,24 @@ int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_
 		return -EACCES;
 	}
 	return 0;
+}
+
+bool st_insp_thread_of(const struct st_insp_proc *p, pid_t tid)
+{
+	struct pollfd pf = { p->pidfd, POLLIN, 0 };
+	char path[64], status[4096];
+	const char *tgid;
+
+	if (tid <= 0 || p->dirfd < 0)
+		return false;
+	/* /proc/PID/task/TID names only threads of PID's thread group (and
+	 * PID's, through its descriptor, never a later process's) */
+	snprintf(path, sizeof(path), "task/%d/status", (int)tid);
+	if (read_status(p->dirfd, path, status, sizeof(status)) < 0)
+		return false;
+	tgid = strstr(status, "\nTgid:");
+	return tgid && strtol(tgid + strlen("\nTgid:"), NULL, 10) == p->pid &&
+	       poll(&pf, 1, 0) == 0;
 }
 
 void st_insp_proc_close(struct st_insp_proc *p)
