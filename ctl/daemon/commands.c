@@ -426,9 +426,8 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 				      ST_RULE_MAX_PIDS);
 	if (uid == -1 || uid > UINT32_MAX)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: malformed uid", r->verb);
-	if (procname && (strlen(procname) == 0 || strlen(procname) > 16))
-		return st_reply_error(r, ST_EXIT_USAGE,
-				      "shimtrace %s: a process name has 1 to 16 characters", r->verb);
+	if (procname && st_procname_check(procname, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --procname: %s", r->verb, why);
 	ses = session_of(d, r);
 	if (!ses)
 		return ST_EXIT_FAIL;

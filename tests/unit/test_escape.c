@@ -3,12 +3,14 @@
  * shown as it is, what becomes \xHH, \\ and \", the JSON form, cuts at
  * whole escapes, the UTF-8 decoder on every kind of malformed sequence,
  * and random bytes (no raw control byte or invalid UTF-8 ever comes out,
- * and text escapes read back to the input).
+ * and text escapes read back to the input); --procname's refusal of
+ * control characters (ctl/checks.c).
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/checks.h"
 #include "ctl/escape.h"
 #include "tests/unit/run.h"
 
@@ -140,7 +142,27 @@ START_TEST(random_bytes)
 }
 END_TEST
 
+START_TEST(procnames)
+{
+	char why[128];
+
+	ck_assert_int_eq(st_procname_check("worker", why, sizeof(why)), 0);
+	ck_assert_int_eq(st_procname_check("caf\xc3\xa9", why, sizeof(why)), 0);
+	ck_assert_int_eq(st_procname_check("a\\b", why, sizeof(why)), 0);
+	ck_assert_int_eq(st_procname_check("0123456789abcdef", why, sizeof(why)), 0);
+	ck_assert_int_eq(st_procname_check("0123456789abcdefg", why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "1 to 16 characters"), "%s", why);
+	ck_assert_int_eq(st_procname_check("", why, sizeof(why)), -1);
+	ck_assert_int_eq(st_procname_check("ev\x1b]2;x\a", why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "a process name with a control character (0x1b)");
+	ck_assert_int_eq(st_procname_check("a\nb", why, sizeof(why)), -1);
+	ck_assert_int_eq(st_procname_check("del\x7f", why, sizeof(why)), -1);
+	ck_assert_int_eq(st_procname_check("c1\xc2\x9b", why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "a process name with a control character (0x9b)");
+}
+END_TEST
+
 int main(void)
 {
-	return st_run_tests("escape", ST_TESTS(text_rule, quote_and_json, cuts, random_bytes));
+	return st_run_tests("escape", ST_TESTS(text_rule, quote_and_json, cuts, random_bytes, procnames));
 }
