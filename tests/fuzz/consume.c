@@ -412,7 +412,9 @@ void fz_drain(struct fz_env *e, enum st_drain how)
  *                memfd, copied out with pread, else in the heap, read in
  *                place (discard mode) or copied with memcpy; bit 5: the
  *                clock reads since (below now) in the second round: two
- *                CPUs' clocks a little apart
+ *                CPUs' clocks a little apart; bit 6: the consumer took
+ *                laps before (its cursor starts at each slot's rseq, below
+ *                2^16), so that later laps are read in place
  *   bytes 1-8    the clock's now (its low 62 bits)
  *   bytes 9-16   when the session began tracing the process (modulo
  *                now + 1: never after now, as in the daemon)
@@ -471,6 +473,8 @@ void fz_run(const uint8_t *data, size_t size)
 		memcpy(fz_data(&e, k / sb_count, k % sb_count), p + k * chunk, chunk);
 	if (cfg & 16)
 		to_memfd(&e);
+	for (uint32_t i = 0; (cfg & 64) && i < nslots; i++)
+		e.p.pools[0].slots[i].cur.rseq = fz_slot(&e, i)->rseq & 0xffff;
 
 	if (mode == ST_MODE_DISCARD) {
 		fz_drain(&e, ST_DRAIN_CLOSED);
@@ -501,7 +505,7 @@ size_t fz_input(const struct fz_env *e, uint8_t *out, size_t cap)
 	uint64_t chunk = 0, n;
 	uint32_t used = ((const struct st_abi_pool *)e->pool)->slots_used;
 	uint8_t cfg = (uint8_t)((r->mode == ST_MODE_OVERWRITE) | (r->sb_count - 2) << 1 |
-				(r->nslots == 2) << 3);
+				(r->nslots == 2) << 3 | e->input_flags);
 
 	/* each sub-buffer's bytes: as many as the fullest holds */
 	for (uint32_t i = 0; i < r->nslots; i++)
@@ -666,6 +670,22 @@ int fz_example(struct fz_env *e, enum fz_example which)
 		sb_thread(&w, t + 5, 2);
 		sb_rec(&w, FZ_MIXED, t + 6, true, 0x401030, mixed, sizeof(mixed));
 		sb_rec(&w, FZ_MIXED, t + 7, false, 0x401030, mixed, sizeof(mixed));
+		sb_commit(&w, false);
+		return 0;
+	case FZ_EX_LAPS:
+		/* (as fuzz input: read with pread, and the 9th read in place) */
+		if (fz_env_init(e, ST_MODE_DISCARD, 2, 1, FZ_NOW, FZ_SINCE) < 0)
+			return -1;
+		e->input_flags = 16 | 64;
+		fz_slot(e, 0)->rseq = 8;
+		e->p.pools[0].slots[0].cur.rseq = 8;
+		w = sb_open(e, 0, 0, 9);
+		sb_thread(&w, t, 4);
+		sb_u64(&w, t + 1, true, 1);
+		sb_commit(&w, true);
+		w = sb_open(e, 0, 1, 10);
+		sb_thread(&w, t + 2, 4);
+		sb_rec(&w, FZ_STR, t + 3, true, 0x401020, "lap", 4);
 		sb_commit(&w, false);
 		return 0;
 	default:

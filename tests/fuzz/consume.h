@@ -47,6 +47,7 @@ struct fz_env {
 	uint64_t size;
 	uint64_t now, since;
 	uint64_t horizon; /* the latest time allowed so far */
+	uint8_t input_flags; /* fz_input's byte 0 bits 4 to 6 (consume.c) */
 	/* what reached the trace, all streams */
 	uint64_t packets, events;
 	struct fz_event *ev;
@@ -81,6 +82,7 @@ enum fz_example {
 	FZ_EX_FORGED,	 /* an open sub-buffer of forged times */
 	FZ_EX_CORRUPT,	 /* a record of no class, then valid ones */
 	FZ_EX_TWO_SLOTS, /* two threads, one slot each; a line table waited for */
+	FZ_EX_LAPS,	 /* laps 4 and 5, after 8 sub-buffers taken: in a memfd */
 	FZ_EX_COUNT
 };
 /* Sets e up with that pool; the now and since used are FZ_NOW, FZ_SINCE. */

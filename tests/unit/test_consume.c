@@ -195,6 +195,20 @@ START_TEST(two_slots_and_a_wait)
 }
 END_TEST
 
+START_TEST(later_laps)
+{
+	struct fz_env e;
+
+	ck_assert_int_eq(fz_example(&e, FZ_EX_LAPS), 0);
+	drain_all(&e);
+	ck_assert_uint_eq(e.nev, 2);
+	event_is(&e, 0, FZ_U64, T + 1, 1);
+	event_is(&e, 1, FZ_STR, T + 3, 3);
+	fz_env_fini(&e);
+	as_fuzz_input(FZ_EX_LAPS);
+}
+END_TEST
+
 /* Random inputs, from the examples with bytes changed: what the fuzzer
  * does, a little, in every `make check`. */
 START_TEST(random_changes)
@@ -226,6 +240,6 @@ int main(void)
 	return st_run_tests("consume",
 			    ST_TESTS(valid_discard, valid_overwrite, forged_times_clamped,
 				     first_time_not_before_the_session, now_behind_the_stream,
-				     corrupt_records_end_their_range, two_slots_and_a_wait,
+				     corrupt_records_end_their_range, two_slots_and_a_wait, later_laps,
 				     random_changes));
 }
