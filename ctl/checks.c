@@ -9,11 +9,32 @@
 
 #include "core/abi.h"
 #include "ctl/checks.h"
+#include "ctl/escape.h"
 #include "ctl/defaults.h"
 
 bool st_session_name_ok(const char *name)
 {
 	return st_abi_name_valid(name);
+}
+
+int st_procname_check(const char *name, char *why, size_t n)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > ST_PROCNAME_MAX) {
+		snprintf(why, n, "a process name has 1 to %d characters", ST_PROCNAME_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < len;) {
+		int32_t cp;
+
+		i += st_utf8_char((const unsigned char *)name + i, len - i, &cp);
+		if (st_is_control(cp)) {
+			snprintf(why, n, "a process name with a control character (0x%02x)", (unsigned)cp);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static bool name_char(char c)

@@ -17,6 +17,15 @@
 #define ST_SESSION_NAME_RULE "1 to 63 letters, digits and _, not starting with a digit"
 bool st_session_name_ok(const char *name);
 
+/*
+ * A --procname: 1 to 16 bytes (a comm has 15; an executable's name may be
+ * longer) and no control character (C0, DEL, C1), which no one types and
+ * which would be shown escaped. Matched against the raw bytes of what a
+ * process says (ctl/daemon/session.c). 0, or -1 with the reason in why.
+ */
+#define ST_PROCNAME_MAX 16
+int st_procname_check(const char *name, char *why, size_t n);
+
 /* A pattern is at most this long (a rule keeps it whole). */
 #define ST_PATTERN_MAX 129
 /*

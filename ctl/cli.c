@@ -16,6 +16,7 @@
 #include "core/abi.h"
 #include "ctl/checks.h"
 #include "ctl/cli.h"
+#include "ctl/escape.h"
 #include "install-dirs.h"
 
 const char *st_program = "shimtrace";
@@ -24,11 +25,21 @@ void st_err(const char *verb, const char *fmt, ...)
 {
 	va_list ap;
 	bool v = verb && *verb;
+	char *msg;
+	int n;
 
-	fprintf(stderr, "%s%s%s: ", st_program, v ? " " : "", v ? verb : "");
+	/* One line, whatever the arguments hold (a trace's text, a path):
+	 * escaped (ctl/escape.h). */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s%s%s: ", st_program, v ? " " : "", v ? verb : "");
+	if (n >= 0) {
+		st_esc_write(stderr, msg, (size_t)n, ST_ESC_TEXT);
+		free(msg);
+	} else {
+		fputs("out of memory", stderr);
+	}
 	fputc('\n', stderr);
 }
 

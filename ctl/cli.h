@@ -39,7 +39,8 @@ extern const struct st_verb st_daemon_verb;
 /* "shimtrace" or "shimtraced": what errors and --help call us. */
 extern const char *st_program;
 
-/* Prints "shimtrace VERB: message" to stderr. */
+/* Prints "shimtrace VERB: message" to stderr, as one line: escaped
+ * (ctl/escape.h). */
 void st_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the --help text of a verb. */
 void st_verb_help(const struct st_verb *v);

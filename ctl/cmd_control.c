@@ -215,7 +215,13 @@ int st_cmd_control(int argc, char **argv)
 			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
 			bad = number_item(&it, verb, "uid", arg);
-		} else if (st_opt_is(o, "session") || st_opt_is(o, "procname")) {
+		} else if (st_opt_is(o, "procname")) {
+			bad = st_procname_check(arg, why, sizeof(why)) < 0;
+			if (bad)
+				st_err(verb, "--procname: %s", why);
+			else
+				bad = add(&it, o->name, arg);
+		} else if (st_opt_is(o, "session")) {
 			bad = add(&it, o->name, arg);
 		} else {
 			bad = add(&it, o->name, "1"); /* flags: overwrite, all, json */

@@ -39,6 +39,7 @@
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/loop.h"
 #include "ctl/defaults.h"
+#include "ctl/escape.h"
 
 extern char **environ;
 
@@ -507,6 +508,7 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	struct st_session_totals t;
 	struct st_geometry geo;
 	char size[32], buffers[256], losses[1024], memory[512];
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
 	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
 		"lost");
@@ -518,13 +520,15 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 			continue;
 		for (uint32_t k = i; k < ses->nstats; k++) {
 			const struct st_session_stats *im = &ses->stats[k];
-			char name[32], pid[16] = "";
+			char name[ST_ESC_SIZE(sizeof(im->name)) + 8], pid[16] = "";
 
 			if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
 				continue;
 			if (k == i)
 				snprintf(pid, sizeof(pid), "%d", im->pid);
-			snprintf(name, sizeof(name), "%s%s", k == i ? "" : "  exec ", im->name);
+			/* (what the process says of itself: escaped) */
+			snprintf(name, sizeof(name), "%s", k == i ? "" : "  exec ");
+			st_esc_cat(name, sizeof(name), im->name);
 			fprintf(stderr, "shimtrace record: %-8s %-16s %12llu %10llu%s\n", pid, name,
 				(unsigned long long)im->events,
 				(unsigned long long)(im->lost + im->write_lost),
@@ -545,7 +549,8 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	if (corrupt)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);
-	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n", ses->trace.dir, size);
+	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
+		st_esc(dir, sizeof(dir), ses->trace.dir), size);
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, buffers, sizeof(buffers));
 	st_size_text(ses->process_memory, size, sizeof(size));

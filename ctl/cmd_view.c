@@ -8,8 +8,9 @@
  * (older traces: the tid is the event context's vtid); the
  * process name comes from the process's shimtrace:process event, which
  * precedes its other events, '?' until one is seen. Fields: integers in
- * decimal, base-16 ones as 0x..., strings quoted with C escapes, byte
- * sequences as hex digits; a sequence's length field is shown too, as
+ * decimal, base-16 ones as 0x..., strings quoted and escaped
+ * (ctl/escape.h: \xHH for control bytes and bytes that are not UTF-8, \\
+ * and \"), byte sequences as hex digits; a sequence's length field is shown too, as
  * babeltrace2 shows it. The events are exactly those babeltrace2 prints,
  * in the same order. Lost events go to stderr as they come, with a total
  * at the end.
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "ctl/cli.h"
+#include "ctl/escape.h"
 #include "ctl/reader/reader.h"
 
 #define OUT_SIZE (1u << 20)
@@ -128,34 +130,21 @@ static inline char *put_hex(char *p, uint64_t v)
 /* Longest integer text: "-9223372036854775808", "0x" + 16 digits. */
 #define INT_TEXT_MAX 20
 
-/* A string, double-quoted, with C escapes for '"', '\' and control bytes
- * (bytes from 0x80 pass: UTF-8 stays readable). */
+/* A string, double-quoted and escaped (ctl/escape.h: control bytes and
+ * bytes that are not UTF-8 as \xHH, '"' and '\' with a backslash; UTF-8
+ * stays readable). */
 static void out_quoted(struct out *o, const unsigned char *s, uint64_t n)
 {
 	*out_room(o, 1) = '"';
 	o->len++;
-	for (uint64_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		char *p = out_room(o, 4);
+	while (n) {
+		size_t used, room = OUT_SIZE - o->len < ST_ESC_UNIT_MAX ? ST_ESC_UNIT_MAX
+									 : OUT_SIZE - o->len;
+		char *p = out_room(o, room);
 
-		if (c == '"' || c == '\\') {
-			p[0] = '\\';
-			p[1] = (char)c;
-			o->len += 2;
-		} else if (c == '\n' || c == '\t' || c == '\r') {
-			p[0] = '\\';
-			p[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-			o->len += 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			p[0] = '\\';
-			p[1] = (char)('0' + (c >> 6));
-			p[2] = (char)('0' + ((c >> 3) & 7));
-			p[3] = (char)('0' + (c & 7));
-			o->len += 4;
-		} else {
-			p[0] = (char)c;
-			o->len++;
-		}
+		o->len += st_esc_part(p, room, s, n, ST_ESC_QUOTE, &used);
+		s += used;
+		n -= used;
 	}
 	*out_room(o, 1) = '"';
 	o->len++;
@@ -228,7 +217,7 @@ struct procs {
 	struct proc_name {
 		int32_t pid;
 		bool used;
-		char name[NAME_MAX_LEN + 1];
+		char name[ST_ESC_SIZE(NAME_MAX_LEN)]; /* escaped */
 	} *v;
 	size_t cap, n;
 	uint64_t gen; /* bumped at every change */
@@ -253,6 +242,7 @@ static const char *procs_get(struct procs *p, int32_t pid)
 static int procs_set(struct procs *p, int32_t pid, const char *name, uint64_t len)
 {
 	struct proc_name *e;
+	size_t used;
 
 	if (p->n + 1 > p->cap / 2) {
 		struct procs bigger = { .cap = p->cap ? p->cap * 2 : 64 };
@@ -274,10 +264,8 @@ static int procs_set(struct procs *p, int32_t pid, const char *name, uint64_t le
 	e->pid = pid;
 	if (len > NAME_MAX_LEN)
 		len = NAME_MAX_LEN;
-	/* Shown between parentheses: no control bytes. */
-	for (uint64_t i = 0; i < len; i++)
-		e->name[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
-	e->name[len] = '\0';
+	/* (shown between parentheses: escaped, ctl/escape.h) */
+	e->name[st_esc_part(e->name, sizeof(e->name) - 1, name, len, ST_ESC_TEXT, &used)] = '\0';
 	p->gen++;
 	return 0;
 }
@@ -300,7 +288,7 @@ struct who_text {
 	bool valid;
 	int32_t pid, tid;
 	uint64_t gen;
-	char text[NAME_MAX_LEN + 64];
+	char text[ST_ESC_SIZE(NAME_MAX_LEN) + 64];
 	size_t len;
 };
 
@@ -350,16 +338,17 @@ static const struct who_text *who(struct view *w, int32_t pid, int32_t tid)
 
 static int make_cls_text(struct cls_text *t, const struct st_event_class *c)
 {
-	size_t n = strlen(c->name);
+	size_t n = ST_ESC_SIZE(strlen(c->name));
 
-	t->head = malloc(n + 2);
+	/* (the name comes from the trace's metadata: escaped) */
+	t->head = malloc(n + 1);
 	t->label = calloc(c->fields.n + 1, sizeof(*t->label));
 	t->label_len = calloc(c->fields.n + 1, sizeof(*t->label_len));
 	if (!t->head || !t->label || !t->label_len)
 		return -ENOMEM;
 	t->head[0] = ' ';
-	memcpy(t->head + 1, c->name, n + 1);
-	t->head_len = n + 1;
+	st_esc(t->head + 1, n, c->name);
+	t->head_len = strlen(t->head);
 	t->ints_only = true;
 	t->bound = TIME_TEXT_MAX + sizeof(((struct who_text *)0)->text) + t->head_len + 1;
 	for (uint32_t i = 0; i < c->fields.n; i++) {

@@ -161,7 +161,9 @@ static const struct st_opt rule_opts[] = {
 	  "naming it: no such process, or one that is not registered (started without the "
 	  "preload, or another user's)." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
-	  NULL },
+	  "NAME has 1 to 16 bytes and no control character (refused with one line: no process "
+	  "is selected by one). It is compared with the bytes a process says its comm and its "
+	  "executable are, not with the escaped text `list` shows." },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
 	HELP_OPT,
 	END_OPT,
@@ -290,7 +292,9 @@ const struct st_verb st_verbs[] = {
 	  rule_opts, st_cmd_control },
 	{ "list", "[OPTIONS]", "show registered processes and their tracepoints",
 	  "Shows every process registered with the daemon (yours, or all for root): pid, user, "
-	  "parent, name, executable, and each of its tracepoints with the sessions recording it.",
+	  "parent, name, executable, and each of its tracepoints with the sessions recording it. "
+	  "The name and the executable are what the process says of itself: shown escaped "
+	  "(TEXT FROM OTHERS in shimtrace(1)), in JSON as JSON escapes.",
 	  list_opts, st_cmd_control },
 	{ "snapshot", "[OPTIONS] [SESSION]", "write what an overwrite-mode session's buffers hold now",
 	  "Writes, as a trace of its own beside the session's (DIR-snapshot-N), what the "
@@ -356,7 +360,9 @@ const struct st_verb st_verbs[] = {
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "
-	  "and its fields. Lost events are noted on standard error where they happened, with a "
+	  "and its fields (integers in decimal or 0x hexadecimal, strings between double "
+	  "quotes, escaped as TEXT FROM OTHERS in shimtrace(1) says, with \\\" for a quote, "
+	  "byte sequences as hexadecimal digits). Lost events are noted on standard error where they happened, with a "
 	  "total at the end. A trace that is not whole (events lost writing it to a full disk, "
 	  "or a recording that did not finish) is shown as far as it goes, with a line \"trace "
 	  "incomplete: ...\" saying why on standard error, and exit status 0; a trace it cannot "

@@ -24,6 +24,7 @@
 #include "ctl/checks.h"
 #include "ctl/control.h"
 #include "ctl/defaults.h"
+#include "ctl/escape.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/quota.h"
@@ -232,10 +233,10 @@ static void totals_text(struct st_request *r, struct st_session *ses, const char
 
 static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
-	char name[sizeof(ses->name)], dir[sizeof(ses->trace.dir)];
+	char name[sizeof(ses->name)], dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
 	memcpy(name, ses->name, sizeof(name));
-	memcpy(dir, ses->trace.dir, sizeof(dir));
+	st_esc(dir, sizeof(dir), ses->trace.dir);
 	if (st_session_destroy(d, ses))
 		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
 			 name, dir);
@@ -354,12 +355,14 @@ static void flush_asking(struct st_daemon *d, const struct st_session *ses)
 
 static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+
 	if (st_session_stop(d, ses) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
 	st_reply(r, "session %s stopped: ", ses->name);
 	totals_text(r, ses, "events recorded");
-	st_reply(r, "; trace in %s\n", ses->trace.dir);
+	st_reply(r, "; trace in %s\n", st_esc(dir, sizeof(dir), ses->trace.dir));
 	losses_text(r, ses);
 	return ST_EXIT_OK;
 }
@@ -480,9 +483,8 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 				      ST_RULE_MAX_PIDS);
 	if (uid == -1 || uid > UINT32_MAX)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: malformed uid", r->verb);
-	if (procname && (strlen(procname) == 0 || strlen(procname) > 16))
-		return st_reply_error(r, ST_EXIT_USAGE,
-				      "shimtrace %s: a process name has 1 to 16 characters", r->verb);
+	if (procname && st_procname_check(procname, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --procname: %s", r->verb, why);
 	ses = session_of(d, r);
 	if (!ses)
 		return ST_EXIT_FAIL;
@@ -520,16 +522,16 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 
 static void json_str(struct st_request *r, const char *s)
 {
-	st_reply(r, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n = strlen(s);
 
-		if (c == '"' || c == '\\')
-			st_reply(r, "\\%c", c);
-		else if (c < 0x20)
-			st_reply(r, "\\u%04x", c);
-		else
-			st_reply(r, "%c", c);
+	st_reply(r, "\"");
+	while (n) {
+		char buf[256];
+		size_t used, k = st_esc_part(buf, sizeof(buf), s, n, ST_ESC_JSON, &used);
+
+		st_reply(r, "%.*s", (int)k, buf);
+		s += used;
+		n -= used;
 	}
 	st_reply(r, "\"");
 }
@@ -559,8 +561,11 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 		for (uint32_t k = 0; k < ru->npids; k++)
 			st_reply(r, "%s%d", k ? "," : "", ru->pids[k]);
 	}
-	if (ru->procname[0])
-		st_reply(r, " --procname %s", ru->procname);
+	if (ru->procname[0]) {
+		char name[ST_ESC_SIZE(sizeof(ru->procname))];
+
+		st_reply(r, " --procname %s", st_esc(name, sizeof(name), ru->procname));
+	}
 	if (ru->has_uid)
 		st_reply(r, " --uid %u", (unsigned)ru->uid);
 	st_reply(r, "\n");
@@ -590,6 +595,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	uint64_t by[ST_LOSS_KINDS];
 	struct st_geometry geo;
 	char geotext[128], mm[32], memory[512], mode[64], lab[96];
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
 	st_session_totals(ses, &t);
 	if (json) {
@@ -633,9 +639,9 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 		return;
 	}
 	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
+	/* (a directory another user named: escaped) */
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", label(r, ses, lab, sizeof(lab)),
-		 state_name(ses), mode,
-		 ses->trace.dir);
+		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
 	st_session_geometry(ses, &geo);
 	st_geometry_text(&geo, geotext, sizeof(geotext));
 	st_size_text(ses->process_memory, mm, sizeof(mm));
@@ -776,8 +782,12 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 			json_str(r, p->exe);
 			st_reply(r, ", \"tracepoints\": [");
 		} else {
-			st_reply(r, "pid %d (%s) uid %u ppid %d %s\n", p->pid, p->name, (unsigned)p->uid,
-				 p->ppid, p->exe);
+			/* (what the process says of itself: escaped) */
+			char name[ST_ESC_SIZE(sizeof(p->name))], exe[ST_ESC_SIZE(sizeof(p->exe))];
+
+			st_reply(r, "pid %d (%s) uid %u ppid %d %s\n", p->pid,
+				 st_esc(name, sizeof(name), p->name), (unsigned)p->uid, p->ppid,
+				 st_esc(exe, sizeof(exe), p->exe));
 		}
 		for (uint32_t i = 0; i < p->nprovs; i++) {
 			const struct st_proc_provider *pr = p->provs[i];

@@ -21,9 +21,26 @@
  * under us): each record must carry an event id of this process (an index
  * in p->cls) and a payload that fits; the id is replaced by the trace's id
  * of the class (declared in the trace's metadata first), the vpid by the
- * process's real pid, and timestamps are kept monotonic. What does not
+ * process's real pid, and timestamps are clamped (below). What does not
  * parse is dropped and counted as corrupt, and only this process's stream
  * is affected.
+ *
+ * Times. A record's time is the process's word, and a trace whose times
+ * run past what its reader can convert (babeltrace2 refuses a stream whose
+ * clock, in ns from its origin, overflows 64 bits: the whole trace, every
+ * user's, then reads as nothing) is unreadable for everyone in it. So
+ * each time that reaches a trace is clamped to its stream's range: never
+ * before the stream's last time (nor, for a slot's first, before the
+ * session began tracing the process), never after the daemon's clock now
+ * plus a margin (st_clock_latest). Clamped, not dropped: an honest
+ * writer's times never go back in a slot (core/writer.c) and are read
+ * after they were written, so only a forged time is moved, and the
+ * process keeps its events (its own trace is what it spoils, with wrong
+ * times); a record dropped would take the rest of its range with it.
+ * Packet times are the first and last clamped times of their records, so
+ * timestamp_begin <= each record <= timestamp_end, and the trace's 16-bit
+ * compact times are written only for deltas below 2^16 from a time below
+ * the bound: a reader's reconstruction never wraps.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -112,11 +129,13 @@ static inline void copy_words(uint8_t *dst, const uint8_t *src, int32_t n)
  * id of this process (an index in p->cls, never one of the daemon's own
  * classes, which it could otherwise forge) and fields that fit; the id
  * becomes the trace's, the process id is the process's real one, call
- * sites are refined, and time never goes back nor before min_ts.
+ * sites are refined, and each time is clamped to [min_ts, max_ts], never
+ * going back (see the top of the file). The ring's own times (the base of
+ * its compact records, sg->pos.ts) are kept as the process wrote them.
  */
 static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t cap, uint64_t min_ts,
-		      struct seg *sg)
+		      uint64_t max_ts, struct seg *sg)
 {
 	uint64_t off = 0, out = 0, prev_out = 0, ring_ts = sg->pos.ts;
 	/* The last two classes and call sites: events come in pairs (lock,
@@ -135,6 +154,10 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 
 	sg->events = 0;
 	sg->corrupt = sg->unsettled = false;
+	/* (a stream already past a later now stays where it is: min_ts wins,
+	 * and min_ts <= max_ts holds from here on) */
+	if (max_ts < min_ts)
+		max_ts = min_ts;
 	while (off < len) {
 		struct st_ring_rec r;
 		uint64_t ts = ring_ts, ip;
@@ -174,7 +197,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				break;
 			low = (w0 >> 8) & ST_RING_TS_MASK;
 			rts = ring_ts + ((low - ring_ts) & ST_RING_TS_MASK);
-			ots = rts < min_ts ? min_ts : rts;
+			ots = rts < min_ts ? min_ts : rts > max_ts ? max_ts : rts;
 			if (ots - prev_out >= (1u << ST_TRACE_TS_BITS))
 				break;
 			hdr = (uint32_t)cls[k].tid | (uint32_t)(ots & 0xffff) << 8;
@@ -227,9 +250,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 		 * always does) */
 		if (!fits(out, c->fixed_size >= 0 ? (uint64_t)c->fixed_size : len - off - r.hdr, cap))
 			break;
-		ts = r.ts;
-		if (ts < min_ts)
-			ts = min_ts;
+		ts = r.ts < min_ts ? min_ts : r.ts > max_ts ? max_ts : r.ts;
 		if (sg->events == 0)
 			sg->first_ts = prev_out = ts;
 		if (r.ip != site[0].in || !r.ip) {
@@ -312,6 +333,9 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	if (!st->has_stream) {
 		st_stream_name(name, sizeof(name), p, ses->runs, "buf%u", slot);
 		st_stream_open(&ses->trace, &st->stream, name, p->pid, p->instance);
+		/* (nothing of the process's is dated before the session traced
+		 * it: the earliest time its first records may say) */
+		st->stream.last_ts = p->traced_since[s];
 		st->has_stream = true;
 	}
 	return &st->stream;
@@ -330,7 +354,8 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 			   struct st_stream *stream, const uint8_t *src, uint64_t len,
 			   struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used)
 {
-	uint64_t events = 0, off = 0;
+	/* (read after the records were: all of them were written before) */
+	uint64_t events = 0, off = 0, latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
 
 	while (off < len) {
 		uint64_t cap = packet_capacity(len - off);
@@ -339,7 +364,7 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 
 		if (!buf)
 			break;
-		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, &sg);
+		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest, &sg);
 		if (sg.unsettled && may_wait) {
 			if (!p->lines_waiting)
 				p->lines_wait_since = st_now_ms();

@@ -169,6 +169,16 @@ void st_clock_ctf(const struct st_clock *c, uint64_t *freq, int64_t *offset_s, u
 /* CLOCK_MONOTONIC in ms: the clock the daemon's deadlines and waits count in. */
 uint64_t st_now_ms(void);
 uint64_t st_clock_now(const struct st_clock *c);
+/*
+ * The latest time a process's record, read at now, may say: what it wrote
+ * is in the past, give or take the clocks of two CPUs, so a tenth of a
+ * second later is beyond any honest record (see doc/internals.md, Trace
+ * format: times are clamped, the bound of every time in a trace).
+ */
+static inline uint64_t st_clock_latest(const struct st_clock *c, uint64_t now)
+{
+	return now + c->freq / 10;
+}
 bool st_clock_tsc_usable(void);
 
 /* ---- trace output (trace.c) ---- */
@@ -274,6 +284,19 @@ void st_packet_prepare(uint64_t len);
  */
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
 		     uint64_t events, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded);
+/* What st_stream_packet makes of a packet's times and count, so that
+ * neither goes back in the stream (a packet of records comes with times
+ * that need nothing: the consumer clamps them). */
+static inline void st_stream_packet_bounds(const struct st_stream *s, uint64_t *ts_begin,
+					   uint64_t *ts_end, uint64_t *discarded)
+{
+	if (*ts_begin < s->last_ts)
+		*ts_begin = s->last_ts;
+	if (*ts_end < *ts_begin)
+		*ts_end = *ts_begin;
+	if (*discarded < s->discarded)
+		*discarded = s->discarded;
+}
 /* Closes the stream, after a last packet of no events if the ones written
  * do not say all it lost writing. */
 void st_stream_close(struct st_stream *s);

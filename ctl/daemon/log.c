@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "ctl/daemon/daemon.h"
+#include "ctl/escape.h"
 
 #define USER_RATE 10   /* lines a second, on average */
 #define USER_BURST 100 /* lines at once */
@@ -42,17 +43,27 @@ void st_log_setup(const char *id, int level, bool use_syslog)
 		openlog(id, LOG_PID, LOG_DAEMON);
 }
 
+/*
+ * Lines name processes by what they say of themselves (comm, executable)
+ * and quote what inspectors read: each is one line, escaped
+ * (ctl/escape.h), so that no process writes into the log's reader's
+ * terminal or makes a line of its own.
+ */
 static void vlog(int level, const char *fmt, va_list ap)
 {
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	char msg[2048], line[ST_ESC_SIZE(sizeof(msg))];
+	size_t used, n;
+	int len = vsnprintf(msg, sizeof(msg), fmt, ap);
 
-	if (to_syslog) {
-		vsyslog(prio[level], fmt, ap);
-	} else {
-		fprintf(stderr, "%s: ", ident);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
+	if (len < 0)
+		return;
+	n = (size_t)len < sizeof(msg) ? (size_t)len : sizeof(msg) - 1;
+	line[st_esc_part(line, sizeof(line) - 1, msg, n, ST_ESC_TEXT, &used)] = '\0';
+	if (to_syslog)
+		syslog(prio[level], "%s", line);
+	else
+		fprintf(stderr, "%s: %s\n", ident, line);
 }
 
 void st_log(int level, const char *fmt, ...)

@@ -125,12 +125,12 @@ int st_msg_parse_hello(const void *buf, size_t len, struct st_msg_hello *out, co
 	}
 	out->ppid = h.ppid;
 	out->status_size = h.status_size;
+	/* The comm and the path are data, kept as they are (the trace's
+	 * process event holds them, --procname compares them): whatever
+	 * shows them to people escapes them (ctl/escape.h). */
 	memcpy(out->name, h.name, sizeof(h.name));
 	out->name[16] = '\0';
 	out->name[strnlen(out->name, 16)] = '\0';
-	for (char *c = out->name; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
 	if (take_str(&p, end, out->exe, sizeof(out->exe)) < 0 || p != end) {
 		*err = "HELLO executable path is not a terminated string";
 		return -1;

@@ -650,12 +650,16 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 		return 0;
 	case ST_MSG_MAPS: {
 		const struct st_abi_maps *m = (const struct st_abi_maps *)buf;
+		uint64_t ts = d->clock.kind == ST_CLOCK_TSC ? m->ts_tsc : m->ts_mono;
+		uint64_t latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
 
 		if (m->kind < ST_MAPS_STATEDUMP || m->kind > ST_MAPS_DLCLOSE) {
 			proc_warn(p, "MAPS of an unknown kind");
 			return -1;
 		}
-		st_statedump(d, p, m->kind, d->clock.kind == ST_CLOCK_TSC ? m->ts_tsc : m->ts_mono);
+		/* (the process's word, as its records' times: never past the
+		 * daemon's now, so that the trace stays readable; consumer.c) */
+		st_statedump(d, p, m->kind, ts < latest ? ts : latest);
 		return 0;
 	}
 	case ST_MSG_SYNC:

@@ -57,6 +57,11 @@ static bool rule_selects(const struct st_rule *r, const struct st_proc *p)
 		if (!found)
 			return false;
 	}
+	/* Raw bytes against raw bytes, which is right: a name is data, and
+	 * escaping is only how it is shown (ctl/escape.h). A rule cannot name
+	 * a control character (st_procname_check refuses it, on the command
+	 * line and here), so a process whose name holds one is selected by
+	 * its pid or uid only. */
 	if (r->procname[0] && strcmp(r->procname, p->name) != 0 &&
 	    strcmp(r->procname, base_name(p->exe)) != 0)
 		return false;

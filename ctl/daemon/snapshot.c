@@ -23,6 +23,7 @@
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/writer.h"
+#include "ctl/escape.h"
 
 /* Copies one slot's ring into stream; returns the events copied. */
 static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
@@ -45,7 +46,7 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 
 int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
-	char err[512], name[64];
+	char err[512], name[64], text[ST_ESC_SIZE(ST_PATH_MAX)];
 	uint64_t events = 0, lost;
 	uint32_t procs = 0;
 	struct st_trace t;
@@ -91,7 +92,8 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 	lost = st_writer_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);
 	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
-		 (unsigned long long)(events - (lost < events ? lost : events)), procs, t.dir);
+		 (unsigned long long)(events - (lost < events ? lost : events)), procs,
+		 st_esc(text, sizeof(text), t.dir));
 	if (lost)
 		st_reply(r, "snapshot of session %s: %llu events lost writing it (%s)\n", ses->name,
 			 (unsigned long long)lost, strerror(werr));

@@ -576,12 +576,7 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 {
 	int ret = -EIO;
 
-	if (ts_begin < s->last_ts)
-		ts_begin = s->last_ts;
-	if (ts_end < ts_begin)
-		ts_end = ts_begin;
-	if (discarded < s->discarded)
-		discarded = s->discarded;
+	st_stream_packet_bounds(s, &ts_begin, &ts_end, &discarded);
 	if (s->file && !__atomic_load_n(&s->file->failed, __ATOMIC_RELAXED) && t->clk)
 		ret = st_trace_metadata(t, t->clk, false);
 	if (ret < 0) {

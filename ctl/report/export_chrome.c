@@ -124,7 +124,7 @@ static void args(struct exp *x, const struct st_event *ev)
 
 		fprintf(x->o, "%s\"%s\": ", i ? ", " : "", name);
 		if (f->kind == ST_FIELD_STRING)
-			st_json_str(x->o, v->ptr ? (const char *)v->ptr : "");
+			st_json_write(x->o, v->ptr ? (const char *)v->ptr : "");
 		else if (f->kind == ST_FIELD_SINT)
 			fprintf(x->o, "%" PRId64, v->i);
 		else if (f->kind == ST_FIELD_HEX)
@@ -149,7 +149,7 @@ static void names(struct exp *x, const struct st_event *ev)
 		begin_record(x);
 		fprintf(x->o, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %" PRId32 ", \"args\": {\"name\": ",
 			ev->pid);
-		st_json_str(x->o, pname);
+		st_json_write(x->o, pname);
 		fputs("}}", x->o);
 	}
 	begin_record(x);
@@ -164,7 +164,7 @@ static void span(struct exp *x, const struct st_event *ev, const char *cat, cons
 {
 	begin_record(x);
 	fprintf(x->o, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat);
-	st_json_str(x->o, name);
+	st_json_write(x->o, name);
 	fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"dur\": %.3f, \"args\": ",
 		ev->pid, ev->tid, us(x, start), (double)dur / 1000.0);
 	args(x, ev);
@@ -240,10 +240,15 @@ static int on_event(void *arg, const struct st_event *ev)
 		return 0;
 	default:
 		begin_record(x);
-		fprintf(x->o, "{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"%.*s\", \"name\": \"%s\", \"pid\": %" PRId32
-			   ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"args\": ",
-			(int)(strchr(ev->cls->name, ':') ? strchr(ev->cls->name, ':') - ev->cls->name : 0),
-			ev->cls->name, k->name, ev->pid, ev->tid, us(x, ev->ns));
+		/* (class names come from the trace's metadata: escaped) */
+		fputs("{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"", x->o);
+		st_esc_write(x->o, ev->cls->name,
+			     strchr(ev->cls->name, ':') ? (size_t)(strchr(ev->cls->name, ':') - ev->cls->name) : 0,
+			     ST_ESC_JSON);
+		fputs("\", \"name\": ", x->o);
+		st_json_write(x->o, k->name);
+		fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"args\": ",
+			ev->pid, ev->tid, us(x, ev->ns));
 		args(x, ev);
 		fputs("}", x->o);
 		return 0;
@@ -264,7 +269,7 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	if (st_report_pass(&opts, on_event, &x, &pass, err, errlen) < 0)
 		ret = 1;
 	fprintf(o, "\n], \"otherData\": {\"trace\": ");
-	st_json_str(o, eo->dir);
+	st_json_write(o, eo->dir);
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64 "}}\n",
 		pass.events, pass.lost, x.written);
 	if (!ret && (pass.lost || pass.incomplete || pass.nunexited))

@@ -36,6 +36,7 @@ static int note_name(struct st_pass *p, const struct st_event *ev, int name_fiel
 	/* (the newest: a process that exec'd is named by its new image) */
 	snprintf(n->name, sizeof(n->name), "%.*s", (int)(v->len < 31 ? v->len : 31),
 		 v->ptr ? (const char *)v->ptr : "?");
+	st_esc(n->text, sizeof(n->text), n->name);
 	return 0;
 }
 
@@ -139,12 +140,26 @@ void st_pass_fini(struct st_pass *pass)
 	memset(pass, 0, sizeof(*pass));
 }
 
-const char *st_pass_name(const struct st_pass *pass, int32_t pid)
+static const struct st_proc_name *pass_name(const struct st_pass *pass, int32_t pid)
 {
 	for (uint32_t i = 0; i < pass->nnames; i++)
 		if (pass->names[i].pid == pid)
-			return pass->names[i].name;
-	return "?";
+			return &pass->names[i];
+	return NULL;
+}
+
+const char *st_pass_name(const struct st_pass *pass, int32_t pid)
+{
+	const struct st_proc_name *n = pass_name(pass, pid);
+
+	return n ? n->name : "?";
+}
+
+const char *st_pass_name_text(const struct st_pass *pass, int32_t pid)
+{
+	const struct st_proc_name *n = pass_name(pass, pid);
+
+	return n ? n->text : "?";
 }
 
 void st_pass_warnings(const struct st_pass *pass, FILE *out)
@@ -155,9 +170,11 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out)
 			"): the numbers below may miss that many calls\n",
 			pass->lost, 100.0 * (double)pass->lost / (double)(pass->lost + pass->events),
 			pass->lost + pass->events);
-	if (pass->incomplete)
-		fprintf(out, "warning: the trace is incomplete (%s): the numbers below stop there\n",
-			pass->incomplete);
+	if (pass->incomplete) {
+		fputs("warning: the trace is incomplete (", out);
+		st_esc_write(out, pass->incomplete, strlen(pass->incomplete), ST_ESC_TEXT);
+		fputs("): the numbers below stop there\n", out);
+	}
 	st_pass_end_warnings(pass, "", out);
 }
 
@@ -179,7 +196,7 @@ void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *
 			"%swarning: process %" PRId32 " (%s) ended without exiting (killed, crashed or "
 			"_exit): %s, and what it held or waited for at the end shows as still held or "
 			"waiting\n",
-			prefix, u->pid, st_pass_name(pass, u->pid), missing);
+			prefix, u->pid, st_pass_name_text(pass, u->pid), missing);
 	}
 }
 
@@ -320,11 +337,11 @@ const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
 void st_pass_json_head(const struct st_pass *pass, FILE *o)
 {
 	fprintf(o, "{\"trace\": ");
-	st_json_str(o, pass->dir);
+	st_json_write(o, pass->dir);
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", pass->events,
 		pass->lost);
 	if (pass->incomplete)
-		st_json_str(o, pass->incomplete);
+		st_json_write(o, pass->incomplete);
 	else
 		fputs("null", o);
 	fputs(", \"ended_without_exit\": [", o);
@@ -332,7 +349,7 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 		const struct st_proc_unexited *u = &pass->unexited[i];
 
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"name\": ", i ? ", " : "", u->pid);
-		st_json_str(o, st_pass_name(pass, u->pid));
+		st_json_write(o, st_pass_name(pass, u->pid));
 		fprintf(o, ", \"threads\": %" PRIu32 "}", u->threads);
 	}
 	fputc(']', o);
@@ -351,7 +368,7 @@ static void json_opt(FILE *o, const char *key, const char *s)
 {
 	fprintf(o, ", \"%s\": ", key);
 	if (s)
-		st_json_str(o, s);
+		st_json_write(o, s);
 	else
 		fputs("null", o);
 }
@@ -364,26 +381,10 @@ void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *o)
 	st_syms_resolve(syms, pid, ip, &s);
 	st_site_format(&s, text, sizeof(text));
 	fprintf(o, "{\"text\": ");
-	st_json_str(o, text);
+	st_json_write(o, text);
 	json_opt(o, "function", s.function);
 	json_opt(o, "file", s.file);
 	fprintf(o, ", \"line\": %" PRIu32, s.line);
 	json_opt(o, "object", s.object);
 	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
-}
-
-void st_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }

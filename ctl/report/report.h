@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctl/escape.h"
 #include "ctl/reader/reader.h"
 #include "ctl/report/symbols.h"
 
@@ -24,7 +25,8 @@ struct st_report_opts {
 
 struct st_proc_name {
 	int32_t pid;
-	char name[32];
+	char name[32];			/* as the trace says: data (JSON) */
+	char text[ST_ESC_SIZE(31)];	/* escaped, for text */
 };
 
 /* A process that ended without exiting (shimtrace:process_end, exited 0:
@@ -61,8 +63,10 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		   struct st_pass *pass, char *err, size_t errlen);
 void st_pass_fini(struct st_pass *pass);
 
-/* The name of process pid ("?" when unknown). */
+/* The name of process pid ("?" when unknown): as the trace holds it, for
+ * JSON, or escaped for text (ctl/escape.h). */
 const char *st_pass_name(const struct st_pass *pass, int32_t pid);
+const char *st_pass_name_text(const struct st_pass *pass, int32_t pid);
 
 /* The trace's notes for people: losses, an incomplete trace, processes
  * that ended without exiting. */
@@ -128,8 +132,5 @@ void st_pass_json_head(const struct st_pass *pass, FILE *out);
  * JSON object {text, function, file, line, object, offset, ip}. */
 void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n);
 void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *out);
-
-/* A JSON string (quoted, escaped) on out. */
-void st_json_str(FILE *out, const char *s);
 
 #endif

@@ -293,7 +293,7 @@ static void text_report(const struct st_report_opts *opts, struct st_pass *pass,
 {
 	uint32_t n, top = opts->top;
 	const struct row **v = rows_sorted(is, &n);
-	char a[32], b[32], c[32], d[32], site[512];
+	char a[32], b[32], c[32], d[32], site[512], name[ST_ESC_SIZE(NAME_MAX_LEN)];
 
 	fprintf(o, "shimtrace report io: %s: %" PRIu64 " events, %" PRIu32 " files, sockets and pipes\n",
 		pass->dir, pass->events, n);
@@ -303,8 +303,8 @@ static void text_report(const struct st_report_opts *opts, struct st_pass *pass,
 	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		const struct row *r = v[i];
 
-		fprintf(o, "%2" PRIu32 ". %s, pid %" PRId32 " (%s)\n", i + 1, r->name, r->pid,
-			st_pass_name(pass, r->pid));
+		fprintf(o, "%2" PRIu32 ". %s, pid %" PRId32 " (%s)\n", i + 1,
+			st_esc(name, sizeof(name), r->name), r->pid, st_pass_name_text(pass, r->pid));
 		fprintf(o, "    %" PRIu64 " calls: %" PRIu64 " reads %" PRIu64 " bytes, %" PRIu64
 			   " writes %" PRIu64 " bytes%s",
 			r->calls, r->reads, r->bytes_read, r->writes, r->bytes_written,
@@ -322,10 +322,12 @@ static void text_report(const struct st_report_opts *opts, struct st_pass *pass,
 		fprintf(o, "\nslowest calls:\n");
 	for (uint32_t i = 0; i < is->nslow; i++) {
 		const struct slow *s = &is->slow[i];
+		char call[ST_ESC_SIZE(sizeof(s->call))];
 
 		st_site_text(pass->syms, s->pid, s->ip, site, sizeof(site));
 		fprintf(o, "  %8s  %s fd %" PRId32 " (%s), %" PRIu64 " bytes, at %s, pid %" PRId32 "\n",
-			st_fmt_ns(s->dur, a, sizeof(a)), s->call, s->fd, s->name, s->bytes, site, s->pid);
+			st_fmt_ns(s->dur, a, sizeof(a)), st_esc(call, sizeof(call), s->call), s->fd,
+			st_esc(name, sizeof(name), s->name), s->bytes, site, s->pid);
 	}
 	free(v);
 }
@@ -342,7 +344,7 @@ static void json_report(const struct st_report_opts *opts, struct st_pass *pass,
 		const struct row *r = v[i];
 
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"name\": ", i ? ",\n  " : "\n  ", r->pid);
-		st_json_str(o, r->name);
+		st_json_write(o, r->name);
 		fprintf(o,
 			", \"calls\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"bytes_read\": %" PRIu64
 			", \"writes\": %" PRIu64 ", \"bytes_written\": %" PRIu64 ", \"failed\": %" PRIu64
@@ -356,9 +358,9 @@ static void json_report(const struct st_report_opts *opts, struct st_pass *pass,
 		const struct slow *s = &is->slow[i];
 
 		fprintf(o, "%s{\"call\": ", i ? ",\n  " : "\n  ");
-		st_json_str(o, s->call);
+		st_json_write(o, s->call);
 		fprintf(o, ", \"pid\": %" PRId32 ", \"fd\": %" PRId32 ", \"name\": ", s->pid, s->fd);
-		st_json_str(o, s->name);
+		st_json_write(o, s->name);
 		fprintf(o, ", \"bytes\": %" PRIu64 ", \"dur_ns\": %" PRIu64 ", \"site\": ", s->bytes, s->dur);
 		st_site_json(pass->syms, s->pid, s->ip, o);
 		fputs("}", o);

@@ -141,7 +141,7 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 
 	site_text(c, l->pid, l->first_ip, site, sizeof(site));
 	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 ", pid %" PRId32 " (%s)\n", rank, st_lock_kind_name(l->kind),
-		l->addr, l->pid, st_pass_name(&c->pass, l->pid));
+		l->addr, l->pid, st_pass_name_text(&c->pass, l->pid));
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
 	fprintf(o, "    %s %" PRIu64 ", contended %" PRIu64 " (%.1f%%)",
 		l->kind == ST_LK_COND ? "waits" : "acquired", l->acquired, l->contended,
@@ -188,7 +188,7 @@ static void threads_text(struct ctx *c, FILE *o, uint32_t top)
 		"contended");
 	for (uint32_t i = 0; i < n && (!top || i < top); i++)
 		fprintf(o, "  %8" PRId32 " %8" PRId32 "  %-16.16s %10s %12" PRIu64 " %10" PRIu64 "\n",
-			v[i]->pid, v[i]->tid, st_pass_name(&c->pass, v[i]->pid),
+			v[i]->pid, v[i]->tid, st_pass_name_text(&c->pass, v[i]->pid),
 			st_fmt_ns(v[i]->wait_total, a, sizeof(a)), v[i]->acquired, v[i]->contended);
 	if (top && n > top)
 		fprintf(o, "  (%" PRIu32 " more)\n", n - top);
@@ -211,7 +211,7 @@ static void waiting_text(struct ctx *c, FILE *o)
 		any = true;
 		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
 		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
-			st_pass_name(&c->pass, t->pid), t->tid, st_lock_kind_name(l->kind), l->addr,
+			st_pass_name_text(&c->pass, t->pid), t->tid, st_lock_kind_name(l->kind), l->addr,
 			st_fmt_ns(st_ns_since(t->wait_since, c->ls.end_ns), a, sizeof(a)), site);
 	}
 }
@@ -264,7 +264,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 	uint32_t nsites;
 
 	fprintf(o, "{\"pid\": %" PRId32 ", \"process\": ", l->pid);
-	st_json_str(o, st_pass_name(&c->pass, l->pid));
+	st_json_write(o, st_pass_name(&c->pass, l->pid));
 	fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"%s\": ",
 		st_lock_kind_name(l->kind), l->addr, l->from_init ? "initialised_at" : "first_used_at");
 	site_json(c, o, l->pid, l->first_ip);
@@ -316,7 +316,7 @@ static void locks_json(struct ctx *c, FILE *o)
 			continue;
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"process\": ", k++ ? ",\n  " : "\n  ",
 			t->pid, t->tid);
-		st_json_str(o, st_pass_name(&c->pass, t->pid));
+		st_json_write(o, st_pass_name(&c->pass, t->pid));
 		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 "}",
 			t->acquired, t->contended, t->wait_total);
 	}
@@ -349,7 +349,7 @@ static void cycle_text(struct ctx *c, FILE *o, int k)
 	char held[512], took[512];
 
 	fprintf(o, "\n%d. %" PRIu32 " locks in pid %" PRId32 " (%s):\n", k + 1, cy->n, first->pid,
-		st_pass_name(&c->pass, first->pid));
+		st_pass_name_text(&c->pass, first->pid));
 	for (uint32_t i = 0; i < cy->n; i++) {
 		const struct st_lock_edge *e = &c->ls.edges[cy->edges[i]];
 		const struct st_lock *a = &c->ls.locks[e->a], *b = &c->ls.locks[e->b];

@@ -410,7 +410,7 @@ static void text_report(struct out *w)
 
 		fprintf(o, "  pid %" PRId32 " (%s): %" PRIu64 " bytes, %s after its first allocation; %" PRIu64
 			   " allocations, %" PRIu64 " frees, %" PRIu64 " failed\n",
-			p->pid, st_pass_name(w->pass, p->pid), p->peak,
+			p->pid, st_pass_name_text(w->pass, p->pid), p->peak,
 			st_fmt_ns(st_ns_since(p->first_ns, p->peak_ns), a, sizeof(a)), p->allocs, p->frees,
 			p->failed);
 	}
@@ -480,7 +480,7 @@ static void json_report(struct out *w)
 		const struct mproc *p = &ms->procs[i];
 
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"process\": ", i ? ",\n  " : "\n  ", p->pid);
-		st_json_str(o, st_pass_name(w->pass, p->pid));
+		st_json_write(o, st_pass_name(w->pass, p->pid));
 		fprintf(o, ", \"peak_bytes\": %" PRIu64 ", \"peak_after_ns\": %" PRId64 ", \"allocations\": %" PRIu64
 			   ", \"frees\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"live_bytes\": %" PRIu64 "}",
 			p->peak, (int64_t)st_ns_since(p->first_ns, p->peak_ns), p->allocs, p->frees, p->failed, p->live);

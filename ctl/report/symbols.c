@@ -379,12 +379,27 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
 
 void st_site_format(const struct st_site *site, char *buf, size_t n)
 {
-	if (site->function && site->file && site->line)
-		snprintf(buf, n, "%s (%s:%" PRIu32 ")", site->function, site->file, site->line);
-	else if (site->function)
-		snprintf(buf, n, "%s (%s)", site->function, site->object);
-	else if (site->object)
-		snprintf(buf, n, "%s+0x%" PRIx64, site->object, site->offset);
-	else
-		snprintf(buf, n, "0x%" PRIx64, site->ip);
+	char tail[32];
+
+	/* (names from the trace and from the objects it names: escaped) */
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	if (site->function) {
+		st_esc_cat(buf, n, site->function);
+		st_esc_cat(buf, n, " (");
+		if (site->file && site->line) {
+			st_esc_cat(buf, n, site->file);
+			snprintf(tail, sizeof(tail), ":%" PRIu32 ")", site->line);
+		} else {
+			st_esc_cat(buf, n, site->object ? site->object : "(null)");
+			snprintf(tail, sizeof(tail), ")");
+		}
+	} else if (site->object) {
+		st_esc_cat(buf, n, site->object);
+		snprintf(tail, sizeof(tail), "+0x%" PRIx64, site->offset);
+	} else {
+		snprintf(tail, sizeof(tail), "0x%" PRIx64, site->ip);
+	}
+	st_esc_cat(buf, n, tail);
 }

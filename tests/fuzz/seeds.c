@@ -1,19 +1,21 @@
 /*
- * Writes seed inputs for fuzz_ctl and fuzz_insp: a few valid control
- * requests, and one valid inspector reply of each type (and a path at
- * its length limit). Starting from
+ * Writes seed inputs for fuzz_ctl, fuzz_insp and fuzz_ring: a few valid
+ * control requests, one valid inspector reply of each type (and a path at
+ * its length limit), and the example pools of consume.c (valid ones of
+ * each mode, forged times, corrupt records). Starting from
  * these, the fuzzers reach the checks behind a message's header at once
  * instead of having to discover each layout first. The replies are built
- * from the structures of ctl/inspect/proto.h, so they follow any change
- * there. See README.md here.
+ * from the structures of ctl/inspect/proto.h, and the pools by consume.c,
+ * so they follow any change there. See README.md here.
  *
- *   seeds CTL_DIR INSP_DIR
+ *   seeds CTL_DIR INSP_DIR RING_DIR
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl/inspect/proto.h"
+#include "tests/fuzz/consume.h"
 
 static void write_seed(const char *dir, const char *name, const void *buf, size_t len)
 {
@@ -67,8 +69,8 @@ int main(int argc, char **argv)
 	static uint8_t buf[ST_INSP_MSG_MAX];
 	size_t len;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s CTL_DIR INSP_DIR\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s CTL_DIR INSP_DIR RING_DIR\n", argv[0]);
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
@@ -107,6 +109,20 @@ int main(int argc, char **argv)
 		memcpy(buf, &m, sizeof(m));
 		memcpy(buf + sizeof(m), text, sizeof(text));
 		write_seed(argv[2], "done", buf, sizeof(m) + sizeof(text));
+	}
+	for (int k = 0; k < FZ_EX_COUNT; k++) {
+		static uint8_t pool[1 << 16];
+		struct fz_env e;
+		char name[32];
+		size_t n;
+
+		if (fz_example(&e, (enum fz_example)k) < 0 || !(n = fz_input(&e, pool, sizeof(pool)))) {
+			fprintf(stderr, "seeds: example pool %d\n", k);
+			return 1;
+		}
+		snprintf(name, sizeof(name), "pool-%d", k);
+		write_seed(argv[3], name, pool, n);
+		fz_env_fini(&e);
 	}
 	return 0;
 }
