@@ -29,9 +29,14 @@
 /* Buffers checked for pages in one look at a grant (the rest at the next
  * tick). */
 #define CHECKS_PER_LOOK 64
+/* How often the pages of every pool are counted (a system call per pool
+ * and session: not at every tick). */
+#define COUNT_EVERY_MS 1000
 
-/* The time of the last tick: the deadlines above count in it. */
-static uint64_t clock_ms;
+/* The time of the last tick: the deadlines above count in it; and
+ * whether this tick counts the pages of the pools. */
+static uint64_t clock_ms, counted_ms;
+static bool count_pages;
 
 static uint64_t free_of(const struct st_membound *m)
 {
@@ -172,7 +177,7 @@ static void check_pages(struct st_daemon *d, struct st_proc *p, struct st_sessio
 	/* What the pool holds beyond its headers and what the grant covers:
 	 * a process that wrote where it claimed nothing. Granted, if the
 	 * bounds have room: it is memory used for the session. */
-	if (!mapped || pool->ring.fd < 0 || fstat(pool->ring.fd, &st) < 0)
+	if (!count_pages || !mapped || pool->ring.fd < 0 || fstat(pool->ring.fd, &st) < 0)
 		return;
 	{
 		uint64_t heads = ST_ABI_PAGE + (uint64_t)ses->nslots * pool->ring.hdr_size;
@@ -425,6 +430,9 @@ void st_memory_tick_at(struct st_daemon *d, uint64_t now_ms)
 	bool dry[ST_ABI_MAX_SESSIONS] = { false };
 
 	clock_ms = now_ms;
+	count_pages = now_ms - counted_ms >= COUNT_EVERY_MS;
+	if (count_pages)
+		counted_ms = now_ms;
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 			struct st_grant *g = grant_of(d, p, s);

@@ -444,7 +444,9 @@ START_TEST(pages_beyond_the_bounds_are_refused)
 	ck_assert(!a->over_memory);
 	st_memory_tick_at(&d, 10999);
 	ck_assert(!a->over_memory);
-	st_memory_tick_at(&d, 11000);
+	st_memory_tick_at(&d, 11100); /* (pages are counted once a second) */
+	ck_assert(!a->over_memory);
+	st_memory_tick_at(&d, 12000);
 	ck_assert(a->over_memory);
 	ck_assert_uint_eq(a->user->refused[ST_Q_MEMORY], 1);
 	/* within its grant it is not */
