@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -37,7 +38,6 @@
 #include "ctl/report/reports.h"
 #include "ctl/control.h"
 #include "ctl/daemon/daemon.h"
-#include "ctl/daemon/loop.h"
 #include "ctl/defaults.h"
 #include "ctl/escape.h"
 
@@ -68,6 +68,8 @@ struct record {
 	pid_t child;
 	int status;
 	bool exited;
+	struct st_daemon *d;	   /* its private instance */
+	struct st_watch child_watch; /* the command's pidfd */
 };
 
 static const char *V = "record";
@@ -488,18 +490,19 @@ static int spawn(struct record *r, char **env)
 	return 0;
 }
 
-static void on_child(struct st_daemon *d, void *arg)
+static void on_child(struct st_loop *l, void *arg, uint32_t events)
 {
 	struct record *r = arg;
 	int status;
 
+	(void)events;
 	if (waitpid(r->child, &status, WNOHANG) != r->child)
 		return;
 	r->exited = true;
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	d->quit = true;
+	st_daemon_quit(r->d);
 	/* (its pidfd stays readable: the loop may turn on, to settle) */
-	st_loop_unwatch(d, d->child_pidfd);
+	st_watch_del(l, &r->child_watch);
 }
 
 static void summary(struct st_daemon *d, struct st_session *ses)
@@ -679,9 +682,9 @@ int st_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	d.child_pidfd = (int)syscall(SYS_pidfd_open, r.child, 0);
-	d.on_child = on_child;
-	d.on_child_arg = &r;
-	if (d.child_pidfd < 0 || st_loop_watch(&d, d.child_pidfd, ST_TAG_CHILD, NULL) < 0) {
+	r.d = &d;
+	if (d.child_pidfd < 0 ||
+	    st_watch_add(&d.loop, &r.child_watch, d.child_pidfd, EPOLLIN, on_child, &r, false) < 0) {
 		st_err(V, "cannot watch the command: %s", strerror(errno));
 		kill(r.child, SIGKILL);
 		waitpid(r.child, NULL, 0);

@@ -35,10 +35,6 @@ struct st_request {
 int st_control_listen(struct st_daemon *d, char *err, size_t errlen);
 /* Splits a request as received (request.c): 0, or -1 if malformed. */
 int st_request_parse(struct st_request *r, char *buf, size_t len);
-/* The control socket is readable: new clients (none is waited for). */
-void st_control_accept(struct st_daemon *d);
-/* A client's connection is readable or writable (events: epoll's). */
-void st_control_event(struct st_daemon *d, struct st_client *c, uint32_t events);
 /* Closes the clients past their deadline (the loop's timer). */
 void st_control_tick(struct st_daemon *d);
 /* Frees closed clients; between two loop rounds. */

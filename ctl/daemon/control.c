@@ -40,7 +40,6 @@
 #include "ctl/control.h"
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
-#include "ctl/daemon/loop.h"
 
 #define CLIENT_READ_MS 500   /* to send the request, or read a refusal */
 #define CLIENT_SEND_MS 5000  /* to read some of the reply */
@@ -60,6 +59,7 @@ struct st_client {
 	struct st_client *next;
 	struct st_daemon *d;
 	int fd;	       /* -1 once closed (a running verb still holds it) */
+	struct st_watch watch;
 	struct ucred cred; /* SO_PEERCRED, when it connected */
 	enum client_state state;
 	uint64_t deadline; /* ms */
@@ -83,6 +83,15 @@ static gid_t control_group(const char *name)
 		return (gid_t)v;
 	g = getgrnam(name);
 	return g ? g->gr_gid : (gid_t)-1;
+}
+
+static void control_accept(struct st_daemon *d);
+
+static void on_accept(struct st_loop *l, void *arg, uint32_t events)
+{
+	(void)l;
+	(void)events;
+	control_accept(arg);
 }
 
 int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
@@ -109,7 +118,7 @@ int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
 	}
 	d->cfd = fd;
 	d->control_gid = gid;
-	return st_loop_watch(d, fd, ST_TAG_CONTROL, NULL);
+	return st_watch_add(&d->loop, &d->control_watch, fd, EPOLLIN, on_accept, d, true);
 }
 
 /* Whether the peer belongs to the control group (system daemon). */
@@ -132,7 +141,7 @@ static void client_close(struct st_daemon *d, struct st_client *c)
 {
 	if (c->fd < 0)
 		return;
-	st_loop_unwatch(d, c->fd);
+	st_watch_del(&d->loop, &c->watch);
 	close(c->fd);
 	c->fd = -1;
 	while (c->head) {
@@ -190,7 +199,7 @@ static void client_flush(struct st_daemon *d, struct st_client *c)
 	}
 	out = c->head != NULL;
 	if (out != c->want_out &&
-	    st_loop_watch_events(d, c->fd, ST_TAG_CLIENT, c, EPOLLIN | (out ? EPOLLOUT : 0)) == 0)
+	    st_watch_mod(&d->loop, &c->watch, EPOLLIN | (out ? EPOLLOUT : 0)) == 0)
 		c->want_out = out;
 }
 
@@ -367,7 +376,9 @@ static void take_request(struct st_daemon *d, struct st_client *c)
 	st_request_finish(r, status);
 }
 
-void st_control_accept(struct st_daemon *d)
+static void on_event(struct st_loop *l, void *arg, uint32_t events);
+
+static void control_accept(struct st_daemon *d)
 {
 	for (int i = 0; i < ACCEPTS_PER_TURN; i++) {
 		struct st_client *c;
@@ -390,7 +401,7 @@ void st_control_accept(struct st_daemon *d)
 		c->deadline = st_now_ms() + CLIENT_READ_MS;
 		c->next = clients;
 		clients = c;
-		if (st_loop_watch(d, fd, ST_TAG_CLIENT, c) < 0)
+		if (st_watch_add(&d->loop, &c->watch, fd, EPOLLIN, on_event, c, true) < 0)
 			client_close(d, c);
 		else if (cred.uid != d->uid && cred.uid != 0 && !in_group(fd, d->control_gid))
 			refuse(d, c);
@@ -415,8 +426,12 @@ static bool hung_up(struct st_daemon *d, struct st_client *c)
 	return false;
 }
 
-void st_control_event(struct st_daemon *d, struct st_client *c, uint32_t events)
+static void on_event(struct st_loop *l, void *arg, uint32_t events)
 {
+	struct st_client *c = arg;
+	struct st_daemon *d = c->d;
+
+	(void)l;
 	if (c->fd < 0)
 		return;
 	switch (c->state) {

@@ -24,6 +24,7 @@
 #include "core/abi.h"
 #include "ctl/checks.h"
 #include "ctl/daemon/memory.h"
+#include "ctl/daemon/reactor.h"
 #include "ctl/daemon/ring.h"
 #include "ctl/daemon/tracedir.h"
 #include "ctl/daemon/writer.h"
@@ -490,8 +491,10 @@ struct st_user;
 
 struct st_proc {
 	struct st_proc *next;
+	struct st_daemon *d;
 	uint64_t instance;
 	int fd, pidfd;
+	struct st_watch fd_watch, pidfd_watch; /* its connection, its pidfd */
 	pid_t pid, ppid;
 	uid_t uid;
 	gid_t gid;
@@ -569,9 +572,15 @@ struct st_daemon_config {
 	uint64_t max_memory;	/* all sessions' buffers; 0: st_default_max_memory() */
 };
 
+/* The daemon's tick: drains, heartbeats, deadlines (loop.c). */
+#define ST_TICK_MS 100
+
 struct st_daemon {
-	int epfd, lfd, tfd, sfd;
+	struct st_loop loop;
+	int lfd, sfd;		/* registration socket, signalfd */
+	struct st_watch listen_watch, sig_watch;
 	int cfd;		/* control socket (not for a private instance) */
+	struct st_watch control_watch;
 	const char *group;	/* the control group's name or number */
 	gid_t control_gid;	/* members may send control requests */
 	char rundir[ST_PATH_MAX];
@@ -586,16 +595,16 @@ struct st_daemon {
 	bool quit;
 	bool accept_paused;	/* out of descriptors: lfd unwatched for a tick */
 	bool private_instance;
-	/* record: called when this pidfd (the command) becomes readable */
+	/* record: the command's pidfd, to pass signals on to it (loop.c) */
 	int child_pidfd;
-	void (*on_child)(struct st_daemon *d, void *arg);
-	void *on_child_arg;
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen);
 int st_daemon_run(struct st_daemon *d);
+/* Ends st_daemon_run (a signal; record's command ended). */
+void st_daemon_quit(struct st_daemon *d);
 /* Stops taking connections until the next tick (out of descriptors). */
 void st_loop_pause_accept(struct st_daemon *d);
 void st_daemon_mark_active(struct st_daemon *d);
@@ -678,6 +687,10 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s);
 int st_check_memfd(int fd, int seals, uint64_t size);
 void st_proc_accept(struct st_daemon *d);
 void st_proc_readable(struct st_daemon *d, struct st_proc *p);
+/* The loop's callbacks: p's connection is readable; p's pidfd says it
+ * exited. */
+void st_proc_on_readable(struct st_loop *l, void *arg, uint32_t events);
+void st_proc_on_exit(struct st_loop *l, void *arg, uint32_t events);
 void st_proc_end(struct st_daemon *d, struct st_proc *p);
 void st_proc_reap(struct st_daemon *d);
 /* Handles one message of process p (from its connection or its log). */

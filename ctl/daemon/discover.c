@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,7 +41,6 @@
 
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
-#include "ctl/daemon/loop.h"
 #include "ctl/daemon/quota.h"
 
 #define DISCOVER_DEADLINE_MS 5000
@@ -163,9 +163,10 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 	p->maps_changed_ts = st_clock_now(&d->clock);
 	p->pidfd = c->pidfd;
 	c->pidfd = -1;
+	p->d = d;
 	p->next = d->procs;
 	d->procs = p;
-	st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
+	st_watch_add(&d->loop, &p->pidfd_watch, p->pidfd, EPOLLIN, st_proc_on_exit, p, false);
 	st_proc_claim(d, p);
 	st_reglog_catch_up(d, p);
 	st_session_apply(d, p);

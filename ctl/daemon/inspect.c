@@ -42,6 +42,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,6 @@
 
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
-#include "ctl/daemon/loop.h"
 #include "ctl/fdpass.h"
 
 #define MAX_INSPECTORS 64 /* at once, all owners */
@@ -82,9 +82,11 @@ struct call {
 
 struct inspector {
 	struct inspector *next;
+	struct st_daemon *d;
 	struct st_owner owner;
 	uint32_t role;
 	int sock, pidfd;
+	struct st_watch watch;
 	pid_t pid;
 	struct call *head, **tail;
 	uint32_t queued, in_flight;
@@ -221,6 +223,8 @@ static bool same_owner(const struct st_owner *a, const struct st_owner *b)
 	       memcmp(a->groups, b->groups, a->ngroups * sizeof(gid_t)) == 0;
 }
 
+static void readable(struct st_loop *l, void *arg, uint32_t events);
+
 static void reap_later(int pidfd, uid_t uid, bool probe)
 {
 	if (pidfd < 0)
@@ -292,7 +296,7 @@ static void retire(struct st_daemon *d, struct inspector *ins, bool kill_it)
 	ninspectors--;
 	if (kill_it && ins->role != ST_INSP_ROLE_PROBE && ins->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, ins->pidfd, SIGKILL, NULL, 0);
-	st_loop_unwatch(d, ins->sock);
+	st_watch_del(&d->loop, &ins->watch);
 	close(ins->sock);
 	reap_later(ins->pidfd, ins->owner.uid, ins->role == ST_INSP_ROLE_PROBE);
 	while (c) {
@@ -399,7 +403,8 @@ static int spawn_one(struct st_daemon *d, const struct st_owner *o, uint32_t rol
 	ins->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	ins->tail = &ins->head;
 	ins->idle_since = st_now_ms();
-	if (st_loop_watch(d, ins->sock, ST_TAG_INSPECTOR, ins) < 0) {
+	ins->d = d;
+	if (st_watch_add(&d->loop, &ins->watch, ins->sock, EPOLLIN, readable, ins, false) < 0) {
 		kill(pid, SIGKILL);
 		close(ins->sock);
 		reap_later(ins->pidfd, o->uid, false);
@@ -602,11 +607,15 @@ static bool deliver(struct st_daemon *d, struct inspector *ins, void *buf, size_
 	return true;
 }
 
-void st_insp_readable(struct st_daemon *d, void *arg)
+/* The inspector's socket has replies (or it hung up). */
+static void readable(struct st_loop *l, void *arg, uint32_t events)
 {
 	static uint8_t buf[ST_INSP_MSG_MAX];
 	struct inspector *ins = arg;
+	struct st_daemon *d = ins->d;
 
+	(void)l;
+	(void)events;
 	for (int budget = 0; budget < 64 && !ins->retired; budget++) {
 		int fd, truncated;
 		ssize_t n = st_recv_fd(ins->sock, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);

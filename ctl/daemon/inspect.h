@@ -101,8 +101,6 @@ void st_insp_forget(void *ctx);
 /* Requests not answered yet. */
 uint32_t st_insp_pending(void);
 
-/* The event loop: an inspector's socket is readable. */
-void st_insp_readable(struct st_daemon *d, void *helper);
 /* Frees what was taken out of service; between two rounds of the loop. */
 void st_insp_collect(void);
 /* Every tick: deadlines, idle inspectors, the dead to reap. */

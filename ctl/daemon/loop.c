@@ -1,13 +1,17 @@
 /*
- * The daemon: setup and its single-threaded event loop.
+ * The daemon's wiring: its setup, the modules' watches and timers on the
+ * reactor (reactor.h), the tick, and its end.
  *
- * Watched: the listening socket, each process's connection and pidfd, a
- * 100 ms timer, a signalfd, and (for `shimtrace record`) the command's
- * pidfd. The timer drains closed sub-buffers whose notification was lost
- * (a full socket) and, every second, flushes what open sub-buffers hold,
- * so the trace on disk is never far behind the running program; it also
- * raises each process's heartbeat, which tells writers waiting for room
- * (--blocking) that the daemon still serves them.
+ * The reactor serves, as each module registered them: the registration
+ * socket (here), each process's connection and pidfd (proc.c), the
+ * inspectors' sockets (inspect.c), the control socket and its clients
+ * (control.c), a signalfd (here), and for `shimtrace record` the
+ * command's pidfd (cmd_record.c). The 100 ms tick drains closed
+ * sub-buffers whose notification was lost (a full socket) and, every
+ * second, flushes what open sub-buffers hold, so the trace on disk is
+ * never far behind the running program; it also raises each process's
+ * heartbeat, which tells writers waiting for room (--blocking) that the
+ * daemon still serves them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,54 +34,8 @@
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
-#include "ctl/daemon/loop.h"
 #include "ctl/daemon/quota.h"
 #include "ctl/daemon/writer.h"
-
-struct tag {
-	enum st_tag_kind kind;
-	void *ptr;
-};
-
-/* Tags of the fixed descriptors; process tags point at the process. */
-static struct tag fixed[ST_TAG_FIXED_LAST + 1];
-
-static struct epoll_event event_of(enum st_tag_kind kind, void *ptr, uint32_t events)
-{
-	struct epoll_event ev = { .events = events };
-	uint64_t v;
-
-	if (kind <= ST_TAG_FIXED_LAST) {
-		fixed[kind].kind = kind;
-		fixed[kind].ptr = ptr;
-		ev.data.ptr = &fixed[kind];
-	} else {
-		/* A pointer (8-byte aligned) and in its low bits which kind. */
-		v = (uint64_t)(uintptr_t)ptr | (uint64_t)(kind - ST_TAG_PROC);
-		ev.data.u64 = v | (1ull << 63);
-	}
-	return ev;
-}
-
-int st_loop_watch(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr)
-{
-	struct epoll_event ev = event_of(kind, ptr, EPOLLIN);
-
-	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-int st_loop_watch_events(struct st_daemon *d, int fd, enum st_tag_kind kind, void *ptr,
-			 uint32_t events)
-{
-	struct epoll_event ev = event_of(kind, ptr, events);
-
-	return epoll_ctl(d->epfd, EPOLL_CTL_MOD, fd, &ev);
-}
-
-void st_loop_unwatch(struct st_daemon *d, int fd)
-{
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
-}
 
 /*
  * The system daemon (root, not a private instance) takes processes of every
@@ -145,16 +103,21 @@ static int listen_on(struct st_daemon *d, char *err, size_t errlen)
 	return 0;
 }
 
+static void on_signal(struct st_loop *l, void *arg, uint32_t events);
+static void on_listen(struct st_loop *l, void *arg, uint32_t events);
+static void tick(struct st_loop *l, void *arg, uint64_t n);
+static void collect(struct st_loop *l, void *arg);
+
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen)
 {
-	struct itimerspec it = { { 0, 100000000 }, { 0, 100000000 } };
 	struct rlimit rl;
 	sigset_t set;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	d->epfd = d->lfd = d->tfd = d->sfd = d->cfd = d->child_pidfd = -1;
+	d->lfd = d->sfd = d->cfd = -1;
+	d->loop.epfd = -1;
 	d->uid = geteuid();
 	d->private_instance = cfg->private_instance;
 	d->group = cfg->group ? cfg->group : ST_GROUP;
@@ -184,8 +147,11 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	ret = make_rundir(d, d->rundir, err, errlen);
 	if (ret < 0)
 		return ret;
-	d->epfd = epoll_create1(EPOLL_CLOEXEC);
-	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ret = st_loop_init(&d->loop);
+	if (ret < 0) {
+		snprintf(err, errlen, "event loop setup: %s", strerror(-ret));
+		return ret;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -193,7 +159,9 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	d->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d->epfd < 0 || d->tfd < 0 || d->sfd < 0 || timerfd_settime(d->tfd, 0, &it, NULL) < 0) {
+	if (d->sfd < 0 || st_watch_add(&d->loop, &d->sig_watch, d->sfd, EPOLLIN, on_signal, d, false) < 0 ||
+	    st_loop_every(&d->loop, ST_TICK_MS, tick, d) < 0 ||
+	    st_loop_collector(&d->loop, collect, d) < 0) {
 		snprintf(err, errlen, "event loop setup: %s", strerror(errno));
 		return -errno;
 	}
@@ -202,9 +170,7 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	ret = listen_on(d, err, errlen);
 	if (ret < 0)
 		return ret;
-	st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL);
-	st_loop_watch(d, d->tfd, ST_TAG_TIMER, NULL);
-	st_loop_watch(d, d->sfd, ST_TAG_SIGNAL, NULL);
+	st_watch_add(&d->loop, &d->listen_watch, d->lfd, EPOLLIN, on_listen, d, false);
 	/* `record` talks to its private instance directly, not by socket. */
 	if (!d->private_instance) {
 		ret = st_control_listen(d, err, errlen);
@@ -216,13 +182,20 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	return 0;
 }
 
-static void tick(struct st_daemon *d)
+static void on_listen(struct st_loop *l, void *arg, uint32_t events)
 {
-	uint64_t n, before = d->ticks;
+	(void)l;
+	(void)events;
+	st_proc_accept(arg);
+}
+
+static void tick(struct st_loop *l, void *arg, uint64_t n)
+{
+	struct st_daemon *d = arg;
+	uint64_t before = d->ticks;
 	enum st_drain how;
 
-	while (read(d->tfd, &n, sizeof(n)) > 0)
-		d->ticks += n;
+	d->ticks += n;
 	how = d->ticks / 10 != before / 10 ? ST_DRAIN_FLUSH : ST_DRAIN_CLOSED;
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		if (p->ended)
@@ -255,23 +228,35 @@ static void tick(struct st_daemon *d)
 	st_lines_tick();
 	st_commands_poll(d, false);
 	st_control_tick(d);
-	if (d->accept_paused && st_loop_watch(d, d->lfd, ST_TAG_LISTEN, NULL) == 0)
+	if (d->accept_paused &&
+	    st_watch_add(l, &d->listen_watch, d->lfd, EPOLLIN, on_listen, d, false) == 0)
 		d->accept_paused = false;
+}
+
+/* What the turn may still have had events of is freed once it is over. */
+static void collect(struct st_loop *l, void *arg)
+{
+	(void)l;
+	st_proc_reap(arg);
+	st_insp_collect();
+	st_control_collect();
 }
 
 void st_loop_pause_accept(struct st_daemon *d)
 {
 	if (d->accept_paused)
 		return;
-	st_loop_unwatch(d, d->lfd);
+	st_watch_del(&d->loop, &d->listen_watch);
 	d->accept_paused = true;
 	st_log(ST_LOG_WARN, "out of descriptors: connections wait");
 }
 
-static void on_signal(struct st_daemon *d)
+static void on_signal(struct st_loop *l, void *arg, uint32_t events)
 {
+	struct st_daemon *d = arg;
 	struct signalfd_siginfo si;
 
+	(void)events;
 	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (d->private_instance) {
 			/* `record`: a signal from the terminal (sent by the kernel)
@@ -282,8 +267,15 @@ static void on_signal(struct st_daemon *d)
 			continue;
 		}
 		st_log(ST_LOG_INFO, "signal %u: stopping", si.ssi_signo);
-		d->quit = true;
+		st_daemon_quit(d);
 	}
+	(void)l;
+}
+
+void st_daemon_quit(struct st_daemon *d)
+{
+	d->quit = true;
+	st_loop_stop(&d->loop);
 }
 
 /*
@@ -310,93 +302,12 @@ void st_daemon_mark_active(struct st_daemon *d)
 
 bool st_control_pending(struct st_daemon *d)
 {
-	struct pollfd p = { d->cfd, POLLIN, 0 };
-
-	return d->cfd >= 0 && poll(&p, 1, 0) == 1;
-}
-
-/*
- * One turn of the loop: waits up to timeout ms (-1: for ever) and handles
- * what is ready, control commands first (a busy process must not delay
- * `stop`). With until_quit, what comes after a quit request is left.
- */
-static int turn(struct st_daemon *d, int timeout, bool until_quit)
-{
-	struct epoll_event ev[64];
-	int n = epoll_wait(d->epfd, ev, 64, timeout);
-
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		uint64_t v = ev[i].data.u64;
-
-		if (v >> 63 && ST_TAG_PROC + (v & 7) == ST_TAG_CLIENT) {
-			st_control_event(d, (void *)(uintptr_t)(v & ~(1ull << 63) & ~7ull),
-					 ev[i].events);
-			ev[i].events = 0;
-		} else if (!(v >> 63) && ((struct tag *)ev[i].data.ptr)->kind == ST_TAG_CONTROL) {
-			st_control_accept(d);
-			ev[i].events = 0;
-		}
-	}
-	for (int i = 0; i < n && !(until_quit && d->quit); i++) {
-		uint64_t v = ev[i].data.u64;
-
-		if (!ev[i].events)
-			continue;
-
-		if (v >> 63) {
-			void *ptr = (void *)(uintptr_t)(v & ~(1ull << 63) & ~7ull);
-			struct st_proc *p = ptr;
-
-			switch (ST_TAG_PROC + (v & 7)) {
-			case ST_TAG_INSPECTOR:
-				st_insp_readable(d, ptr);
-				break;
-			case ST_TAG_PROC_EXIT:
-				if (!p->ended)
-					st_proc_end(d, p);
-				break;
-			default:
-				if (!p->ended)
-					st_proc_readable(d, p);
-				break;
-			}
-			continue;
-		}
-		switch (((struct tag *)ev[i].data.ptr)->kind) {
-		case ST_TAG_LISTEN:
-			st_proc_accept(d);
-			break;
-		case ST_TAG_TIMER:
-			tick(d);
-			break;
-		case ST_TAG_SIGNAL:
-			on_signal(d);
-			break;
-		case ST_TAG_CHILD:
-			if (d->on_child)
-				d->on_child(d, d->on_child_arg);
-			break;
-		default:
-			break;
-		}
-	}
-	st_proc_reap(d);
-	st_insp_collect();
-	st_control_collect();
-	return 0;
+	return st_loop_urgent(&d->loop);
 }
 
 int st_daemon_run(struct st_daemon *d)
 {
-	while (!d->quit) {
-		int ret = turn(d, -1, true);
-
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return st_loop_run(&d->loop);
 }
 
 void st_daemon_settle(struct st_daemon *d, uint32_t ms)
@@ -419,7 +330,7 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 			deferred = p->end_deferred;
 		if (!st_insp_pending() && !deferred)
 			return;
-		if (turn(d, 100, false) < 0)
+		if (st_loop_turn(&d->loop, 100, false) < 0)
 			return;
 	}
 }
@@ -457,11 +368,8 @@ void st_daemon_fini(struct st_daemon *d)
 		snprintf(path, sizeof(path), "%s/%s", d->rundir, ST_CTL_SOCKET);
 		unlink(path);
 	}
-	if (d->epfd >= 0)
-		close(d->epfd);
-	if (d->tfd >= 0)
-		close(d->tfd);
 	if (d->sfd >= 0)
 		close(d->sfd);
+	st_loop_fini(&d->loop);
 	st_evreg_free(&d->reg);
 }

@@ -43,7 +43,6 @@
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/inspect.h"
-#include "ctl/daemon/loop.h"
 #include "ctl/daemon/quota.h"
 #include "ctl/fdpass.h"
 
@@ -165,18 +164,39 @@ void st_proc_accept(struct st_daemon *d)
 	p->status_fd = -1;
 	p->instance = d->next_instance++;
 	p->pidfd = peer_pidfd(fd, p->pid);
+	p->d = d;
 	p->next = d->procs;
 	d->procs = p;
-	st_loop_watch(d, fd, ST_TAG_PROC, p);
+	st_watch_add(&d->loop, &p->fd_watch, fd, EPOLLIN, st_proc_on_readable, p, false);
 	if (p->pidfd >= 0)
-		st_loop_watch(d, p->pidfd, ST_TAG_PROC_EXIT, p);
+		st_watch_add(&d->loop, &p->pidfd_watch, p->pidfd, EPOLLIN, st_proc_on_exit, p, false);
+}
+
+void st_proc_on_readable(struct st_loop *l, void *arg, uint32_t events)
+{
+	struct st_proc *p = arg;
+
+	(void)l;
+	(void)events;
+	if (!p->ended)
+		st_proc_readable(p->d, p);
+}
+
+void st_proc_on_exit(struct st_loop *l, void *arg, uint32_t events)
+{
+	struct st_proc *p = arg;
+
+	(void)l;
+	(void)events;
+	if (!p->ended)
+		st_proc_end(p->d, p);
 }
 
 /* Closes p's connection and gives it back to its user's quota. */
 static void close_connection(struct st_daemon *d, struct st_proc *p)
 {
 	if (p->fd >= 0) {
-		st_loop_unwatch(d, p->fd);
+		st_watch_del(&d->loop, &p->fd_watch);
 		close(p->fd);
 		p->fd = -1;
 	}
@@ -211,10 +231,10 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 			break;
 	if (!q)
 		return false;
-	st_loop_unwatch(d, p->fd);
+	st_watch_del(&d->loop, &p->fd_watch);
 	q->fd = p->fd;
 	p->fd = -1;
-	st_loop_watch(d, q->fd, ST_TAG_PROC, q);
+	st_watch_add(&d->loop, &q->fd_watch, q->fd, EPOLLIN, st_proc_on_readable, q, false);
 	q->counts_connection = p->counts_connection;
 	p->counts_connection = false;
 	q->discovered = false;
@@ -222,7 +242,7 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 	memcpy(q->name, h->name, sizeof(q->name));
 	snprintf(q->exe, sizeof(q->exe), "%s", h->exe);
 	if (p->pidfd >= 0) {
-		st_loop_unwatch(d, p->pidfd);
+		st_watch_del(&d->loop, &p->pidfd_watch);
 		close(p->pidfd);
 		p->pidfd = -1;
 	}
@@ -761,7 +781,7 @@ static void hang_up(struct st_daemon *d, struct st_proc *p)
 {
 	close_connection(d, p);
 	if (p->pidfd >= 0) {
-		st_loop_unwatch(d, p->pidfd);
+		st_watch_del(&d->loop, &p->pidfd_watch);
 		close(p->pidfd);
 		p->pidfd = -1;
 	}
