@@ -32,7 +32,11 @@ struct st_request {
 	size_t out_len, out_cap;
 };
 
-int st_control_listen(struct st_daemon *d, char *err, size_t errlen);
+/* What runs a request: its exit status, or ST_CTL_DEFERRED. */
+typedef int (*st_control_handler)(struct st_daemon *d, struct st_request *r);
+/* Listens on RUNDIR/control.sock; each request goes to run (the verbs,
+ * above this transport). */
+int st_control_listen(struct st_daemon *d, st_control_handler run, char *err, size_t errlen);
 /* Splits a request as received (request.c): 0, or -1 if malformed. */
 int st_request_parse(struct st_request *r, char *buf, size_t len);
 /* Closes the clients past their deadline (the loop's timer). */

@@ -12,7 +12,9 @@
  * Nothing here waits on a client. A connection is a client of the loop:
  *
  *   reading   its request is read when the loop says it came; a client
- *             that sends none within CLIENT_READ_MS is closed
+ *             that sends none within CLIENT_READ_MS is closed (it holds
+ *             nothing but one of its uid's connections meanwhile: the
+ *             time is long enough for a command on a busy machine)
  *   running   a verb that answers later (a stop that waits, load-probe)
  *             holds it; a client that hangs up meanwhile is closed, and
  *             the answer goes nowhere
@@ -41,7 +43,7 @@
 #include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 
-#define CLIENT_READ_MS 500   /* to send the request, or read a refusal */
+#define CLIENT_READ_MS 5000  /* to send the request, or read a refusal */
 #define CLIENT_SEND_MS 5000  /* to read some of the reply */
 #define CLIENTS_PER_UID 32   /* connections of one uid at once */
 #define ACCEPTS_PER_TURN 64  /* then the loop serves the others */
@@ -68,6 +70,7 @@ struct st_client {
 };
 
 static struct st_client *clients;
+static st_control_handler handler; /* the verbs (st_control_listen) */
 
 /* The control group (a name, or a number): its gid, or -1 if none. */
 static gid_t control_group(const char *name)
@@ -94,7 +97,7 @@ static void on_accept(struct st_loop *l, void *arg, uint32_t events)
 	control_accept(arg);
 }
 
-int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
+int st_control_listen(struct st_daemon *d, st_control_handler run, char *err, size_t errlen)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	gid_t gid = control_group(d->group);
@@ -118,6 +121,7 @@ int st_control_listen(struct st_daemon *d, char *err, size_t errlen)
 	}
 	d->cfd = fd;
 	d->control_gid = gid;
+	handler = run;
 	return st_watch_add(&d->loop, &d->control_watch, fd, EPOLLIN, on_accept, d, true);
 }
 
@@ -369,7 +373,7 @@ static void take_request(struct st_daemon *d, struct st_client *c)
 		r->nitems = 0;
 		status = st_reply_error(r, ST_EXIT_USAGE, "shimtrace: malformed request");
 	} else {
-		status = st_command(d, r);
+		status = handler(d, r);
 		if (status == ST_CTL_DEFERRED)
 			return; /* the verb holds the request now */
 	}

@@ -572,6 +572,14 @@ struct st_daemon_config {
 	uint64_t max_memory;	/* all sessions' buffers; 0: st_default_max_memory() */
 };
 
+/* News the daemon's modules tell the modules above them (st_loop_news),
+ * which the wiring (loop.c) subscribes to. */
+enum st_news {
+	ST_NEWS_LINES,	 /* a line table came, or will not (linecache.c) */
+	ST_NEWS_OBJECTS, /* a process's objects came, or will not (maps.c) */
+	ST_NEWS_POOL,	 /* a pool offered was taken, or could not be (pickup.c) */
+};
+
 /* The daemon's tick: drains, heartbeats, deadlines (loop.c). */
 #define ST_TICK_MS 100
 
@@ -605,11 +613,8 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 int st_daemon_run(struct st_daemon *d);
 /* Ends st_daemon_run (a signal; record's command ended). */
 void st_daemon_quit(struct st_daemon *d);
-/* Stops taking connections until the next tick (out of descriptors). */
-void st_loop_pause_accept(struct st_daemon *d);
-void st_daemon_mark_active(struct st_daemon *d);
-/* Whether a control command waits to be accepted. */
-bool st_control_pending(struct st_daemon *d);
+/* RUNDIR/active exists while a session is started (session.c). */
+void st_session_mark_active(struct st_daemon *d);
 void st_daemon_fini(struct st_daemon *d);
 
 /* Sessions. */
@@ -627,6 +632,9 @@ struct st_session *st_session_find(struct st_daemon *d, uid_t owner, const char 
 /* The session of bit s that may trace p (root's, or p's owner's), or NULL:
  * what p's state in slot s (its control page, pools, grants) belongs to. */
 struct st_session *st_session_at(const struct st_daemon *d, uint32_t s, const struct st_proc *p);
+/* Whether ses traces p: it may (st_session_covers), it is started, and an
+ * enable rule selects p. */
+bool st_session_traces(const struct st_session *ses, const struct st_proc *p);
 /* Whether ses may trace p's processes at all (it is root's, or p's owner's). */
 bool st_session_covers(const struct st_session *ses, const struct st_proc *p);
 /* Bits kept for root's sessions (the daemon's own user's) whatever users do. */
@@ -685,7 +693,13 @@ void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s);
 /* Checks a memfd a process handed over (proc.c): sealed with seals, at
  * least size bytes, plain shared memory; 0 or -1. */
 int st_check_memfd(int fd, int seals, uint64_t size);
+/* Listens on the registration socket (d->sock_path; all_users: mode
+ * 0666, for the system daemon, else 0600) and watches it. */
+int st_proc_listen(struct st_daemon *d, bool all_users, char *err, size_t errlen);
+/* Takes the connections waiting on it. */
 void st_proc_accept(struct st_daemon *d);
+/* Watches it again after a tick, if it was paused (out of descriptors). */
+void st_proc_accept_resume(struct st_daemon *d);
 void st_proc_readable(struct st_daemon *d, struct st_proc *p);
 /* The loop's callbacks: p's connection is readable; p's pidfd says it
  * exited. */
@@ -708,6 +722,8 @@ int st_proc_stat_at(const char *path, char *state, unsigned int *flags);
  * not a process that merely closed its connection (exec, or it closed the
  * descriptor). False when it cannot tell (no pidfd). */
 bool st_proc_gone(const struct st_proc *p);
+/* Whether p's pidfd says it has exited (the pidfd alone). */
+bool st_proc_exited(const struct st_proc *p);
 /* After p's final drain in session s: shimtrace:process_end into the
  * session's trace, if p was recorded there and how it ended is known. */
 void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s);
@@ -775,10 +791,14 @@ void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq);
 /* Whether the consumer should wait before draining p (its objects or line
  * tables are on their way, for a bounded time). */
 bool st_proc_waiting(struct st_proc *p);
-/* Something a process waited for came: what waited for it goes on. */
+/* Something a process waited for came: what waited for it goes on
+ * (new objects applied, ends finished). */
 void st_proc_recheck(struct st_daemon *d);
 /* A line table came (or will not): the same, and waiting drains retry. */
 void st_proc_lines_settled(struct st_daemon *d);
+/* How maps.c drains a process's events before one of its objects goes
+ * (the consumer, above it: set by the wiring). */
+extern void (*st_objects_drain)(struct st_daemon *d, struct st_proc *p, bool wait);
 /* Applies p's new object list if it waited and may wait no more. */
 void st_proc_apply_due(struct st_daemon *d, struct st_proc *p);
 

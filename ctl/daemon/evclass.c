@@ -24,11 +24,82 @@
  * same ids.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl/daemon/daemon.h"
+
+/* ---- the metadata declaration of a class ---- */
+
+static const char *int_decl(uint32_t type)
+{
+	switch (type) {
+	case ST_TYPE_U8:
+		return "integer { size = 8; align = 8; signed = false; }";
+	case ST_TYPE_U16:
+		return "integer { size = 16; align = 8; signed = false; }";
+	case ST_TYPE_U32:
+		return "integer { size = 32; align = 8; signed = false; }";
+	case ST_TYPE_U64:
+		return "integer { size = 64; align = 8; signed = false; }";
+	case ST_TYPE_S8:
+		return "integer { size = 8; align = 8; signed = true; }";
+	case ST_TYPE_S16:
+		return "integer { size = 16; align = 8; signed = true; }";
+	case ST_TYPE_S32:
+		return "integer { size = 32; align = 8; signed = true; }";
+	case ST_TYPE_S64:
+		return "integer { size = 64; align = 8; signed = true; }";
+	case ST_TYPE_HEX64:
+		return "integer { size = 64; align = 8; signed = false; base = 16; }";
+	case ST_TYPE_SIZE:
+		return "size_t"; /* declared at the top: byte counts are told by its name */
+	default:
+		return NULL;
+	}
+}
+
+/* Appends to buf what snprintf would; returns the new length either way. */
+static size_t append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf && len < cap ? buf + len : NULL, buf && len < cap ? cap - len : 0, fmt, ap);
+	va_end(ap);
+	return len + (n > 0 ? (size_t)n : 0);
+}
+
+/* Field names get a leading underscore, as in LTTng traces: readers strip
+ * it, and it keeps names like `align` or `event` clear of TSDL keywords. */
+size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t id)
+{
+	size_t n = append(buf, cap, 0, "event {\n\tname = \"%s:%s\";\n\tid = %u;\n\tstream_id = 0;\n"
+					  "\tfields := struct {\n",
+			  c->provider, c->name, id);
+
+	for (uint32_t k = 0; k < c->nfields; k++) {
+		const struct st_evfield *fld = &c->fields[k];
+
+		if (fld->type == ST_TYPE_STRING)
+			n = append(buf, cap, n, "\t\tstring _%s;\n", fld->name);
+		else if (fld->type == ST_TYPE_BYTES)
+			n = append(buf, cap, n,
+				   "\t\tinteger { size = 64; align = 8; signed = false; } __%s_length;\n"
+				   "\t\tinteger { size = 8; align = 8; signed = false; base = 16; } "
+				   "_%s[__%s_length];\n",
+				   fld->name, fld->name, fld->name);
+		else
+			n = append(buf, cap, n, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
+	}
+	return append(buf, cap, n, "\t};\n};\n\n");
+}
+
 
 struct builtin {
 	const char *provider, *name;

@@ -66,6 +66,7 @@
 #define HEAD_MAX_FACTOR 6 /* deadlines a request may take while it progresses */
 
 struct st_insp_limits st_insp_limits = { 1ull << 30, 10000 };
+bool (*st_insp_pair_held)(const struct st_owner *o);
 
 struct call {
 	struct call *next;
@@ -661,7 +662,7 @@ void st_insp_tick(struct st_daemon *d)
 			next = inspectors;
 		} else if (!ins->head && now - ins->idle_since > IDLE_MS &&
 			   (!ins->sibling ||
-			    (!ins->sibling->head && !st_lines_held(&ins->owner)))) {
+			    (!ins->sibling->head && !(st_insp_pair_held && st_insp_pair_held(&ins->owner))))) {
 			/* (a pair that holds files of tables still to be asked
 			 * for stays) */
 			retire(d, ins, false); /* it ends when its socket closes */

@@ -103,6 +103,10 @@ uint32_t st_insp_pending(void);
 
 /* Frees what was taken out of service; between two rounds of the loop. */
 void st_insp_collect(void);
+/* Whether owner o's objects and lines pair holds files that may still be
+ * asked for, so that it is not stopped for being idle (linecache.c's
+ * st_lines_held, above this module: set by the wiring). */
+extern bool (*st_insp_pair_held)(const struct st_owner *o);
 /* Every tick: deadlines, idle inspectors, the dead to reap. */
 void st_insp_tick(struct st_daemon *d);
 /* Daemon exit: every inspector stopped (probe inspectors finish alone). */

@@ -165,7 +165,7 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		l->state = ST_LINES_NONE;
 	}
 	st_lines_put(l);
-	st_proc_lines_settled(d);
+	st_loop_news(&d->loop, ST_NEWS_LINES);
 }
 
 struct st_lines *st_lines_get(const struct st_owner *o, const struct st_insp_key *key,

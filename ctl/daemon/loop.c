@@ -68,45 +68,44 @@ static int make_rundir(const struct st_daemon *d, const char *dir, char *err, si
 	return 0;
 }
 
-static int listen_on(struct st_daemon *d, char *err, size_t errlen)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(d->sock_path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "socket path too long: %s", d->sock_path);
-		return -ENAMETOOLONG;
-	}
-	strcpy(a.sun_path, d->sock_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -errno;
-	}
-	/* A socket file left by a dead daemon is replaced; a live one is not. */
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		snprintf(err, errlen, "a daemon already listens on %s", d->sock_path);
-		close(fd);
-		return -EADDRINUSE;
-	}
-	close(fd);
-	unlink(d->sock_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(a.sun_path, system_daemon(d) ? 0666 : 0600) < 0 || listen(fd, 512) < 0) {
-		snprintf(err, errlen, "cannot listen on %s: %s", d->sock_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
-	d->lfd = fd;
-	return 0;
-}
-
 static void on_signal(struct st_loop *l, void *arg, uint32_t events);
-static void on_listen(struct st_loop *l, void *arg, uint32_t events);
 static void tick(struct st_loop *l, void *arg, uint64_t n);
 static void collect(struct st_loop *l, void *arg);
+
+/* ---- news from below, for the modules above ---- */
+
+/* A line table came, or will not: drains waiting for it retry, and a
+ * stop waiting for its session goes on. */
+static void on_lines(struct st_loop *l, void *arg)
+{
+	(void)l;
+	st_commands_progress();
+	st_proc_lines_settled(arg);
+	st_commands_poll(arg, false);
+}
+
+/* A process's objects came (or will not). */
+static void on_objects(struct st_loop *l, void *arg)
+{
+	(void)l;
+	st_commands_progress();
+	st_proc_recheck(arg);
+	st_commands_poll(arg, false);
+}
+
+/* A pool a process offered was taken (or could not be). */
+static void on_pool(struct st_loop *l, void *arg)
+{
+	(void)l;
+	st_proc_recheck(arg);
+	st_commands_poll(arg, false);
+}
+
+/* The events of p are drained before one of its objects goes (maps.c). */
+static void drain_before_unload(struct st_daemon *d, struct st_proc *p, bool wait)
+{
+	st_consume_all(d, p, wait ? ST_DRAIN_FLUSH : ST_DRAIN_FLUSH_NOW);
+}
 
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen)
@@ -147,6 +146,8 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	ret = make_rundir(d, d->rundir, err, errlen);
 	if (ret < 0)
 		return ret;
+	st_objects_drain = drain_before_unload;
+	st_insp_pair_held = st_lines_held;
 	ret = st_loop_init(&d->loop);
 	if (ret < 0) {
 		snprintf(err, errlen, "event loop setup: %s", strerror(-ret));
@@ -161,19 +162,21 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	d->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sfd < 0 || st_watch_add(&d->loop, &d->sig_watch, d->sfd, EPOLLIN, on_signal, d, false) < 0 ||
 	    st_loop_every(&d->loop, ST_TICK_MS, tick, d) < 0 ||
-	    st_loop_collector(&d->loop, collect, d) < 0) {
+	    st_loop_collector(&d->loop, collect, d) < 0 ||
+	    st_loop_subscribe(&d->loop, ST_NEWS_LINES, on_lines, d) < 0 ||
+	    st_loop_subscribe(&d->loop, ST_NEWS_OBJECTS, on_objects, d) < 0 ||
+	    st_loop_subscribe(&d->loop, ST_NEWS_POOL, on_pool, d) < 0) {
 		snprintf(err, errlen, "event loop setup: %s", strerror(errno));
 		return -errno;
 	}
 	/* A client that goes away must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
-	ret = listen_on(d, err, errlen);
+	ret = st_proc_listen(d, system_daemon(d), err, errlen);
 	if (ret < 0)
 		return ret;
-	st_watch_add(&d->loop, &d->listen_watch, d->lfd, EPOLLIN, on_listen, d, false);
 	/* `record` talks to its private instance directly, not by socket. */
 	if (!d->private_instance) {
-		ret = st_control_listen(d, err, errlen);
+		ret = st_control_listen(d, st_command, err, errlen);
 		if (ret < 0)
 			return ret;
 		/* After listening: a process started since connects by itself. */
@@ -182,19 +185,13 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 	return 0;
 }
 
-static void on_listen(struct st_loop *l, void *arg, uint32_t events)
-{
-	(void)l;
-	(void)events;
-	st_proc_accept(arg);
-}
-
 static void tick(struct st_loop *l, void *arg, uint64_t n)
 {
 	struct st_daemon *d = arg;
 	uint64_t before = d->ticks;
 	enum st_drain how;
 
+	(void)l;
 	d->ticks += n;
 	how = d->ticks / 10 != before / 10 ? ST_DRAIN_FLUSH : ST_DRAIN_CLOSED;
 	for (struct st_proc *p = d->procs; p; p = p->next) {
@@ -228,9 +225,7 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 	st_lines_tick();
 	st_commands_poll(d, false);
 	st_control_tick(d);
-	if (d->accept_paused &&
-	    st_watch_add(l, &d->listen_watch, d->lfd, EPOLLIN, on_listen, d, false) == 0)
-		d->accept_paused = false;
+	st_proc_accept_resume(d);
 }
 
 /* What the turn may still have had events of is freed once it is over. */
@@ -240,15 +235,6 @@ static void collect(struct st_loop *l, void *arg)
 	st_proc_reap(arg);
 	st_insp_collect();
 	st_control_collect();
-}
-
-void st_loop_pause_accept(struct st_daemon *d)
-{
-	if (d->accept_paused)
-		return;
-	st_watch_del(&d->loop, &d->listen_watch);
-	d->accept_paused = true;
-	st_log(ST_LOG_WARN, "out of descriptors: connections wait");
 }
 
 static void on_signal(struct st_loop *l, void *arg, uint32_t events)
@@ -276,33 +262,6 @@ void st_daemon_quit(struct st_daemon *d)
 {
 	d->quit = true;
 	st_loop_stop(&d->loop);
-}
-
-/*
- * RUNDIR/active exists while a session is started: a registering process
- * waits for the daemon's answer (its enable bits) only then.
- */
-void st_daemon_mark_active(struct st_daemon *d)
-{
-	char path[ST_PATH_MAX + 16];
-	bool any = false;
-
-	for (const struct st_session *ses = d->sessions; ses; ses = ses->next)
-		any |= ses->active;
-	snprintf(path, sizeof(path), "%s/active", d->rundir);
-	if (any) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			close(fd);
-	} else {
-		unlink(path);
-	}
-}
-
-bool st_control_pending(struct st_daemon *d)
-{
-	return st_loop_urgent(&d->loop);
 }
 
 int st_daemon_run(struct st_daemon *d)

@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/daemon/commands.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/record.h"
 #include "ctl/daemon/inspect.h"
@@ -238,6 +237,8 @@ static bool lines_pending(struct st_proc *p)
 	return p->lines_waiting;
 }
 
+void (*st_objects_drain)(struct st_daemon *d, struct st_proc *p, bool wait);
+
 bool st_proc_waiting(struct st_proc *p)
 {
 	if (lines_pending(p))
@@ -265,7 +266,7 @@ static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 	for (uint32_t i = 0; i < p->nobjs && !unloaded; i++)
 		unloaded = !has(objs, n, &p->objs[i]);
 	if (unloaded) {
-		st_consume_all(d, p, wait ? ST_DRAIN_FLUSH : ST_DRAIN_FLUSH_NOW);
+		st_objects_drain(d, p, wait);
 		if (wait && lines_pending(p))
 			return false;
 	}
@@ -379,8 +380,7 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		p->objs_again = false;
 		request(d, p, ST_MAPS_DLOPEN, p->objs_again_ts);
 	}
-	st_commands_progress();
-	st_proc_recheck(d);
+	st_loop_news(&d->loop, ST_NEWS_OBJECTS);
 }
 
 /* Asks p's owner's inspector for p's objects. */

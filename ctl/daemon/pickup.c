@@ -40,7 +40,7 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		       p->name, r->done.text);
 	p->pickup_pending = false;
 	st_pickup(d, p);     /* another session's, if any */
-	st_proc_recheck(d); /* a stop may wait for this one */
+	st_loop_news(&d->loop, ST_NEWS_POOL); /* a stop may wait for this one */
 }
 
 /*

@@ -38,6 +38,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "ctl/daemon/commands.h"
@@ -115,6 +116,67 @@ static int peer_pidfd(int fd, pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+static void on_listen(struct st_loop *l, void *arg, uint32_t events)
+{
+	(void)l;
+	(void)events;
+	st_proc_accept(arg);
+}
+
+int st_proc_listen(struct st_daemon *d, bool all_users, char *err, size_t errlen)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(d->sock_path) >= sizeof(a.sun_path)) {
+		snprintf(err, errlen, "socket path too long: %s", d->sock_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(a.sun_path, d->sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -errno;
+	}
+	/* A socket file left by a dead daemon is replaced; a live one is not. */
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		snprintf(err, errlen, "a daemon already listens on %s", d->sock_path);
+		close(fd);
+		return -EADDRINUSE;
+	}
+	close(fd);
+	unlink(d->sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    chmod(a.sun_path, all_users ? 0666 : 0600) < 0 || listen(fd, 512) < 0) {
+		snprintf(err, errlen, "cannot listen on %s: %s", d->sock_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	d->lfd = fd;
+	return st_watch_add(&d->loop, &d->listen_watch, fd, EPOLLIN, on_listen, d, false);
+}
+
+/* Out of descriptors: the listening socket would stay readable and the
+ * loop spin; it is not watched until the next tick. */
+static void pause_accept(struct st_daemon *d)
+{
+	if (d->accept_paused)
+		return;
+	st_watch_del(&d->loop, &d->listen_watch);
+	d->accept_paused = true;
+	st_log(ST_LOG_WARN, "out of descriptors: connections wait");
+}
+
+void st_proc_accept_resume(struct st_daemon *d)
+{
+	if (d->accept_paused &&
+	    st_watch_add(&d->loop, &d->listen_watch, d->lfd, EPOLLIN, on_listen, d, false) == 0)
+		d->accept_paused = false;
+}
+
+
 void st_proc_accept(struct st_daemon *d)
 {
 	struct ucred cred;
@@ -127,7 +189,7 @@ void st_proc_accept(struct st_daemon *d)
 		/* Out of descriptors: the listening socket would stay readable
 		 * and the loop spin; stop taking connections for a tick. */
 		if (errno == EMFILE || errno == ENFILE)
-			st_loop_pause_accept(d);
+			pause_accept(d);
 		return;
 	}
 	/* A user's daemon takes its user's processes only: not even root's,
@@ -757,7 +819,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 	for (int budget = 0; budget < 16 && p->fd >= 0; budget++) {
 		/* (and none at all while a command waits: the loop takes it
 		 * first; the rest of the messages stay queued) */
-		if (budget && st_control_pending(d))
+		if (budget && st_loop_urgent(&d->loop))
 			return;
 		switch (take_message(d, p)) {
 		case TAKEN:
@@ -837,6 +899,22 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
 }
 
+void st_proc_end_gone(struct st_daemon *d, bool now)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		bool due;
+
+		if (p->ended)
+			continue;
+		/* (a deferred end waits for line tables: not once stopping) */
+		due = p->end_deferred ? now : st_proc_exited(p);
+		if (!due)
+			continue;
+		p->end_now |= now;
+		st_proc_end(d, p);
+	}
+}
+
 void st_proc_recheck(struct st_daemon *d)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
@@ -844,12 +922,10 @@ void st_proc_recheck(struct st_daemon *d)
 		if (p->end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);
 	}
-	st_commands_poll(d, false);
 }
 
 void st_proc_lines_settled(struct st_daemon *d)
 {
-	st_commands_progress();
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		p->lines_waiting = false; /* its next drain sees what came */
 	st_proc_recheck(d);

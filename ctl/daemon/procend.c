@@ -125,7 +125,7 @@ static bool stat_exiting(pid_t pid)
 }
 
 /* Whether p's pidfd says it has exited. */
-static bool pidfd_fired(const struct st_proc *p)
+bool st_proc_exited(const struct st_proc *p)
 {
 	struct pollfd pf = { p->pidfd, POLLIN, 0 };
 
@@ -138,12 +138,12 @@ bool st_proc_gone(const struct st_proc *p)
 
 	if (p->pidfd < 0)
 		return false;
-	if (pidfd_fired(p))
+	if (st_proc_exited(p))
 		return true;
 	exiting = stat_exiting(p->pid);
 	/* (/proc first, then the pidfd: still not readable, p had not even
 	 * exited, so the pid was p's while it was read) */
-	return pidfd_fired(p) || exiting;
+	return st_proc_exited(p) || exiting;
 }
 
 /* Threads holding a buffer of the pool (their tid in it, at the end). */
@@ -189,18 +189,3 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	st_meta_write(d, p, s, rec, n + 1 + 4, 1, ts, ts);
 }
 
-void st_proc_end_gone(struct st_daemon *d, bool now)
-{
-	for (struct st_proc *p = d->procs; p; p = p->next) {
-		bool due;
-
-		if (p->ended)
-			continue;
-		/* (a deferred end waits for line tables: not once stopping) */
-		due = p->end_deferred ? now : pidfd_fired(p);
-		if (!due)
-			continue;
-		p->end_now |= now;
-		st_proc_end(d, p);
-	}
-}

@@ -134,6 +134,24 @@ int st_loop_defer(struct st_loop *l, st_loop_fn fn, void *arg)
 	return 0;
 }
 
+int st_loop_subscribe(struct st_loop *l, unsigned kind, st_loop_fn fn, void *arg)
+{
+	if (kind >= ST_LOOP_NEWS)
+		return -EINVAL;
+	for (int i = 0; i < ST_LOOP_SUBSCRIBERS; i++)
+		if (!l->news[kind][i].fn) {
+			l->news[kind][i] = (struct st_loop_call){ fn, arg };
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void st_loop_news(struct st_loop *l, unsigned kind)
+{
+	for (int i = 0; kind < ST_LOOP_NEWS && i < ST_LOOP_SUBSCRIBERS && l->news[kind][i].fn; i++)
+		l->news[kind][i].fn(l, l->news[kind][i].arg);
+}
+
 /* Runs the deferred calls, those they defer in turn included. */
 static void run_deferred(struct st_loop *l)
 {

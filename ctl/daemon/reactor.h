@@ -40,6 +40,8 @@ struct st_watch {
 
 #define ST_LOOP_TIMERS 8
 #define ST_LOOP_COLLECTORS 8
+#define ST_LOOP_NEWS 8	     /* kinds of news (the daemon names them) */
+#define ST_LOOP_SUBSCRIBERS 4 /* of one kind */
 
 struct st_loop_timer {
 	int fd;
@@ -63,6 +65,7 @@ struct st_loop {
 	uint32_t ncollectors;
 	struct st_loop_call *deferred; /* run at the end of the turn */
 	uint32_t ndeferred, deferred_cap;
+	struct st_loop_call news[ST_LOOP_NEWS][ST_LOOP_SUBSCRIBERS];
 };
 
 /* 0, or a negative errno. */
@@ -92,6 +95,15 @@ int st_loop_collector(struct st_loop *l, st_loop_fn fn, void *arg);
 /* Calls fn(l, arg) once, at the end of this turn (or of the next, if no
  * turn runs): news for a module above the caller's. 0 or -ENOMEM. */
 int st_loop_defer(struct st_loop *l, st_loop_fn fn, void *arg);
+
+/*
+ * News: a module tells what happened (kind: a number below ST_LOOP_NEWS,
+ * which the daemon names) to whoever subscribed, without knowing them: a
+ * module below tells the modules above. Subscribers are called at once,
+ * in the order they subscribed.
+ */
+int st_loop_subscribe(struct st_loop *l, unsigned kind, st_loop_fn fn, void *arg);
+void st_loop_news(struct st_loop *l, unsigned kind);
 
 /* One turn: waits up to timeout ms (-1: for ever) for what is ready and
  * handles it; with until_stop, what is left once st_loop_stop was called

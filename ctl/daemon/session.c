@@ -1,6 +1,8 @@
 /*
- * Sessions: up to 32 at once, each with its own rules, buffer geometry,
- * mode (discard, blocking or not, or overwrite) and trace.
+ * Sessions: each with its own rules, buffer geometry, mode (discard,
+ * blocking or not, or overwrite) and trace; 32 at most may trace one
+ * user's processes (sessbits.c). Starting, stopping and destroying one is
+ * lifecycle.c's.
  *
  * Enable state reaches a process as memory: for every registered process
  * the daemon writes, in the process's control page, the configuration of
@@ -12,14 +14,9 @@
  * provider:name and whose filters select the process decides (enable or
  * disable). A session of a user other than root only ever traces that
  * user's processes.
- *
- * Life of a session: created (nothing recorded), started (enable bits set),
- * stopped (bits cleared, everything drained, the trace's files complete on
- * disk), started again (new stream files in the same trace, named with the
- * run's number, and a new statedump), destroyed. A process keeps its
- * buffer pool for a session across stop and start.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +71,7 @@ static bool rule_selects(const struct st_rule *r, const struct st_proc *p)
  * does p get the session's configuration, a buffer pool and a statedump in
  * its trace.
  */
-static bool traces(const struct st_session *ses, const struct st_proc *p)
+bool st_session_traces(const struct st_session *ses, const struct st_proc *p)
 {
 	if (!ses || !ses->active || !st_session_covers(ses, p))
 		return false;
@@ -199,6 +196,28 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	return 0;
 }
 
+/*
+ * RUNDIR/active exists while a session is started: a registering process
+ * waits for the daemon's answer (its enable bits) only then.
+ */
+void st_session_mark_active(struct st_daemon *d)
+{
+	char path[ST_PATH_MAX + 16];
+	bool any = false;
+
+	for (const struct st_session *ses = d->sessions; ses; ses = ses->next)
+		any |= ses->active;
+	snprintf(path, sizeof(path), "%s/active", d->rundir);
+	if (any) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
+	} else {
+		unlink(path);
+	}
+}
+
 void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
 {
 	g->buffer_size = ses->buffer_size;
@@ -232,7 +251,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 		struct st_session *ses = st_session_at(d, s, p);
 		struct st_abi_session *cs = &c->session[s];
 
-		if (traces(ses, p)) {
+		if (st_session_traces(ses, p)) {
 			if (cs->generation != ses->generation) {
 				cs->mode = ses->mode;
 				cs->sb_size = ses->sb_size;
@@ -258,7 +277,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 				struct st_session *ses = st_session_at(d, s, p);
 
-				if (!traces(ses, p))
+				if (!st_session_traces(ses, p))
 					continue;
 				note_matches(ses, p, cl->provider, cl->name);
 				if (st_session_records(ses, p, cl->provider, cl->name))
@@ -298,57 +317,6 @@ struct st_session_stats *st_session_stats_for(struct st_session *ses, struct st_
 	return st;
 }
 
-int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, size_t errlen)
-{
-	int ret;
-
-	if (ses->active) {
-		snprintf(err, errlen, "session '%s' is already started", ses->name);
-		return -EALREADY;
-	}
-	ses->trace.finished = false;
-	ret = st_trace_metadata(&ses->trace, &d->clock, true);
-	if (ret < 0) {
-		snprintf(err, errlen, "cannot write the trace metadata in %s: %s", ses->trace.dir,
-			 strerror(-ret));
-		return -EIO;
-	}
-	st_trace_reserve(&ses->trace);
-	st_consume_prepare(ses->sb_size);
-	ses->active = true;
-	ses->runs++;
-	ses->state = ST_SESSION_STARTED;
-	st_daemon_mark_active(d);
-	for (struct st_proc *p = d->procs; p; p = p->next) {
-		struct st_proc_pool *pool = &p->pools[ses->index];
-
-		st_session_apply(d, p);
-		/* A process that kept its pool from an earlier run sends no
-		 * new one (on_pool gives a new pool its statedump): this run's
-		 * files must describe its objects all the same. */
-		if (!p->ended && pool->ring.base && pool->generation == ses->generation &&
-		    traces(ses, p))
-			st_statedump_session(d, p, ses->index);
-	}
-	return 0;
-}
-
-/* Writes what the process lost for want of a buffer, if not yet written. */
-static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)
-{
-	struct st_proc_pool *pool = &p->pools[s];
-	uint64_t lost;
-
-	if (!p->control)
-		return;
-	lost = st_proc_lost_unbuffered(p, s);
-	if (lost > pool->lost_reported) {
-		uint64_t ts = st_clock_now(&d->clock);
-
-		st_meta_write(d, p, s, NULL, 0, 0, ts, ts);
-	}
-}
-
 const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
 	[ST_LOSS_FULL] = { "buffer full", "full",
 			   "a thread wrote faster than its buffer drained: --blocking keeps them "
@@ -372,36 +340,6 @@ const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS] = {
 			      "the trace's file system was full or failed: free space or record "
 			      "elsewhere (-o)" },
 };
-
-/* Sets a process's losses in the session's statistics: its counters, which
- * go on across the session's runs (so do the statistics). */
-static void account(struct st_session *ses, struct st_proc *p, uint32_t s)
-{
-	struct st_proc_pool *pool = &p->pools[s];
-	struct st_session_stats *st = st_session_stats_for(ses, p, pool->ring.base != NULL);
-
-	if (!st)
-		return;
-	memset(st->lost_by, 0, sizeof(st->lost_by));
-	for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
-		const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
-		/* (all the slot lost, less overwritten events an earlier run
-		 * had written to the trace: st_slot_lost) */
-		uint64_t all = st_slot_lost(pool, i), rest;
-
-		st->lost_by[ST_LOSS_FULL] += slot->lost_full;
-		st->lost_by[ST_LOSS_NESTED] += slot->lost_nested;
-		rest = slot->lost_full + slot->lost_nested;
-		st->lost_by[ST_LOSS_OVERWRITTEN] += all > rest ? all - rest : 0;
-	}
-	if (p->control) {
-		st->lost_by[ST_LOSS_NO_BUFFER] = p->control->lost_no_buffer[s];
-		st->lost_by[ST_LOSS_NO_MEMORY] = p->control->lost_no_memory[s];
-	}
-	st->lost = 0;
-	for (int k = 0; k < ST_LOSS_KINDS; k++)
-		st->lost += st->lost_by[k];
-}
 
 /* What keeps the events a blocking session lost with its buffers full. */
 static const char *blocked_hint(const struct st_session *ses)
@@ -483,78 +421,6 @@ void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS])
 	}
 }
 
-/* Final drain of session s in process p (the process ended or s stops). */
-void st_session_finish_proc(struct st_daemon *d, struct st_proc *p, uint32_t s)
-{
-	struct st_session *ses = st_session_at(d, s, p);
-	struct st_proc_pool *pool = &p->pools[s];
-
-	if (!ses || !ses->active)
-		return;
-	if (pool->generation == ses->generation)
-		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++)
-			st_consume_slot(d, p, s, i, ST_DRAIN_FINAL);
-	flush_meta_loss(d, p, s);
-	account(ses, p, s);
-}
-
-/* Closes the session's streams in process p; its pool stays mapped. The
- * streams of a next run declare only the losses these did not. */
-static void close_streams(struct st_proc *p, uint32_t s)
-{
-	struct st_proc_pool *pool = &p->pools[s];
-
-	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++)
-		if (pool->slots[i].has_stream) {
-			pool->slots[i].lost_said += pool->slots[i].stream.discarded;
-			st_stream_close(&pool->slots[i].stream);
-			pool->slots[i].has_stream = false;
-		}
-	if (pool->has_meta) {
-		pool->meta_lost_said += pool->meta.discarded;
-		st_stream_close(&pool->meta);
-		pool->has_meta = false;
-	}
-	pool->late_streams = 0; /* (the next run's are named with its number) */
-}
-
-int st_session_stop(struct st_daemon *d, struct st_session *ses)
-{
-	uint32_t s = ses->index;
-	bool live = false;
-
-	if (!ses->active)
-		return -ENOENT;
-	/* Processes gone whose end the loop has yet to take are ended first:
-	 * the trace then says how they ended (procend.c). */
-	st_proc_end_gone(d, true);
-	/* Switch the session off everywhere, wait for the writers that
-	 * already saw the bit to finish their record, then drain. */
-	ses->active = false;
-	for (struct st_proc *p = d->procs; p; p = p->next) {
-		st_session_apply(d, p);
-		live |= !p->ended;
-	}
-	if (live)
-		st_writers_quiesce(d, ses);
-	ses->active = true;
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && st_session_covers(ses, p))
-			st_session_finish_proc(d, p, s);
-	ses->active = false;
-	ses->state = ST_SESSION_STOPPED;
-	st_daemon_mark_active(d);
-	st_clock_refine(&d->clock);
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (st_session_covers(ses, p))
-			close_streams(p, s);
-	/* The trace is complete on disk when stop returns, and its final
-	 * metadata says what could not be written. */
-	st_trace_finish(&ses->trace, &d->clock);
-	st_session_take_lost(ses);
-	return 0;
-}
-
 static void take_lost(void *arg, uint64_t owner, uint64_t events)
 {
 	struct st_session *ses = arg;
@@ -597,31 +463,3 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
 }
 
-bool st_session_destroy(struct st_daemon *d, struct st_session *ses)
-{
-	struct st_session **pp;
-	bool removed = false;
-
-	if (ses->active)
-		st_session_stop(d, ses);
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (st_session_covers(ses, p))
-			st_consume_pool_close(d, p, ses->index);
-	/* never started, nothing written: the directory it made goes too */
-	if (ses->state == ST_SESSION_CREATED)
-		removed = st_trace_remove_unused(&ses->trace);
-	st_trace_close(&ses->trace);
-	st_memory_session_gone(d, ses);
-	for (pp = &d->sessions; *pp != ses; pp = &(*pp)->next)
-		;
-	*pp = ses->next;
-	if (ses->owner != d->uid)
-		st_quota_give(st_user_of(ses->owner), ST_Q_SESSIONS, 1);
-	/* processes forget the session (their writers see the generation go) */
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		st_session_apply(d, p);
-	free(ses->rules);
-	free(ses->stats);
-	free(ses);
-	return removed;
-}

@@ -105,11 +105,6 @@ struct st_session_stats *st_session_stats_for(struct st_session *s, struct st_pr
 	return create ? &stats : NULL;
 }
 
-size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t id)
-{
-	(void)c;
-	return (size_t)snprintf(buf, cap, "event %u", id);
-}
 
 static int class_index(const struct st_evclass *c)
 {
