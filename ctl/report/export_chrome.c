@@ -15,9 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/export_chrome.h"
+#include "ctl/report/grow.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
 
 /* What an event class becomes. */
 enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/hist.h"
 #include "ctl/report/lockstat.h"
-#include "ctl/report/report.h"
+#include "ctl/report/map.h"
 
 enum action { A_NONE, A_ACQ, A_TRY, A_REL, A_WAIT, A_INIT, A_COND_BEGIN, A_COND_END };
 

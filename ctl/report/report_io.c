@@ -13,9 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/hist.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_io.h"
+#include "ctl/report/site.h"
 
 #define SLOWEST 10
 #define NAME_MAX_LEN 200

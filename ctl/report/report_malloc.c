@@ -17,9 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_malloc.h"
+#include "ctl/report/site.h"
 
 #define BAD_SHOWN_MAX 1000
 

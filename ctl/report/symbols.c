@@ -26,7 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/report/report.h"
+#include "ctl/escape.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/meaning.h"
 #include "ctl/report/symbols.h"
 
 #define BUILD_ID_MAX 64
