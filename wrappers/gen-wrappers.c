@@ -6,6 +6,11 @@
  *       and the interposers of one preload library
  *   gen-wrappers catalog OUT.c FAMILY.spec...
  *       the table of every wrapper tracepoint, for the CLI
+ *   gen-wrappers meanings OUT.h FAMILY.spec...
+ *       what the tracepoints mean to the reports (means= below): for each
+ *       family an X-macro ST_FAMILY_MEANINGS(M) of M("provider:tp", WHAT,
+ *       KIND, FIELD) rows, WHAT and KIND in capitals (NONE when no kind
+ *       is given), FIELD a string or NULL
  *
  * Spec grammar (one statement per line, '#' starts a comment):
  *
@@ -54,11 +59,20 @@
  *                                 COND holds over the parameters (else 0),
  *                                 passed on to the real function and
  *                                 usable in fields as NAME
+ *   of an event, an entry or a wait, before its fields:
+ *     means=WHAT[.KIND][@FIELD]   what the event means to the reports
+ *                                 (report locks, malloc, io; export): an
+ *                                 action (acquire, release, alloc, read...),
+ *                                 what it acts on (a kind of lock; items:
+ *                                 fread's result counts items of `size`)
+ *                                 and the field naming the object (the
+ *                                 lock's address); every use of a
+ *                                 tracepoint says the same, or none does
  *   of a call entry:
  *     keep TYPE NAME=EXPR         NAME, usable in the event's fields, holds
  *                                 EXPR as it was before the real call (what
  *                                 the call destroys: fclose's descriptor)
- *     entry TP [when=COND] FIELD...
+ *     entry TP [when=COND] [means=...] FIELD...
  *                                 an event written before the real call: a
  *                                 call that blocks, or that a thread can be
  *                                 cancelled in, shows that it began even
@@ -111,6 +125,9 @@ struct event {
 	char name[64];
 	struct field f[MAXF];
 	int nf;
+	char means[128]; /* as given (means=), "" when none */
+	char what[32], kind[32], on[64]; /* its parts: KIND "" when none, on "" */
+	int line; /* of its first use */
 };
 
 struct param {
@@ -229,8 +246,35 @@ static int parse_fields(struct spec *s, int line, char *rest, struct field *f)
 	return n;
 }
 
-/* Declares event `name` with fields f, or checks it matches its twin. */
-static int event_use(struct spec *s, int line, const char *name, const struct field *f, int nf)
+/* Splits means "WHAT[.KIND][@FIELD]" into e's parts, FIELD one of its
+ * fields. */
+static void split_means(struct spec *s, int line, struct event *e)
+{
+	char *at = strchr(e->means, '@'), *dot = strchr(e->means, '.');
+	size_t wl = strcspn(e->means, ".@");
+
+	if (at && dot > at)
+		dot = NULL;
+	copy(s, line, e->what, sizeof(e->what), e->means, wl);
+	if (dot)
+		copy(s, line, e->kind, sizeof(e->kind), dot + 1,
+		     at ? (size_t)(at - dot - 1) : strlen(dot + 1));
+	if (at)
+		copy(s, line, e->on, sizeof(e->on), at + 1, strlen(at + 1));
+	if (!is_ident(e->what, strlen(e->what)) || (dot && !is_ident(e->kind, strlen(e->kind))) ||
+	    (at && !is_ident(e->on, strlen(e->on))))
+		die(s, line, "means=%s is not WHAT[.KIND][@FIELD]", e->means);
+	for (int k = 0; at && k < e->nf; k++)
+		if (strcmp(e->f[k].name, e->on) == 0)
+			return;
+	if (at)
+		die(s, line, "means=%s: %s has no field %s", e->means, e->name, e->on);
+}
+
+/* Declares event `name` with fields f and meaning means ("" for none), or
+ * checks it matches its twin. */
+static int event_use(struct spec *s, int line, const char *name, const struct field *f, int nf,
+		     const char *means)
 {
 	struct event *e;
 
@@ -245,6 +289,9 @@ static int event_use(struct spec *s, int line, const char *name, const struct fi
 		for (int k = 0; k < nf; k++)
 			if (strcmp(e->f[k].type, f[k].type) || strcmp(e->f[k].name, f[k].name))
 				die(s, line, "event %s redeclared with other fields", name);
+		if (strcmp(e->means, means) != 0)
+			die(s, line, "event %s means '%s' here, '%s' at line %d", name, means, e->means,
+			    e->line);
 		return i;
 	}
 	if (s->nev == MAXEV)
@@ -253,6 +300,10 @@ static int event_use(struct spec *s, int line, const char *name, const struct fi
 	copy(s, line, e->name, sizeof(e->name), name, strlen(name));
 	memcpy(e->f, f, sizeof(*f) * (size_t)nf);
 	e->nf = nf;
+	e->line = line;
+	copy(s, line, e->means, sizeof(e->means), means, strlen(means));
+	if (means[0])
+		split_means(s, line, e);
 	return s->nev++;
 }
 
@@ -538,6 +589,7 @@ static void parse(struct spec *s, const char *path)
 		} else if (strcmp(kw, "event") == 0 || strcmp(kw, "wait") == 0 ||
 			   strcmp(kw, "entry") == 0) {
 			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
+			char means[128] = "";
 			struct field *fl;
 			int *nf, *ev;
 
@@ -554,16 +606,23 @@ static void parse(struct spec *s, const char *path)
 			}
 			if (*ev >= 0)
 				die(s, line, "%s has two '%s' statements", w->name, kw);
-			if (fields && strncmp(fields, "when=", 5) == 0) {
+			/* options, in any order, before the fields */
+			while (fields && (is_option(fields, "when") || is_option(fields, "means"))) {
 				size_t len = strcspn(fields, " \t");
 
-				if (ev != &w->entry || len == 5)
-					die(s, line, "when=COND belongs to an entry, before its fields");
-				copy(s, line, w->entry_when, sizeof(w->entry_when), fields + 5, len - 5);
+				if (fields[0] == 'w') {
+					if (ev != &w->entry || len == 5 || w->entry_when[0])
+						die(s, line, "when=COND belongs to an entry, before its fields");
+					copy(s, line, w->entry_when, sizeof(w->entry_when), fields + 5, len - 5);
+				} else {
+					if (len == 6 || means[0])
+						die(s, line, "means= takes WHAT[.KIND][@FIELD], once");
+					copy(s, line, means, sizeof(means), fields + 6, len - 6);
+				}
 				fields = fields[len] ? fields + len + 1 : NULL;
 			}
 			*nf = fields ? parse_fields(s, line, fields, fl) : 0;
-			*ev = event_use(s, line, name, fl, *nf);
+			*ev = event_use(s, line, name, fl, *nf, means);
 		} else if (strcmp(kw, "tracepoint") == 0) {
 			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
 			struct field fl[MAXF];
@@ -588,7 +647,7 @@ static void parse(struct spec *s, const char *path)
 					die(s, line, "field name '%s' is not an identifier", fl[nf].name);
 				nf++;
 			}
-			event_use(s, line, name, fl, nf);
+			event_use(s, line, name, fl, nf, "");
 		} else if (strcmp(kw, "bootstrap") == 0) {
 			function_of(s, line, w, kw, rest, w ? w->bootstrap : NULL, sizeof(w->bootstrap));
 		} else if (strcmp(kw, "via") == 0) {
@@ -700,6 +759,16 @@ static void emit_call(FILE *o, const struct spec *s, int ev, const struct field 
 			fprintf(o, ", (st__ctype_%s)(%s)", f[i].type, f[i].expr);
 	}
 	fprintf(o, ")");
+}
+
+/* An identifier of at most 31 characters in capitals. */
+static void caps(const char *id, char out[32])
+{
+	size_t i;
+
+	for (i = 0; id[i] && i < 31; i++)
+		out[i] = (char)toupper((unsigned char)id[i]);
+	out[i] = '\0';
 }
 
 /* The provider name in capitals (for macro names). */
@@ -1019,6 +1088,40 @@ static void gen_catalog(struct spec *specs, int n, FILE *o)
 	fprintf(o, "};\n\nconst unsigned st_catalog_count = sizeof(st_catalog) / sizeof(st_catalog[0]);\n");
 }
 
+/* The meanings of every family's tracepoints, one X-macro per family. */
+static void gen_meanings(struct spec *specs, int n, FILE *o)
+{
+	fprintf(o, "/* Generated by gen-wrappers from");
+	for (int i = 0; i < n; i++)
+		fprintf(o, " %s", base_name(specs[i].path));
+	fprintf(o, ": do not edit. */\n#ifndef ST_GEN_MEANINGS_H\n#define ST_GEN_MEANINGS_H\n\n");
+	fprintf(o, "#include <stddef.h>\n\n");
+	fprintf(o, "/* M(NAME, WHAT, KIND, FIELD) for each tracepoint that means something\n"
+		   " * to the reports (the specs' means=WHAT[.KIND][@FIELD]). */\n");
+	for (int i = 0; i < n; i++) {
+		char up[64];
+
+		upper(&specs[i], up);
+		fprintf(o, "#define ST_%s_MEANINGS(M)", up);
+		for (int e = 0; e < specs[i].nev; e++) {
+			const struct event *ev = &specs[i].ev[e];
+			char what[32], kind[32];
+
+			if (!ev->means[0])
+				continue;
+			caps(ev->what, what);
+			caps(ev->kind[0] ? ev->kind : "none", kind);
+			fprintf(o, " \\\n\tM(\"%s:%s\", %s, %s, ", specs[i].provider, ev->name, what, kind);
+			if (ev->on[0])
+				fprintf(o, "\"%s\")", ev->on);
+			else
+				fprintf(o, "NULL)");
+		}
+		fprintf(o, "\n");
+	}
+	fprintf(o, "\n#endif\n");
+}
+
 static FILE *create(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -1055,17 +1158,22 @@ int main(int argc, char **argv)
 		finish(c, argv[4]);
 		return 0;
 	}
-	if (argc >= 4 && argc - 3 <= 8 && strcmp(argv[1], "catalog") == 0) {
-		FILE *c;
+	if (argc >= 4 && argc - 3 <= 8 &&
+	    (strcmp(argv[1], "catalog") == 0 || strcmp(argv[1], "meanings") == 0)) {
+		FILE *o;
 
 		for (int i = 3; i < argc; i++)
 			parse(&specs[i - 3], argv[i]);
-		c = create(argv[2]);
-		gen_catalog(specs, argc - 3, c);
-		finish(c, argv[2]);
+		o = create(argv[2]);
+		if (argv[1][0] == 'c')
+			gen_catalog(specs, argc - 3, o);
+		else
+			gen_meanings(specs, argc - 3, o);
+		finish(o, argv[2]);
 		return 0;
 	}
 	fprintf(stderr, "usage: gen-wrappers family SPEC OUT.h OUT.c\n"
-			"       gen-wrappers catalog OUT.c SPEC...\n");
+			"       gen-wrappers catalog OUT.c SPEC...\n"
+			"       gen-wrappers meanings OUT.h SPEC...\n");
 	return 2;
 }

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "core/abi.h"
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/channel.h"
+#include "ctl/inspect/discover.h"
+#include "ctl/inspect/target.h"
 
 #define STATUS_LINK "/memfd:shimtrace-status (deleted)"
 #define POOL_LINK "/memfd:shimtrace-pool (deleted)"

@@ -29,7 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/channel.h"
+#include "ctl/inspect/lines.h"
 
 struct rows {
 	uint64_t *v;

@@ -18,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/channel.h"
+#include "ctl/inspect/elfinfo.h"
+#include "ctl/inspect/objects.h"
+#include "ctl/inspect/target.h"
 
 /* Where the object lies; false for an extent the daemon refuses (none,
  * over 2^47 bytes, or past the end of the address space). */

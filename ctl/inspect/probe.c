@@ -2,7 +2,7 @@
  * load-probe: makes a running process dlopen() a library, without a thread
  * or a signal handler of ours in it. Runs in a probe inspector: a process
  * of the target's owner, with no capability (CAP_SYS_PTRACE for root's;
- * main.c), so the kernel decides whether it may ptrace the target (same
+ * owner.c), so the kernel decides whether it may ptrace the target (same
  * credentials, dumpable, and for a process of another user namespace, an
  * owner who owns that namespace; a process that ran a setuid program
  * since it registered is refused).
@@ -59,7 +59,10 @@
 #include <unistd.h>
 
 #include "ctl/control.h"
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/channel.h"
+#include "ctl/inspect/elfinfo.h"
+#include "ctl/inspect/probe.h"
+#include "ctl/inspect/target.h"
 
 #define DEADLINE_MS 3000
 #define XSTATE_MAX (64 * 1024)

@@ -79,7 +79,7 @@ enum st_insp_role {
  * /proc/PID/map_files needs). The lines role reads only files it is
  * handed: nothing. The daemon hands an inspector less where it can
  * (inspect.c: nothing at all for a process of another user namespace);
- * an inspector told more refuses to start (main.c).
+ * an inspector told more refuses to start (inspector.c).
  */
 static inline uint64_t st_insp_caps_max(uint32_t role, uint32_t uid)
 {

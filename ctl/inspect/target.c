@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/target.h"
 
 /* Reads the "Uid:" or "Gid:" line of a status text: four ids. */
 static int ids_of(const char *status, const char *key, unsigned v[4])

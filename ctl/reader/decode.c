@@ -59,7 +59,7 @@ static void no_option(const struct st_plan *p, const struct st_field_desc *f, ui
 }
 
 /* Decodes field by field, each checked against the end, in decoding
- * order (tsdl.h: a variant's selected option, then what follows it). */
+ * order (desc.h: a variant's selected option, then what follows it). */
 static int decode_slow(const struct st_plan *p, const uint8_t *pkt, uint64_t end, uint64_t *pos,
 		       struct st_value *out, char *why, size_t whylen)
 {

@@ -1,5 +1,5 @@
 /*
- * Decoding one scope (a plan of tsdl.h) from packet bytes, bounds-checked.
+ * Decoding one scope (a plan of desc.h) from packet bytes, bounds-checked.
  */
 #ifndef ST_READER_DECODE_H
 #define ST_READER_DECODE_H
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ctl/reader/tsdl.h"
+#include "ctl/reader/desc.h"
 
 /* A little-endian unsigned integer of 1 to 8 bytes. */
 static inline uint64_t st__read_le(const uint8_t *q, unsigned size)

@@ -4,13 +4,13 @@
  * Nearly every record of a shimtrace trace is a one-byte id-or-tag
  * header, a variant option of a few integers (a 16-bit timestamp, or a
  * wider id and the whole clock), then an event context and a payload of
- * integers. The plans (tsdl.h) decode any such record field by field;
+ * integers. The plans (desc.h) decode any such record field by field;
  * here the same record is decoded from tables computed once per trace:
  *
  *  - per stream class, for each value of a one-byte first header field,
  *    how long the header is, and where its id and timestamp are: found by
  *    following the plan as the decoder would for that tag value;
- *  - per event class whose context and payload are fixed (tsdl.h), the
+ *  - per event class whose context and payload are fixed (desc.h), the
  *    offset, size and sign of each value.
  *
  * A record these tables do not describe, one too close to the end of its
@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ctl/reader/tsdl.h"
+#include "ctl/reader/desc.h"
 
 /* The header of a record whose first byte is a given tag value. */
 struct st__fast_head {

@@ -15,7 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/reader/reader_int.h"
+#include "ctl/reader/errmsg.h"
+#include "ctl/reader/fast.h"
+#include "ctl/reader/reader.h"
+#include "ctl/reader/reader_state.h"
+#include "ctl/reader/stream.h"
+#include "ctl/reader/tsdl.h"
 
 #define METADATA_MAX (16u << 20)
 

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl/reader/tsdl.h"
+#include "ctl/reader/desc.h"
 
 struct st_reader;
 

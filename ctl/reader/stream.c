@@ -2,11 +2,11 @@
  * One stream file: a sequence of packets, each a packet header, a packet
  * context, records up to content_size, then padding up to packet_size.
  *
- * The file is read through a window (window.h). At open, every packet header is checked
- * (magic, uuid, stream class, sizes against each other and against the
- * file, timestamps and the events_discarded counter never going down), so
- * a damaged file is refused before any event is given. Records are then
- * decoded one at a time as the merge asks for them.
+ * The file is read through a window (window.h). At open, every packet
+ * header is checked (magic, uuid, stream class, sizes against each other
+ * and against the file, timestamps and the events_discarded counter never
+ * going down), so a damaged file is refused before any event is given.
+ * Records are then decoded one at a time as the merge asks for them.
  *
  * Lost events: events_discarded counts, per stream, the events the tracer
  * dropped so far. When it grows from one packet to the next (or starts
@@ -23,14 +23,18 @@
 #include <unistd.h>
 
 #include "ctl/reader/decode.h"
-#include "ctl/reader/reader_int.h"
+#include "ctl/reader/errmsg.h"
+#include "ctl/reader/reader_state.h"
+#include "ctl/reader/stream.h"
 
 #define CTF_MAGIC 0xC1FC1FC1u
 /* Bytes read first at a packet's start for its header and context (more
  * only if they do not fit): the packet scan at open reads no more. */
 #define HEADER_PEEK 4096u
 
-int st__stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
+/* Sets r->err to "DIR/FILE: what (at offset N)"; returns -EBADMSG. */
+static __attribute__((format(printf, 3, 4))) int
+stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
 {
 	struct st_reader *r = s->r;
 	char what[512];
@@ -66,26 +70,26 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 	p->off = off;
 	if (st__decode(&t->packet_header, pkt, have, &pos, s->ph, why, sizeof(why)) < 0)
 		return have < avail ? -EAGAIN
-				    : st__stream_fail(s, off + pos,
-						      "packet header: %s (truncated file?)", why);
+				    : stream_fail(s, off + pos,
+						  "packet header: %s (truncated file?)", why);
 	if (t->ph_magic >= 0 && s->ph[t->ph_magic].u != CTF_MAGIC)
-		return st__stream_fail(s, off, "bad packet magic 0x%08llx (expected 0xc1fc1fc1)",
-				       (unsigned long long)s->ph[t->ph_magic].u);
+		return stream_fail(s, off, "bad packet magic 0x%08llx (expected 0xc1fc1fc1)",
+				   (unsigned long long)s->ph[t->ph_magic].u);
 	if (t->ph_uuid >= 0 && t->has_uuid && memcmp(s->ph[t->ph_uuid].ptr, t->uuid, 16) != 0)
-		return st__stream_fail(s, off, "packet uuid is not the trace uuid (a file from "
-					       "another trace?)");
+		return stream_fail(s, off, "packet uuid is not the trace uuid (a file from "
+					   "another trace?)");
 	if (t->ph_stream_id >= 0) {
 		v = s->ph[t->ph_stream_id].u;
 		sc = st_tsdl_stream(t, v);
 		if (!sc)
-			return st__stream_fail(s, off, "unknown stream id %llu", (unsigned long long)v);
+			return stream_fail(s, off, "unknown stream id %llu", (unsigned long long)v);
 	} else {
 		sc = &t->streams[0];
 	}
 	if (s->info.cls && sc != s->info.cls)
-		return st__stream_fail(s, off, "packet of stream %llu in a file of stream %llu",
-				       (unsigned long long)sc->id,
-				       (unsigned long long)s->info.cls->id);
+		return stream_fail(s, off, "packet of stream %llu in a file of stream %llu",
+				   (unsigned long long)sc->id,
+				   (unsigned long long)s->info.cls->id);
 	p->cls = sc;
 	if (t->ph_instance_id >= 0) {
 		p->has_instance = true;
@@ -93,41 +97,41 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 	}
 	if (st__decode(&sc->packet_context, pkt, have, &pos, s->pc, why, sizeof(why)) < 0)
 		return have < avail ? -EAGAIN
-				    : st__stream_fail(s, off + pos,
-						      "packet context: %s (truncated file?)", why);
+				    : stream_fail(s, off + pos,
+						  "packet context: %s (truncated file?)", why);
 
 	p->size = avail;
 	if (sc->pc_packet_size >= 0) {
 		v = s->pc[sc->pc_packet_size].u;
 		if (v % 8)
-			return st__stream_fail(s, off, "packet_size %llu bits is not whole bytes",
-					       (unsigned long long)v);
+			return stream_fail(s, off, "packet_size %llu bits is not whole bytes",
+					   (unsigned long long)v);
 		p->size = v / 8;
 	}
 	p->content = p->size;
 	if (sc->pc_content_size >= 0) {
 		v = s->pc[sc->pc_content_size].u;
 		if (v % 8)
-			return st__stream_fail(s, off, "content_size %llu bits is not whole bytes",
-					       (unsigned long long)v);
+			return stream_fail(s, off, "content_size %llu bits is not whole bytes",
+					   (unsigned long long)v);
 		p->content = v / 8;
 	}
 	if (p->content > p->size)
-		return st__stream_fail(s, off, "content_size (%llu bits) exceeds packet_size (%llu bits)",
-				       (unsigned long long)p->content * 8,
-				       (unsigned long long)p->size * 8);
+		return stream_fail(s, off, "content_size (%llu bits) exceeds packet_size (%llu bits)",
+				   (unsigned long long)p->content * 8,
+				   (unsigned long long)p->size * 8);
 	if (p->size > avail)
-		return st__stream_fail(s, off,
-				       "packet of %llu bytes runs past the end of the file (%llu bytes "
-				       "left): truncated trace",
-				       (unsigned long long)p->size, (unsigned long long)avail);
+		return stream_fail(s, off,
+				   "packet of %llu bytes runs past the end of the file (%llu bytes "
+				   "left): truncated trace",
+				   (unsigned long long)p->size, (unsigned long long)avail);
 	if (pos > p->content)
-		return st__stream_fail(s, off,
-				       "packet header and context (%llu bytes) exceed content_size "
-				       "(%llu bytes)",
-				       (unsigned long long)pos, (unsigned long long)p->content);
+		return stream_fail(s, off,
+				   "packet header and context (%llu bytes) exceed content_size "
+				   "(%llu bytes)",
+				   (unsigned long long)pos, (unsigned long long)p->content);
 	if (p->size == 0)
-		return st__stream_fail(s, off, "packet_size is 0");
+		return stream_fail(s, off, "packet_size is 0");
 	p->data = pos;
 	if (sc->pc_ts_begin >= 0) {
 		p->has_begin = true;
@@ -138,9 +142,9 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 		p->ts_end = s->pc[sc->pc_ts_end].u;
 	}
 	if (p->has_begin && p->has_end && p->ts_end < p->ts_begin)
-		return st__stream_fail(s, off, "timestamp_end %llu is before timestamp_begin %llu",
-				       (unsigned long long)p->ts_end,
-				       (unsigned long long)p->ts_begin);
+		return stream_fail(s, off, "timestamp_end %llu is before timestamp_begin %llu",
+				   (unsigned long long)p->ts_end,
+				   (unsigned long long)p->ts_begin);
 	if (sc->pc_discarded >= 0) {
 		const struct st_field_desc *f = &sc->packet_context.v[sc->pc_discarded];
 
@@ -155,8 +159,8 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 
 static int read_fail(struct st__stream *s, uint64_t off)
 {
-	return st__stream_fail(s, off, "cannot read: %s",
-			       errno == ENODATA ? "the file shrank while it was read" : strerror(errno));
+	return stream_fail(s, off, "cannot read: %s",
+			   errno == ENODATA ? "the file shrank while it was read" : strerror(errno));
 }
 
 /* Reads and checks the header and context of the packet at file offset
@@ -186,21 +190,21 @@ static int check_order(struct st__stream *s, struct st__order *o, const struct s
 	*lost = 0;
 	if (p->has_begin) {
 		if (p->ts_begin < o->last_ts)
-			return st__stream_fail(s, p->off,
-					       "timestamp_begin %llu goes back in time (the stream "
-					       "was at %llu)",
-					       (unsigned long long)p->ts_begin,
-					       (unsigned long long)o->last_ts);
+			return stream_fail(s, p->off,
+					   "timestamp_begin %llu goes back in time (the stream "
+					   "was at %llu)",
+					   (unsigned long long)p->ts_begin,
+					   (unsigned long long)o->last_ts);
 		o->last_ts = p->ts_begin;
 	}
 	if (p->has_discarded) {
 		uint64_t d = (p->discarded - o->discarded) & p->discarded_mask;
 
 		if (p->discarded_mask == UINT64_MAX && p->discarded < o->discarded)
-			return st__stream_fail(s, p->off,
-					       "events_discarded goes down (%llu after %llu)",
-					       (unsigned long long)p->discarded,
-					       (unsigned long long)o->discarded);
+			return stream_fail(s, p->off,
+					   "events_discarded goes down (%llu after %llu)",
+					   (unsigned long long)p->discarded,
+					   (unsigned long long)o->discarded);
 		*lost = d;
 		o->discarded = p->discarded;
 	}
@@ -212,11 +216,11 @@ static int close_packet(struct st__stream *s, struct st__order *o, const struct 
 {
 	if (p->has_end) {
 		if (p->ts_end < o->last_ts)
-			return st__stream_fail(s, p->off,
-					       "timestamp_end %llu is before the packet's last "
-					       "event (%llu)",
-					       (unsigned long long)p->ts_end,
-					       (unsigned long long)o->last_ts);
+			return stream_fail(s, p->off,
+					   "timestamp_end %llu is before the packet's last "
+					   "event (%llu)",
+					   (unsigned long long)p->ts_end,
+					   (unsigned long long)o->last_ts);
 		o->last_ts = p->ts_end;
 		o->prev_end = p->ts_end;
 	} else {
@@ -253,7 +257,7 @@ static int scan_packets(struct st__stream *s)
 			largest = p.size;
 	}
 	ret = st__window_plan(&s->win, largest);
-	return ret < 0 ? st__stream_fail(s, 0, "cannot read: %s", strerror(-ret)) : 0;
+	return ret < 0 ? stream_fail(s, 0, "cannot read: %s", strerror(-ret)) : 0;
 }
 
 int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
@@ -394,7 +398,7 @@ static int read_event(struct st__stream *s)
 	if (s->fast && read_event_fast(s))
 		return 1;
 	if (st__decode(&sc->event_header, pkt, p->content, &s->pos, s->eh, why, sizeof(why)) < 0)
-		return st__stream_fail(s, p->off + s->pos, "event header: %s", why);
+		return stream_fail(s, p->off + s->pos, "event header: %s", why);
 	/* A compact header holds an id and the clock's low bits, an extended
 	 * one (the other option of a variant) a wider id and the whole clock:
 	 * each field the record holds counts, in order. */
@@ -411,21 +415,21 @@ static int read_event(struct st__stream *s)
 			s->clock = clock_update(s->clock, s->eh[u->field].u, u->size);
 	}
 	if (s->clock < s->order.last_ts)
-		return st__stream_fail(s, p->off + start,
-				       "event timestamp %llu goes back in time (the stream was at "
-				       "%llu)",
-				       (unsigned long long)s->clock,
-				       (unsigned long long)s->order.last_ts);
+		return stream_fail(s, p->off + start,
+				   "event timestamp %llu goes back in time (the stream was at "
+				   "%llu)",
+				   (unsigned long long)s->clock,
+				   (unsigned long long)s->order.last_ts);
 	s->order.last_ts = s->clock;
 	ec = id < sc->nids ? sc->by_id[id] : NULL;
 	if (!ec)
-		return st__stream_fail(s, p->off + start, "unknown event id %llu",
-				       (unsigned long long)id);
+		return stream_fail(s, p->off + start, "unknown event id %llu",
+				   (unsigned long long)id);
 	if (st__decode(&sc->event_context, pkt, p->content, &s->pos, s->ec, why, sizeof(why)) < 0 ||
 	    st__decode(&ec->fields, pkt, p->content, &s->pos, s->fields, why, sizeof(why)) < 0)
-		return st__stream_fail(s, p->off + s->pos, "event %s: %s", ec->name, why);
+		return stream_fail(s, p->off + s->pos, "event %s: %s", ec->name, why);
 	if (s->pos == start)
-		return st__stream_fail(s, p->off + start, "empty event record");
+		return stream_fail(s, p->off + start, "empty event record");
 	return event_done(s, ec, start);
 }
 

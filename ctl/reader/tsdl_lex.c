@@ -4,24 +4,12 @@
  * Comments (C and C++ style) and whitespace separate tokens. Each token
  * knows its byte offset, for error messages.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/reader/tsdl_int.h"
-
-void st__tsdl_fail(struct st__tsdl_err *e, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->failed)
-		return;
-	e->failed = true;
-	e->off = off;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
+#include "ctl/reader/arena.h"
+#include "ctl/reader/errmsg.h"
+#include "ctl/reader/tsdl_lex.h"
 
 void st__lex_init(struct st__lexer *lx, const char *src, size_t len, struct st__arena *a,
 		  struct st__tsdl_err *err)

@@ -11,8 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/reader/tsdl.h"
-#include "ctl/reader/tsdl_int.h"
+#include "ctl/reader/arena.h"
+#include "ctl/reader/desc.h"
+#include "ctl/reader/errmsg.h"
+#include "ctl/reader/tsdl_limits.h"
+#include "ctl/reader/tsdl_plan.h"
+#include "ctl/reader/tsdl_planner.h"
+#include "ctl/reader/tsdl_types.h"
 
 /* ---- blocks ---- */
 
@@ -94,27 +99,6 @@ static bool scope_keys_ok(struct st__planner *pl, const struct st__block *b, con
 	return true;
 }
 
-/* ns of `cycles` at freq, as babeltrace2 computes it (double precision). */
-static uint64_t cycles_ns(uint64_t freq, uint64_t cycles)
-{
-	double ns;
-
-	if (freq == 1000000000u)
-		return cycles;
-	ns = 1e9 * (double)cycles / (double)freq;
-	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
-}
-
-int64_t st_clock_ns(const struct st_clock_class *c, uint64_t cycles)
-{
-	uint64_t ns = c ? cycles_ns(c->freq, cycles) : cycles;
-	int64_t base = c ? c->base_ns : 0, r;
-
-	if (ns > INT64_MAX || __builtin_add_overflow(base, (int64_t)ns, &r))
-		return INT64_MAX;
-	return r;
-}
-
 static bool plan_clock(struct st__planner *pl, const struct st__block *b, struct st_clock_class *c)
 {
 	uint64_t v;
@@ -160,7 +144,7 @@ static bool plan_clock(struct st__planner *pl, const struct st__block *b, struct
 	v = c->offset / c->freq;
 	if (v > (uint64_t)INT64_MAX || __builtin_add_overflow(c->offset_s, (int64_t)v, &c->offset_s) ||
 	    __builtin_mul_overflow(c->offset_s, (int64_t)1000000000, &s_ns) ||
-	    __builtin_add_overflow(s_ns, (int64_t)cycles_ns(c->freq, c->offset % c->freq),
+	    __builtin_add_overflow(s_ns, (int64_t)st__cycles_ns(c->freq, c->offset % c->freq),
 				   &c->base_ns)) {
 		st__tsdl_fail(pl->err, b->off, "clock '%s': offset out of range", c->name);
 		return false;
@@ -234,7 +218,7 @@ static bool plan_trace(struct st__planner *pl, const struct st__block *b)
 	return t->ph_magic > -2 && t->ph_stream_id > -2 && t->ph_instance_id > -2;
 }
 
-/* The event header fields the reader interprets (tsdl.h), in plan order,
+/* The event header fields the reader interprets (desc.h), in plan order,
  * which is decoding order. The clock of the timestamps goes to *clk. */
 static bool plan_header_uses(struct st__planner *pl, struct st_stream_class *sc, size_t off,
 			     int32_t *clk)

@@ -15,9 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/export_chrome.h"
+#include "ctl/report/grow.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "wrappers/meanings-gen.h"
 
 /* What an event class becomes. */
 enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
@@ -51,26 +56,29 @@ struct exp {
 	const struct st_pass *pass;
 };
 
-static const char *const locks_addr[] = { "mutex", "rwlock", "lock", NULL };
-
-/* The lock events: a take (its wait and its hold begin), a release (the
- * hold ends), and the wait events, whose span the take writes whole. */
-static const struct st_meaning lock_shapes[] = {
-	{ "pthread:mutex_lock", S_LOCK },	  { "pthread:mutex_trylock", S_LOCK },
-	{ "pthread:rwlock_rdlock", S_LOCK },	  { "pthread:rwlock_wrlock", S_LOCK },
-	{ "pthread:rwlock_tryrdlock", S_LOCK }, { "pthread:rwlock_trywrlock", S_LOCK },
-	{ "pthread:spin_lock", S_LOCK },	  { "pthread:spin_trylock", S_LOCK },
-	{ "pthread:mutex_unlock", S_UNLOCK },	  { "pthread:rwlock_unlock", S_UNLOCK },
-	{ "pthread:spin_unlock", S_UNLOCK },	  { "pthread:mutex_wait", S_SKIP },
-	{ "pthread:rwlock_rdwait", S_SKIP },	  { "pthread:rwlock_wrwait", S_SKIP },
-	{ "pthread:spin_wait", S_SKIP },
+/* The lock events (the pthread spec's means=): a take, tried or not (its
+ * wait and its hold begin), a release (the hold ends), and the wait
+ * events, whose span the take writes whole; the others are drawn as any
+ * event (-1). FIELD is the lock's address. */
+enum {
+	LS_ACQUIRE = S_LOCK,
+	LS_TRY = S_LOCK,
+	LS_RELEASE = S_UNLOCK,
+	LS_WAIT = S_SKIP,
+	LS_INIT = -1,
+	LS_WAIT_BEGIN = -1,
+	LS_WAIT_END = -1,
 };
+#define LOCK_SHAPE(name, what, kind, field) { name, LS_##what, 0, field },
+static const struct st_meaning lock_shapes[] = { ST_PTHREAD_MEANINGS(LOCK_SHAPE) };
+#undef LOCK_SHAPE
 
 static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 {
 	struct ccls *k = st_class_slot(&x->cls, &x->ncls, sizeof(*x->cls), c->index);
 	const char *colon = strchr(c->name, ':');
-	int shape;
+	const struct st_meaning *m;
+	int shape = -1;
 
 	if (!k || k->known)
 		return k;
@@ -80,9 +88,11 @@ static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 	k->dur_ns = st_event_class_field(c, "dur_ns");
 	k->result = st_event_class_field(c, "result");
 	k->addr = -1;
-	for (int i = 0; locks_addr[i] && k->addr < 0; i++)
-		k->addr = st_event_class_field(c, locks_addr[i]);
-	shape = st_meaning_of(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]), -1);
+	m = st_meaning_find(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]));
+	if (m) {
+		shape = m->what;
+		k->addr = st_event_class_field(c, m->field);
+	}
 	/* (a lock event without its lock or result is someone else's) */
 	if ((shape == S_LOCK || shape == S_UNLOCK) &&
 	    (k->addr < 0 || (shape == S_LOCK && k->result < 0)))

@@ -5,10 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/hist.h"
 #include "ctl/report/lockstat.h"
-#include "ctl/report/report.h"
+#include "ctl/report/map.h"
+#include "ctl/report/meaning.h"
+#include "wrappers/meanings-gen.h"
 
-enum action { A_NONE, A_ACQ, A_TRY, A_REL, A_WAIT, A_INIT, A_COND_BEGIN, A_COND_END };
+enum action { A_NONE, A_ACQUIRE, A_TRY, A_RELEASE, A_WAIT, A_INIT, A_WAIT_BEGIN, A_WAIT_END };
 
 struct st_lock_cls {
 	bool known; /* resolved */
@@ -17,33 +22,16 @@ struct st_lock_cls {
 	int addr, result, wait_ns, mutex;
 };
 
-static const struct {
-	const char *name;
-	enum action action;
-	enum st_lock_kind kind;
-	const char *addr;
-} meanings[] = {
-	{ "pthread:mutex_lock", A_ACQ, ST_LK_MUTEX, "mutex" },
-	{ "pthread:mutex_trylock", A_TRY, ST_LK_MUTEX, "mutex" },
-	{ "pthread:mutex_unlock", A_REL, ST_LK_MUTEX, "mutex" },
-	{ "pthread:mutex_wait", A_WAIT, ST_LK_MUTEX, "mutex" },
-	{ "pthread:mutex_init", A_INIT, ST_LK_MUTEX, "mutex" },
-	{ "pthread:rwlock_rdlock", A_ACQ, ST_LK_RDLOCK, "rwlock" },
-	{ "pthread:rwlock_wrlock", A_ACQ, ST_LK_WRLOCK, "rwlock" },
-	{ "pthread:rwlock_rdwait", A_WAIT, ST_LK_RDLOCK, "rwlock" },
-	{ "pthread:rwlock_wrwait", A_WAIT, ST_LK_WRLOCK, "rwlock" },
-	{ "pthread:rwlock_tryrdlock", A_TRY, ST_LK_RDLOCK, "rwlock" },
-	{ "pthread:rwlock_trywrlock", A_TRY, ST_LK_WRLOCK, "rwlock" },
-	{ "pthread:rwlock_unlock", A_REL, ST_LK_RDLOCK, "rwlock" }, /* either side */
-	{ "pthread:rwlock_init", A_INIT, ST_LK_RDLOCK, "rwlock" },
-	{ "pthread:spin_lock", A_ACQ, ST_LK_SPIN, "lock" },
-	{ "pthread:spin_trylock", A_TRY, ST_LK_SPIN, "lock" },
-	{ "pthread:spin_unlock", A_REL, ST_LK_SPIN, "lock" },
-	{ "pthread:spin_wait", A_WAIT, ST_LK_SPIN, "lock" },
-	{ "pthread:spin_init", A_INIT, ST_LK_SPIN, "lock" },
-	{ "pthread:cond_wait_begin", A_COND_BEGIN, ST_LK_COND, "cond" },
-	{ "pthread:cond_wait", A_COND_END, ST_LK_COND, "cond" },
-};
+/* The kinds of lock the pthread spec names. A rwlock's unlock and init
+ * name no side: they go to the read side, whose release ends the hold of
+ * either side (release), and whose init is noted there. */
+enum { K_MUTEX = ST_LK_MUTEX, K_RDLOCK = ST_LK_RDLOCK, K_WRLOCK = ST_LK_WRLOCK,
+       K_RWLOCK = ST_LK_RDLOCK, K_SPIN = ST_LK_SPIN, K_COND = ST_LK_COND };
+
+/* What the pthread family's events mean (its spec's means=). */
+#define MEANING(name, what, kind, field) { name, A_##what, K_##kind, field },
+static const struct st_meaning meanings[] = { ST_PTHREAD_MEANINGS(MEANING) };
+#undef MEANING
 
 const char *st_lock_kind_name(enum st_lock_kind k)
 {
@@ -271,26 +259,26 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_event_class *c)
 {
 	struct st_lock_cls *k = st_class_slot(&ls->cls, &ls->ncls, sizeof(*ls->cls), c->index);
+	const struct st_meaning *m;
 
 	if (!k || k->known)
 		return k;
 	k->known = true;
 	k->action = A_NONE;
-	for (size_t i = 0; i < sizeof(meanings) / sizeof(meanings[0]); i++) {
-		if (strcmp(c->name, meanings[i].name) != 0)
-			continue;
-		k->addr = st_event_class_field(c, meanings[i].addr);
+	m = st_meaning_find(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]));
+	if (m) {
+		k->addr = st_event_class_field(c, m->field);
 		k->result = st_event_class_field(c, "result");
 		k->wait_ns = st_event_class_field(c, "wait_ns");
 		k->mutex = st_event_class_field(c, "mutex");
-		k->action = meanings[i].action;
-		k->kind = meanings[i].kind;
+		k->action = m->what;
+		k->kind = m->kind;
 		/* the fields each action reads, or the class is not ours */
 		if (k->addr < 0 ||
-		    ((k->action == A_ACQ || k->action == A_TRY || k->action == A_COND_END) &&
+		    ((k->action == A_ACQUIRE || k->action == A_TRY || k->action == A_WAIT_END) &&
 		     k->result < 0) ||
-		    ((k->action == A_ACQ || k->action == A_COND_END) && k->wait_ns < 0) ||
-		    ((k->action == A_COND_BEGIN || k->action == A_COND_END) && k->mutex < 0))
+		    ((k->action == A_ACQUIRE || k->action == A_WAIT_END) && k->wait_ns < 0) ||
+		    ((k->action == A_WAIT_BEGIN || k->action == A_WAIT_END) && k->mutex < 0))
 			k->action = A_NONE;
 	}
 	return k;
@@ -326,7 +314,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		res = ev->fields[k->result].i;
 	if (k->wait_ns >= 0)
 		w = ev->fields[k->wait_ns].u;
-	if (!ls->locks[li].first_ip && k->action != A_REL)
+	if (!ls->locks[li].first_ip && k->action != A_RELEASE)
 		ls->locks[li].first_ip = ev->ip;
 	switch (k->action) {
 	case A_INIT:
@@ -343,7 +331,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		t->wait_ip = ev->ip;
 		t->wait_since = ev->ns;
 		return 0;
-	case A_ACQ:
+	case A_ACQUIRE:
 		contended = t->waiting && t->wait_lock == (uint32_t)li;
 		t->waiting = false;
 		if (contended) {
@@ -372,10 +360,10 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		if (note_tid(&ls->locks[li], ev->tid) < 0)
 			return -1;
 		return hold(ls, t, (uint32_t)li, ev->ns, ev->ip, false);
-	case A_REL:
+	case A_RELEASE:
 		release(ls, t, addr, k->kind, ev->ns, false);
 		return 0;
-	case A_COND_BEGIN:
+	case A_WAIT_BEGIN:
 		/* the mutex is released while the thread waits */
 		release(ls, t, ev->fields[k->mutex].u, ST_LK_MUTEX, ev->ns, true);
 		t->waiting = true;
@@ -383,7 +371,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		t->wait_ip = ev->ip;
 		t->wait_since = ev->ns;
 		return 0;
-	case A_COND_END:
+	case A_WAIT_END:
 		t->waiting = false;
 		ls->locks[li].acquired++;
 		ls->locks[li].contended++;

@@ -21,7 +21,6 @@
 
 #include "ctl/reader/reader.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
 

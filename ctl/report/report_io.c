@@ -13,9 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/hist.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_io.h"
+#include "ctl/report/site.h"
+#include "wrappers/meanings-gen.h"
 
 #define SLOWEST 10
 #define NAME_MAX_LEN 200
@@ -55,29 +62,26 @@ struct istat {
 	uint32_t nslow;
 };
 
-static const struct st_meaning meanings[] = {
-	{ "io:open", A_OPEN },	     { "io:fopen", A_OPEN },	 { "io:socket", A_SOCKET },
-	{ "io:accept", A_ACCEPT },   { "io:pipe", A_PIPE },	 { "io:dup", A_DUP },
-	{ "io:close", A_CLOSE },     { "io:fclose", A_CLOSE },	 { "io:read", A_READ },
-	{ "io:pread", A_READ },	     { "io:readv", A_READ },	 { "io:recv", A_READ },
-	{ "io:recvmsg", A_READ },    { "io:fread", A_READ },	 { "io:write", A_WRITE },
-	{ "io:pwrite", A_WRITE },    { "io:writev", A_WRITE },	 { "io:send", A_WRITE },
-	{ "io:sendmsg", A_WRITE },   { "io:fwrite", A_WRITE },	 { "io:fsync", A_CALL },
-	{ "io:connect", A_CALL },    { "io:fcntl", A_CALL },	 { "io:ioctl", A_CALL },
-	{ "io:lseek", A_CALL },	     { "io:fflush", A_CALL },
-};
+/* What the io family's events mean (its spec's means=): K_ITEMS, a
+ * result that counts items of `size` (fread, fwrite). */
+enum { K_NONE, K_ITEMS };
+#define MEANING(name, what, kind, field) { name, A_##what, K_##kind, field },
+static const struct st_meaning meanings[] = { ST_IO_MEANINGS(MEANING) };
+#undef MEANING
 
 static const struct icls *cls_of(struct istat *is, const struct st_event_class *c)
 {
 	struct icls *k = st_class_slot(&is->cls, &is->ncls, sizeof(*is->cls), c->index);
+	const struct st_meaning *m;
 
 	if (!k || k->known)
 		return k;
 	k->known = true;
-	k->action = st_meaning_of(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]), A_NONE);
-	if (k->action == A_NONE)
+	m = st_meaning_find(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]));
+	if (!m)
 		return k;
-	k->items = strcmp(c->name, "io:fread") == 0 || strcmp(c->name, "io:fwrite") == 0;
+	k->action = m->what;
+	k->items = m->kind == K_ITEMS;
 	k->fd = st_event_class_field(c, "fd");
 	k->path = st_event_class_field(c, "path");
 	k->result = st_event_class_field(c, "result");

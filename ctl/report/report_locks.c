@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
 #include "ctl/report/lockorder.h"
 #include "ctl/report/lockstat.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_locks.h"
+#include "ctl/report/site.h"
 
 #define SITES_SHOWN 3
 

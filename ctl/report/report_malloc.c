@@ -17,9 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/escape.h"
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
 #include "ctl/report/map.h"
-#include "ctl/report/report.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_malloc.h"
+#include "ctl/report/site.h"
+#include "wrappers/meanings-gen.h"
 
 #define BAD_SHOWN_MAX 1000
 
@@ -78,15 +84,11 @@ struct mstat {
 	uint64_t allocs, frees, bytes;
 };
 
-static const struct st_meaning meanings[] = {
-	{ "malloc:malloc", A_ALLOC },	      { "malloc:calloc", A_ALLOC },
-	{ "malloc:posix_memalign", A_ALLOC }, { "malloc:aligned_alloc", A_ALLOC },
-	{ "malloc:memalign", A_ALLOC },	      { "malloc:valloc", A_ALLOC },
-	{ "malloc:pvalloc", A_ALLOC },	      { "malloc:new", A_ALLOC },
-	{ "malloc:new_array", A_ALLOC },      { "malloc:realloc", A_REALLOC },
-	{ "malloc:reallocarray", A_REALLOC }, { "malloc:free", A_FREE },
-	{ "malloc:delete", A_FREE },	      { "malloc:delete_array", A_FREE },
-};
+/* What the malloc family's events mean (its spec's means=; no kind). */
+enum { K_NONE };
+#define MEANING(name, what, kind, field) { name, A_##what, K_##kind, field },
+static const struct st_meaning meanings[] = { ST_MALLOC_MEANINGS(MEANING) };
+#undef MEANING
 
 static const struct mcls *cls_of(struct mstat *ms, const struct st_event_class *c)
 {

@@ -26,7 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/report/report.h"
+#include "ctl/escape.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/meaning.h"
 #include "ctl/report/symbols.h"
 
 #define BUILD_ID_MAX 64
@@ -107,13 +109,14 @@ void st_syms_free(struct st_syms *s)
 
 static const struct cls_fields *fields_of(struct st_syms *s, const struct st_event_class *c)
 {
+	/* (the daemon's events, not a wrapper spec's) */
 	static const struct st_meaning known[] = {
-		{ "lttng_ust_statedump:bin_info", K_BIN_INFO },
-		{ "lttng_ust_lib:load", K_LIB_LOAD },
-		{ "lttng_ust_statedump:build_id", K_BUILD_ID },
-		{ "lttng_ust_lib:build_id", K_BUILD_ID },
-		{ "lttng_ust_lib:unload", K_LIB_UNLOAD },
-		{ "shimtrace:process", K_PROCESS },
+		{ "lttng_ust_statedump:bin_info", K_BIN_INFO, 0, NULL },
+		{ "lttng_ust_lib:load", K_LIB_LOAD, 0, NULL },
+		{ "lttng_ust_statedump:build_id", K_BUILD_ID, 0, NULL },
+		{ "lttng_ust_lib:build_id", K_BUILD_ID, 0, NULL },
+		{ "lttng_ust_lib:unload", K_LIB_UNLOAD, 0, NULL },
+		{ "shimtrace:process", K_PROCESS, 0, NULL },
 	};
 	/* by the class's index in the metadata: one look per event */
 	struct cls_fields *f = st_class_slot(&s->cls, &s->ncls, sizeof(*s->cls), c->index);

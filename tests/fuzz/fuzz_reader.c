@@ -18,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/report/reports.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_io.h"
+#include "ctl/report/report_locks.h"
+#include "ctl/report/report_malloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

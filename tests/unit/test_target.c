@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/target.h"
 #include "tests/unit/run.h"
 
 /* Opens pid as an inspector opens its target (pidfd: kept by the caller). */

@@ -1,15 +1,15 @@
 /*
- * The pass over a trace that every report makes (see report.h).
+ * The pass over a trace that every report makes (see pass.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "ctl/report/report.h"
+#include "ctl/escape.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/symbols.h"
 
 static int note_name(struct st_pass *p, const struct st_event *ev, int name_field)
 {
@@ -200,140 +200,6 @@ void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *
 	}
 }
 
-/* A trace directory record made: shimtrace-YYYYMMDD-HHMMSS[-N], with its
- * metadata. Their names sort by time; ties (-N) by modification time. */
-int st_report_latest(char *buf, size_t n)
-{
-	DIR *d = opendir(".");
-	struct dirent *e;
-	struct timespec best_t = { 0, 0 };
-	char best[256] = "";
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		char meta[300];
-		struct stat st;
-
-		if (strncmp(e->d_name, "shimtrace-", 10) != 0 || strlen(e->d_name) >= sizeof(best))
-			continue;
-		snprintf(meta, sizeof(meta), "%s/metadata", e->d_name);
-		if (stat(meta, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (stat(e->d_name, &st) < 0)
-			continue;
-		if (!best[0] || strncmp(e->d_name, best, 25) > 0 ||
-		    (strncmp(e->d_name, best, 25) == 0 &&
-		     (st.st_mtim.tv_sec > best_t.tv_sec ||
-		      (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec)))) {
-			snprintf(best, sizeof(best), "%s", e->d_name);
-			best_t = st.st_mtim;
-		}
-	}
-	closedir(d);
-	if (!best[0])
-		return -1;
-	snprintf(buf, n, "%s", best);
-	return 0;
-}
-
-int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz)
-{
-	void **p = v;
-	uint32_t c;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	nv = realloc(*p, (size_t)c * sz);
-	if (!nv)
-		return -1;
-	*p = nv;
-	*cap = c;
-	return 0;
-}
-
-int st_meaning_of(const char *name, const struct st_meaning *table, size_t n, int dflt)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(name, table[i].name) == 0)
-			return table[i].what;
-	return dflt;
-}
-
-uint32_t st_hist_bucket(uint64_t v)
-{
-	uint32_t e;
-
-	if (v < 16)
-		return (uint32_t)v;
-	e = 63 - (uint32_t)__builtin_clzll(v);
-	return 16 + (e - 4) * 8 + (uint32_t)((v >> (e - 3)) & 7);
-}
-
-static uint64_t bucket_top(uint32_t b)
-{
-	uint32_t e, sub;
-
-	if (b < 16)
-		return b;
-	e = (b - 16) / 8 + 4;
-	sub = (b - 16) % 8;
-	return ((8ull + sub) << (e - 3)) + (1ull << (e - 3)) - 1;
-}
-
-uint64_t st_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, double q)
-{
-	uint64_t rank, seen = 0;
-
-	if (!hist || n == 0)
-		return 0;
-	rank = (uint64_t)(q * (double)n + 0.999999);
-	if (rank == 0)
-		rank = 1;
-	for (uint32_t b = 0; b < ST_HIST_BUCKETS; b++) {
-		seen += hist[b];
-		if (seen >= rank)
-			return bucket_top(b) < max ? bucket_top(b) : max;
-	}
-	return max;
-}
-
-void *st_class_slot(void *v, uint32_t *n, size_t sz, uint32_t index)
-{
-	char **p = v;
-
-	if (index >= *n) {
-		uint32_t nn = index + 64;
-		char *nv = realloc(*p, (size_t)nn * sz);
-
-		if (!nv)
-			return NULL;
-		memset(nv + (size_t)*n * sz, 0, (size_t)(nn - *n) * sz);
-		*p = nv;
-		*n = nn;
-	}
-	return *p + (size_t)index * sz;
-}
-
-const char *st_fmt_ns(uint64_t ns, char *buf, size_t n)
-{
-	if (ns == 0)
-		snprintf(buf, n, "0");
-	else if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.3gus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.3gms", (double)ns / 1e6);
-	else if (ns < 1000000000000ull)
-		snprintf(buf, n, "%.3gs", (double)ns / 1e9);
-	else
-		snprintf(buf, n, "%.0fs", (double)ns / 1e9);
-	return buf;
-}
-
 void st_pass_json_head(const struct st_pass *pass, FILE *o)
 {
 	fprintf(o, "{\"trace\": ");
@@ -353,38 +219,4 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 		fprintf(o, ", \"threads\": %" PRIu32 "}", u->threads);
 	}
 	fputc(']', o);
-}
-
-void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n)
-{
-	struct st_site s;
-
-	st_syms_resolve(syms, pid, ip, &s);
-	st_site_format(&s, buf, n);
-}
-
-/* (a string or null) */
-static void json_opt(FILE *o, const char *key, const char *s)
-{
-	fprintf(o, ", \"%s\": ", key);
-	if (s)
-		st_json_write(o, s);
-	else
-		fputs("null", o);
-}
-
-void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *o)
-{
-	struct st_site s;
-	char text[512];
-
-	st_syms_resolve(syms, pid, ip, &s);
-	st_site_format(&s, text, sizeof(text));
-	fprintf(o, "{\"text\": ");
-	st_json_write(o, text);
-	json_opt(o, "function", s.function);
-	json_opt(o, "file", s.file);
-	fprintf(o, ", \"line\": %" PRIu32, s.line);
-	json_opt(o, "object", s.object);
-	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ctl/inspect/inspector.h"
+#include "ctl/inspect/elfinfo.h"
 
 static void elf_notes(Elf_Data *data, struct st_insp_facts *o)
 {

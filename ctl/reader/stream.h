@@ -1,16 +1,19 @@
 /*
- * Reader internals shared by reader.c (the directory, the merge) and
- * stream.c (the packets and records of one stream file).
+ * One stream file of a trace (stream.c): its packets, checked at open,
+ * and its records, decoded one at a time as the merge (reader.c) asks.
  */
-#ifndef ST_READER_INT_H
-#define ST_READER_INT_H
+#ifndef ST_READER_STREAM_H
+#define ST_READER_STREAM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl/reader/desc.h"
 #include "ctl/reader/fast.h"
 #include "ctl/reader/reader.h"
 #include "ctl/reader/window.h"
+
+struct st_reader;
 
 /* A packet's header and context, checked. Offsets in bytes. */
 struct st__packet {
@@ -60,29 +63,10 @@ struct st__stream {
 	struct st_value *ph, *pc, *eh, *ec, *fields;
 };
 
-struct st_reader {
-	char *dir; /* as given, without trailing slashes: for messages */
-	struct st_tsdl meta;
-	struct st__fast fast; /* tables of the records of fixed shape */
-	struct st__stream *streams;
-	uint32_t nstreams;
-	struct st__stream **heap; /* min-heap on (key, info.index) */
-	uint32_t nheap;
-	bool pending; /* heap[0] was returned: advance it first */
-	uint64_t lost;
-	int error; /* sticky: once corrupt, always corrupt */
-	char err[768];
-	char incomplete[256]; /* st_reader_incomplete, "" for none */
-};
-
 /* Opens the file and checks every packet header; fills s->info. */
 int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file);
 /* Moves to the next item: 1 (s->head set), 0 at the end, <0 on error. */
 int st__stream_advance(struct st__stream *s);
 void st__stream_close(struct st__stream *s);
-
-/* Sets r->err to "DIR/FILE: what (at offset N)"; returns -EBADMSG. */
-int st__stream_fail(struct st__stream *s, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,19 +1,21 @@
 /*
- * What every report shares: the options, one pass over a trace that feeds
- * the symboliser and a report's own handler, what the pass learnt about
- * the trace (events, losses, whether it is whole, process names), and
- * the formatting of times and counts.
+ * The pass over a trace that every report makes (pass.c): the options of
+ * a report, one pass over the trace that feeds the symboliser and the
+ * report's own handler, and what the pass learnt about the trace (events,
+ * losses, whether it is whole, process names) and how a report says it.
  */
-#ifndef ST_REPORT_REPORT_H
-#define ST_REPORT_REPORT_H
+#ifndef ST_REPORT_PASS_H
+#define ST_REPORT_PASS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "ctl/escape.h"
 #include "ctl/reader/reader.h"
-#include "ctl/report/symbols.h"
+
+struct st_syms;
 
 struct st_report_opts {
 	const char *dir;
@@ -75,62 +77,9 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out);
  * after prefix (record's summary, which counts losses itself). */
 void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *out);
 
-/* The most recent trace in the working directory (record's default
- * names): 0 with its name in buf, or -1. */
-int st_report_latest(char *buf, size_t n);
-
-/* Times from a trace are untrusted: arithmetic on them must not overflow.
- * The nanoseconds from `from` to `to`, 0 when to is not after from. */
-static inline uint64_t st_ns_since(int64_t from, int64_t to)
-{
-	return to > from ? (uint64_t)to - (uint64_t)from : 0;
-}
-
-/* ns plus d nanoseconds, at most INT64_MAX. */
-static inline int64_t st_ns_after(int64_t ns, uint64_t d)
-{
-	int64_t r;
-
-	return __builtin_add_overflow(ns, d, &r) || d > INT64_MAX ? INT64_MAX : r;
-}
-
-/* Grows the array *v (of *cap elements of size sz, n in use) to hold one
- * more; 0, or -1 when out of memory (*v unchanged). */
-int st_grow(void *v, uint32_t *cap, uint32_t n, size_t sz);
-
-/* The entry of a table kept per event class (by st_event_class.index) in
- * *v, of *n entries of size sz, grown and zero-filled to hold index; NULL
- * when out of memory. */
-void *st_class_slot(void *v, uint32_t *n, size_t sz, uint32_t index);
-
-/* What an event class's name means to a report (an action, a kind). */
-struct st_meaning {
-	const char *name; /* "provider:name" */
-	int what;
-};
-
-/* What name means in table (n entries), or dflt when it is not there. */
-int st_meaning_of(const char *name, const struct st_meaning *table, size_t n, int dflt);
-
-/* Durations bucketed for percentiles: 16 exact buckets below 16, then 8
- * per power of two (a percentile within 1/8 of the true value). */
-#define ST_HIST_BUCKETS (64 * 8)
-uint32_t st_hist_bucket(uint64_t v);
-/* The value below which a fraction q (0..1) of the n values counted in
- * hist fall (a bucket's upper bound, at most max); 0 when n is 0. */
-uint64_t st_hist_percentile(const uint32_t *hist, uint64_t n, uint64_t max, double q);
-
-/* A duration for people: "0", "850ns", "12.4us", "3.21ms", "1.52s". */
-const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
-
 /* The start of a report's JSON object: {"trace": DIR, "events": N,
  * "lost": N, "incomplete": WHY or null, "ended_without_exit": [{"pid":
  * N, "name": NAME, "threads": N}...] (what follows starts with a comma). */
 void st_pass_json_head(const struct st_pass *pass, FILE *out);
-
-/* A call site of process pid as text ("function (file:line)"...), or as a
- * JSON object {text, function, file, line, object, offset, ip}. */
-void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n);
-void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *out);
 
 #endif

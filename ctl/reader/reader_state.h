@@ -1,0 +1,32 @@
+/*
+ * What an open reader holds (struct st_reader, opaque in reader.h):
+ * reader.c's, which opens and merges the streams; stream.c reads its
+ * metadata and tables and leaves its errors there.
+ */
+#ifndef ST_READER_STATE_H
+#define ST_READER_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctl/reader/desc.h"
+#include "ctl/reader/fast.h"
+
+struct st__stream;
+
+struct st_reader {
+	char *dir; /* as given, without trailing slashes: for messages */
+	struct st_tsdl meta;
+	struct st__fast fast; /* tables of the records of fixed shape */
+	struct st__stream *streams;
+	uint32_t nstreams;
+	struct st__stream **heap; /* min-heap on (key, info.index) */
+	uint32_t nheap;
+	bool pending; /* heap[0] was returned: advance it first */
+	uint64_t lost;
+	int error; /* sticky: once corrupt, always corrupt */
+	char err[768];
+	char incomplete[256]; /* st_reader_incomplete, "" for none */
+};
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * shimtrace export --format chrome (export_chrome.c).
+ */
+#ifndef ST_REPORT_EXPORT_CHROME_H
+#define ST_REPORT_EXPORT_CHROME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct st_export_opts {
+	const char *dir;
+	int32_t pid;		/* -1: every process */
+	int64_t from_ns, to_ns; /* from the trace's first event; from_ns -1: all */
+};
+
+/* The trace as Chrome trace-event JSON on out; 0, or 1 when the trace
+ * could not be read, with a one-line message in err. */
+int st_export_chrome(const struct st_export_opts *opts, FILE *out, char *err, size_t errlen);
+
+#endif
