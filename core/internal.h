@@ -3,8 +3,8 @@
  *
  * Layers, each file using only those below it (tests/integration/
  * layers.test checks that no two files need each other):
- *   1. system calls, the ABI, descriptor identity, process-wide state:
- *      sys.h abi.h fdid.c process.c
+ *   1. system calls, atomics, the ABI, descriptor identity, process-wide
+ *      state: sys.h atomic.h abi.h fdid.c process.c
  *   2. shared memory: status.c (status pages, registration log), pool.c
  *      (buffer pools), clock.c (reads the control page)
  *   3. the transport, the one socket and its lock: transport.c
@@ -38,6 +38,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "abi.h"
+#include "atomic.h"
 
 #define ST_HIDDEN __attribute__((visibility("hidden")))
 
@@ -284,10 +285,5 @@ void st__init(void) ST_HIDDEN;
  * destructors (exported for it, init.c). */
 ST_API void st__process_exit(void);
 void st__writer_init(void) ST_HIDDEN;
-
-static inline void st__barrier(void)
-{
-	__asm__ __volatile__("" ::: "memory");
-}
 
 #endif /* ST_CORE_INTERNAL_H */
