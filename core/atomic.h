@@ -13,27 +13,31 @@
  * operation is ours, on the compiler's builtin with the exact order, and
  * the table says what liburcu's would do:
  *
- *   operation          order                  built on
- *   st_add_relaxed     atomic add, unordered  uatomic_add
- *   st_or_relaxed      atomic or, unordered   uatomic_or
- *   st_load_shared     none: volatile         _CMM_LOAD_SHARED
- *   st_store_shared    none: volatile         _CMM_STORE_SHARED
- *   st_barrier         compiler only          cmm_barrier
- *   st_load_relaxed    relaxed                ours (a)
- *   st_store_relaxed   relaxed                ours (a)
- *   st_load_acquire    acquire                ours (b)
- *   st_store_release   release                ours (b)
- *   st_load_seq_cst    seq_cst                ours (b)
- *   st_store_seq_cst   seq_cst                ours (b)
- *   st_cas_acquire     acquire                ours (c)
- *   st_cas_release     release                ours (c)
- *   st_cas_seq_cst     seq_cst                ours (c)
- *   st_xchg_relaxed    relaxed                ours (c)
- *   st_xchg_acquire    acquire                ours (c)
- *   st_xchg_release    release                ours (c)
- *   st_fence_release   release fence          ours (d)
- *   st_fence_full      full fence             ours (e)
- *   st_add_unlocked    none: one instruction  ours (f)
+ *   operation            order                   built on
+ *   st_add_relaxed       atomic add, unordered   uatomic_add
+ *   st_or_relaxed        atomic or, unordered    uatomic_or
+ *   st_load_shared       none: volatile          _CMM_LOAD_SHARED
+ *   st_store_shared      none: volatile          _CMM_STORE_SHARED
+ *   st_barrier           compiler only           cmm_barrier
+ *   st_load_relaxed      relaxed                 ours (a)
+ *   st_store_relaxed     relaxed                 ours (a)
+ *   st_load_acquire      acquire                 ours (b)
+ *   st_store_release     release                 ours (b)
+ *   st_load_seq_cst      seq_cst                 ours (b)
+ *   st_store_seq_cst     seq_cst                 ours (b)
+ *   st_cas_acquire       acquire                 ours (c)
+ *   st_cas_release       release                 ours (c)
+ *   st_cas_seq_cst       seq_cst                 ours (c)
+ *   st_cas_weak_relaxed  relaxed, may fail       ours (c)
+ *   st_xchg_relaxed      relaxed                 ours (c)
+ *   st_xchg_acquire      acquire                 ours (c)
+ *   st_xchg_release      release                 ours (c)
+ *   st_fetch_add_relaxed relaxed                 ours (c)
+ *   st_add_release       release                 ours (c)
+ *   st_sub_relaxed       relaxed                 ours (g)
+ *   st_fence_release     release fence           ours (d)
+ *   st_fence_full        full fence              ours (e)
+ *   st_add_unlocked      none: one instruction   ours (f)
  *
  * (a) CMM_LOAD_SHARED and CMM_STORE_SHARED are volatile accesses with a
  *     compiler barrier before the load, after the store (for caches that
@@ -47,14 +51,17 @@
  *     then cmm_smp_rmb() orders the load before later loads, not before
  *     later stores; cmm_smp_wmb() then CMM_STORE_SHARED orders earlier
  *     stores, not earlier loads; with cmm_smp_mb() they are full fences.
- * (c) uatomic_cmpxchg and uatomic_xchg are full barriers on both sides,
- *     and uatomic_cmpxchg returns the old value where these say whether
- *     they swapped (updating *expect otherwise, as the builtin does).
+ * (c) uatomic_cmpxchg, uatomic_xchg and uatomic_add_return are full
+ *     barriers on both sides (and cmm_smp_mb__before_uatomic_add() before
+ *     uatomic_add is one before it); uatomic_cmpxchg returns the old value
+ *     where these say whether they swapped (updating *expect otherwise, as
+ *     the builtin does), uatomic_add_return the new one.
  * (d) cmm_smp_wmb() orders earlier stores only, not earlier loads, and
  *     GCC 12 schedules the writer's slow path otherwise around it.
  * (e) cmm_smp_mb() is an mfence, which also orders non-temporal stores;
  *     GCC fences with a locked or.
  * (f) liburcu's adds are atomic (locked); this one is not, see below.
+ * (g) uatomic_sub adds -v: a lock addl $-1 where GCC subtracts 1.
  */
 #ifndef ST_CORE_ATOMIC_H
 #define ST_CORE_ATOMIC_H
@@ -109,10 +116,20 @@
 #define st_cas_seq_cst(p, expect, v) \
 	__atomic_compare_exchange_n((p), (expect), (v), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 
+/* A compare-and-swap that may fail spuriously, for a retry loop. */
+#define st_cas_weak_relaxed(p, expect, v) \
+	__atomic_compare_exchange_n((p), (expect), (v), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+
 /* Exchange: *p = v, returning what *p was. */
 #define st_xchg_relaxed(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define st_xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define st_xchg_release(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELEASE)
+
+/* *p += v, returning what *p was. */
+#define st_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+/* *p += v, after what was written before (the count of what it publishes). */
+#define st_add_release(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELEASE))
+#define st_sub_relaxed(p, v) ((void)__atomic_sub_fetch((p), (v), __ATOMIC_RELAXED))
 
 /* Earlier loads and stores before later stores. */
 #define st_fence_release() __atomic_thread_fence(__ATOMIC_RELEASE)
