@@ -147,8 +147,6 @@ struct st__pool {
 	struct st__writer *writers; /* nslots, process-private */
 };
 
-enum { ST_POOL_NONE = 0, ST_POOL_CREATING, ST_POOL_READY, ST_POOL_FAILED };
-
 /* Creates (once) the pool of session s from the control page; NULL if it
  * cannot exist now. Async-signal-safe, no lock. */
 struct st__pool *st__pool_get(uint32_t s) ST_HIDDEN;
@@ -159,8 +157,6 @@ struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_m
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
 void st__pools_forget(void) ST_HIDDEN;
-/* The pool of session s if it exists for the session's generation. */
-struct st__pool *st__pool_current(uint32_t s) ST_HIDDEN;
 
 /* ---- blocking sessions (block.c) ---- */
 

@@ -353,10 +353,3 @@ void st__pools_forget(void)
 		refs[s].failed_gen = 0;
 	}
 }
-
-struct st__pool *st__pool_current(uint32_t s)
-{
-	struct st__pool *p = st_load_acquire(&refs[s].pool);
-
-	return p && st__control && p->generation == st__control->session[s].generation ? p : NULL;
-}
