@@ -270,12 +270,31 @@ static inline uint64_t st_abi_slot_hdr_size(uint32_t sb_count)
 	return (n + ST_ABI_PAGE - 1) / ST_ABI_PAGE * ST_ABI_PAGE;
 }
 
-/* The layout of a pool, from a session's buffer configuration. */
+/*
+ * The layout of a pool, from a session's buffer configuration, the one
+ * definition both sides use: page 0 the pool header, then nslots slots of
+ * slot_size bytes, each its header area (hdr_size bytes: struct
+ * st_abi_slot and its sb_count struct st_abi_subbuf) followed by its data,
+ * sb_count sub-buffers of sb_size bytes.
+ */
 struct st_abi_geometry {
 	uint64_t hdr_size;  /* of a slot's header area */
 	uint64_t slot_size; /* of a slot: header area and sub-buffers */
 	uint64_t size;	    /* of the pool */
 };
+
+/* Where slot i begins, from the start of the pool. */
+static inline uint64_t st_abi_slot_offset(uint64_t slot_size, uint32_t i)
+{
+	return ST_ABI_PAGE + (uint64_t)i * slot_size;
+}
+
+/* Where sub-buffer idx begins, from the start of its slot's data (hdr_size
+ * bytes into the slot). */
+static inline uint64_t st_abi_subbuf_offset(uint32_t sb_size, uint32_t idx)
+{
+	return (uint64_t)idx * sb_size;
+}
 
 /* Checks a buffer configuration against the limits both sides enforce and
  * computes its layout; 0, or -1 when out of bounds. */
@@ -287,8 +306,8 @@ static inline int st_abi_geometry(uint32_t mode, uint32_t sb_size, uint32_t sb_c
 	    sb_count > ST_ABI_SB_COUNT_MAX || nslots < 1 || nslots > ST_ABI_SLOTS_MAX)
 		return -1;
 	g->hdr_size = st_abi_slot_hdr_size(sb_count);
-	g->slot_size = g->hdr_size + (uint64_t)sb_count * sb_size;
-	g->size = ST_ABI_PAGE + (uint64_t)nslots * g->slot_size;
+	g->slot_size = g->hdr_size + st_abi_subbuf_offset(sb_size, sb_count);
+	g->size = st_abi_slot_offset(g->slot_size, nslots);
 	return 0;
 }
 

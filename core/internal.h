@@ -129,17 +129,15 @@ extern __thread struct st__thread st__tls ST_HIDDEN __attribute__((tls_model("in
 
 struct st__pool {
 	struct st__fdid fd; /* until the daemon has the pool */
-	bool handed;	    /* the daemon has it (release store) */
-	uint8_t *base;
-	uint64_t size;
+	struct st_abi_geometry geo; /* its layout (abi.h) */
 	uint32_t session;
 	uint32_t generation;
 	uint32_t mode;
 	uint32_t sb_size;
 	uint32_t sb_count;
 	uint32_t nslots;
-	uint64_t slot_size;
-	uint64_t hdr_size;
+	bool handed;	    /* the daemon has it (release store) */
+	uint8_t *base;
 	uint32_t block_ms;	    /* --blocking (abi.h), 0 when not */
 	/* --blocking: 1 + the daemon's heartbeat when a wait found it gone
 	 * (block.c): no thread waits again until the heartbeat moves */

@@ -46,14 +46,13 @@ static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
 
 static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
 {
-	return (struct st_abi_slot *)(p->base + ST_ABI_PAGE + (uint64_t)i * p->slot_size);
+	return (struct st_abi_slot *)(p->base + st_abi_slot_offset(p->geo.slot_size, i));
 }
 
 /* Reads and validates the daemon's configuration of session s. */
 static int read_config(uint32_t s, struct st__pool *p)
 {
 	const struct st_abi_session *c = &st__control->session[s];
-	struct st_abi_geometry g;
 
 	p->session = s;
 	p->generation = st_load_shared(&c->generation);
@@ -65,11 +64,8 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->block_ms = p->mode == ST_MODE_DISCARD ? st_load_shared(&c->block_ms) : 0;
 	if (p->generation == 0)
 		return -ENOENT;
-	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &g) < 0)
+	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &p->geo) < 0)
 		return -EINVAL;
-	p->hdr_size = g.hdr_size;
-	p->slot_size = g.slot_size;
-	p->size = g.size;
 	return 0;
 }
 
@@ -88,10 +84,10 @@ static struct st__pool *pool_create(uint32_t s)
 	fd = st__sys2(SYS_memfd_create, "shimtrace-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return NULL;
-	if (st__sys2(SYS_ftruncate, fd, tmp.size) < 0 ||
+	if (st__sys2(SYS_ftruncate, fd, tmp.geo.size) < 0 ||
 	    st__sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail_fd;
-	tmp.base = st__mmap(NULL, tmp.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	tmp.base = st__mmap(NULL, tmp.geo.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (!tmp.base)
 		goto fail_fd;
 	/* The pool descriptor and the writers live in one private mapping. */
@@ -105,7 +101,7 @@ static struct st__pool *pool_create(uint32_t s)
 		struct st__writer *w = &p->writers[i];
 
 		w->slot = slot_at(p, i);
-		w->data = (uint8_t *)w->slot + p->hdr_size;
+		w->data = (uint8_t *)w->slot + p->geo.hdr_size;
 		w->sb_size = p->sb_size;
 		w->off = p->sb_size; /* the first write opens a sub-buffer */
 		w->pool = p;
@@ -122,8 +118,8 @@ static struct st__pool *pool_create(uint32_t s)
 	hdr->sb_size = p->sb_size;
 	hdr->sb_count = p->sb_count;
 	hdr->nslots = p->nslots;
-	hdr->slot_size = p->slot_size;
-	hdr->hdr_size = p->hdr_size;
+	hdr->slot_size = p->geo.slot_size;
+	hdr->hdr_size = p->geo.hdr_size;
 	if (st__fdid_take(&p->fd, (int)fd) < 0) {
 		st__munmap(p, wsize);
 		goto fail_map;
@@ -135,7 +131,7 @@ static struct st__pool *pool_create(uint32_t s)
 	return p;
 
 fail_map:
-	st__munmap(tmp.base, tmp.size);
+	st__munmap(tmp.base, tmp.geo.size);
 fail_fd:
 	st__close((int)fd);
 	return NULL;
@@ -201,10 +197,10 @@ static void populate(struct st__pool *p, uint32_t i)
 	if (w->populated)
 		return;
 	w->populated = true;
-	st__sys3(SYS_madvise, base, p->slot_size, MADV_POPULATE_WRITE);
-	for (uint64_t off = 0; off < p->hdr_size; off += ST_ABI_PAGE)
+	st__sys3(SYS_madvise, base, p->geo.slot_size, MADV_POPULATE_WRITE);
+	for (uint64_t off = 0; off < p->geo.hdr_size; off += ST_ABI_PAGE)
 		st_or_relaxed((uint32_t *)(base + off), 0);
-	for (uint64_t off = p->hdr_size; off < p->slot_size; off += ST_ABI_PAGE)
+	for (uint64_t off = p->geo.hdr_size; off < p->geo.slot_size; off += ST_ABI_PAGE)
 		st_store_shared(base + off, 0);
 }
 
@@ -344,7 +340,7 @@ void st__pools_forget(void)
 		 * untouched memory rather than a hole. The descriptor, if the
 		 * child inherited it, is the parent's offer, not the child's. */
 		if (p) {
-			st__mmap(p->base, p->size, PROT_READ | PROT_WRITE,
+			st__mmap(p->base, p->geo.size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 			st__fdid_close(&p->fd);
 		}

@@ -194,7 +194,7 @@ static void offer_pool(struct st__pool *p)
 		.hdr = { ST_MSG_POOL, sizeof(msg) },
 		.session = p->session,
 		.generation = p->generation,
-		.size = p->size,
+		.size = p->geo.size,
 	};
 
 	if (st_load_acquire(&p->handed))

@@ -123,7 +123,7 @@ static bool writer_switch(struct st__writer *w)
 	w->off = 0;
 	w->events = 0;
 	w->ctl = ctl;
-	w->sb = w->data + (next % n) * (uint64_t)w->sb_size;
+	w->sb = w->data + st_abi_subbuf_offset(w->sb_size, (uint32_t)(next % n));
 	w->tid = 0; /* a sub-buffer begins with a thread record */
 	return true;
 }
