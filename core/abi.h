@@ -129,6 +129,10 @@ struct st_abi_session {
 
 #define ST_ABI_BLOCK_FOREVER UINT32_MAX
 
+/* The period of the daemon's timer, which raises control.heartbeat in
+ * every process it serves (core/block.c judges a daemon gone by it). */
+#define ST_ABI_HEARTBEAT_MS 100
+
 struct st_abi_control {
 	uint32_t magic; /* ST_ABI_CONTROL_MAGIC, written by the process */
 	uint32_t version;
@@ -162,9 +166,9 @@ struct st_abi_control {
 	/* daemon-written: the generation of the pool of session s it holds;
 	 * the process may then close its descriptor */
 	uint32_t pool_taken[ST_ABI_MAX_SESSIONS];
-	/* daemon-written: a count the daemon raises on its timer (every 100
-	 * ms) while it serves this process; a writer waiting for room
-	 * (--blocking) stops waiting when it stands still too long */
+	/* daemon-written: a count the daemon raises on its timer (every
+	 * ST_ABI_HEARTBEAT_MS) while it serves this process; a writer waiting
+	 * for room (--blocking) stops waiting when it stands still too long */
 	uint64_t heartbeat;
 	/*
 	 * Buffer memory (ABI 2). A pool has `nslots` slots (the process's

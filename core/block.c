@@ -21,15 +21,16 @@
  *                  heartbeat moves
  *
  * The daemon is gone when its heartbeat (control.heartbeat, raised every
- * 100 ms while it serves the process; it counts only once the daemon has
- * taken the pool, control.pool_taken) has stood still for DEAD_MS and its
- * process has exited (a pidfd of control.daemon_pid says so, a zombie
- * too), or has stood still for STALE_MS whatever its process does (it
- * dropped this process, or it is stopped). A daemon that is only slow, on
- * a busy machine, still lives: its writers wait. (From another pid
- * namespace daemon_pid may name no process, or another: then the heartbeat
- * alone decides, after DEAD_MS or STALE_MS.) The control socket is not
- * looked at: a daemon may serve a process whose connection is closed.
+ * ST_ABI_HEARTBEAT_MS, 100 ms, while it serves the process; it counts only
+ * once the daemon has taken the pool, control.pool_taken) has stood still
+ * for DEAD_MS and its process has exited (a pidfd of control.daemon_pid
+ * says so, a zombie too), or has stood still for STALE_MS whatever its
+ * process does (it dropped this process, or it is stopped). A daemon that
+ * is only slow, on a busy machine, still lives: its writers wait. (From
+ * another pid namespace daemon_pid may name no process, or another: then
+ * the heartbeat alone decides, after DEAD_MS or STALE_MS.) The control
+ * socket is not looked at: a daemon may serve a process whose connection
+ * is closed.
  *
  * A slice that ends with nothing changed repeats the sub-buffer notice, in
  * case the one sent at the close did not go (the connection lock busy, the
@@ -57,6 +58,11 @@
 #define SLICE_MS 20
 #define DEAD_MS 2000
 #define STALE_MS 10000
+
+/* A heartbeat that stood still for DEAD_MS missed many beats, not one
+ * late beat of a busy daemon. */
+_Static_assert(DEAD_MS >= 10 * ST_ABI_HEARTBEAT_MS,
+	       "a daemon is judged gone after ten missed heartbeats at least");
 
 static uint64_t now_ms(void)
 {

@@ -148,7 +148,8 @@ static int listen_on(struct st_daemon *d, char *err, size_t errlen)
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
 		   size_t errlen)
 {
-	struct itimerspec it = { { 0, 100000000 }, { 0, 100000000 } };
+	struct itimerspec it = { { 0, ST_ABI_HEARTBEAT_MS * 1000000L },
+				 { 0, ST_ABI_HEARTBEAT_MS * 1000000L } };
 	struct rlimit rl;
 	sigset_t set;
 	int ret;
