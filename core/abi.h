@@ -19,10 +19,11 @@
  * consumer: the daemon). Sequence numbers s = 0, 1, 2, ... name the
  * successive sub-buffers; s lives in sb[s % sb_count].
  *
- *   producer opens s    sb.commit = 0, sb.closed = 0, sb.tid; then
- *                       store-release sb.seq = s + 1
+ *   producer opens s    sb.commit = 0, sb.events = 0, sb.closed = 0; then
+ *                       store-release sb.seq = s + 1; its first record is
+ *                       a thread record (below)
  *   producer writes     record bytes, then store-release sb.commit = end
- *   producer closes s   sb.events; store-release sb.closed = 1
+ *   producer closes s   sb.events, sb.lost; store-release sb.closed = 1
  *   consumer reads s    when sb.seq == s + 1: bytes [read, sb.commit); once
  *                       sb.closed, all of it, then store-release
  *                       slot.rseq = s + 1 (discard mode only)
@@ -145,14 +146,16 @@ struct st_abi_control {
 	uint64_t lost_no_buffer[ST_ABI_MAX_SESSIONS];
 	/* process-written: bytes of the registration log (release store) */
 	uint64_t reglog_len;
-	/* daemon-written: the daemon that controls this process, and the
-	 * socket a process it found on its own (not connected) connects to
-	 * on its first enabled event; "" for none */
+	/* daemon-written: the daemon that controls this process (0: none) */
 	int32_t daemon_pid;
 	/* process-written: how many times it stopped waiting for READY (the
 	 * daemon did not answer a SYNC within SHIMTRACE_TIMEOUT_MS): what it
 	 * registered then was enabled late, its first events unrecorded */
 	uint32_t late_answers;
+	/* daemon-written: the socket of a daemon that found this process on
+	 * its own (not connected), which the process connects to at its next
+	 * registration (a dlopen, a provider; never on the event path); ""
+	 * for none */
 	char attach_path[108];
 	/* process-written: the socket of the one daemon it chose
 	 * ($SHIMTRACE_RUNDIR), which alone may adopt it; "" for any of its
@@ -388,8 +391,9 @@ struct st_abi_provider_gone {
 /*
  * ST_MSG_MAPS: the process's mappings changed (or are first reported). The
  * daemon reads /proc/PID/maps and the ELF files itself and writes the
- * statedump events with timestamp `ts`; the process sends a SYNC after it
- * and waits, so the mappings are still there when the daemon looks.
+ * statedump events with the time in its trace's clock (ts_tsc or
+ * ts_mono); the process sends a SYNC after it and waits, so the mappings
+ * are still there when the daemon looks.
  */
 enum st_abi_maps_kind {
 	ST_MAPS_STATEDUMP = 1, /* registration: every loaded object */

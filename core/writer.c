@@ -11,19 +11,21 @@
  * Slow path (first event of a thread, full sub-buffer, session recreated):
  * claim a ring buffer from the session's pool, close the full sub-buffer and
  * open the next, and write the thread record that begins each sub-buffer
- * and each new owner's records. It may make system calls (pool creation,
- * the sub-buffer notification); it saves and restores errno. In a blocking
- * session (--blocking) a full buffer waits there for the consumer
- * (block.c): the one wait of the event path, and only when the user asked
- * for it.
+ * and each new owner's records. It makes system calls (pool creation and
+ * mapping, a claimed buffer made resident, tgkill's signal 0 to find a
+ * dead owner's buffer, the pool or the sub-buffer notice sent when the
+ * connection lock is free: pool.c, registration.c) and takes try-locks
+ * only; it saves and restores errno. In a blocking session (--blocking) a
+ * full buffer waits there for the consumer (block.c): the one wait of the
+ * event path, and only when the user asked for it.
  *
- * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
- * to the slot's own cache line), and between the two the writer reads the
- * session's enable bit again. The daemon stopping a session clears the
- * bits, then runs membarrier(MEMBARRIER_CMD_GLOBAL), which puts a full
- * barrier in every running thread: afterwards a writer either sees the
- * bit clear (and writes nothing) or had already set `writing`, which the
- * daemon waits to see back at 0 before its final drain. No fence here.
+ * Stop: each record is bracketed by slot->writing = 1 ... 0 (a relaxed and
+ * a release store: plain moves on x86-64), and between the two the writer
+ * reads the session's enable bit again. The daemon stopping a session
+ * clears the bits, then runs membarrier(MEMBARRIER_CMD_GLOBAL), which puts
+ * a full barrier in every running thread: afterwards a writer either sees
+ * the bit clear (and writes nothing) or had already set `writing`, which
+ * the daemon waits to see back at 0 before its final drain. No fence here.
  *
  * Reentrancy: st__tls.busy is 1 while an event is written and 2 while tracer
  * code runs. A tracepoint hit meanwhile (a signal handler interrupting a
