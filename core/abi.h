@@ -19,10 +19,11 @@
  * consumer: the daemon). Sequence numbers s = 0, 1, 2, ... name the
  * successive sub-buffers; s lives in sb[s % sb_count].
  *
- *   producer opens s    sb.commit = 0, sb.closed = 0, sb.tid; then
- *                       store-release sb.seq = s + 1
+ *   producer opens s    sb.commit = 0, sb.events = 0, sb.closed = 0; then
+ *                       store-release sb.seq = s + 1; its first record is
+ *                       a thread record (below)
  *   producer writes     record bytes, then store-release sb.commit = end
- *   producer closes s   sb.events; store-release sb.closed = 1
+ *   producer closes s   sb.events, sb.lost; store-release sb.closed = 1
  *   consumer reads s    when sb.seq == s + 1: bytes [read, sb.commit); once
  *                       sb.closed, all of it, then store-release
  *                       slot.rseq = s + 1 (discard mode only)
@@ -129,6 +130,10 @@ struct st_abi_session {
 
 #define ST_ABI_BLOCK_FOREVER UINT32_MAX
 
+/* The period of the daemon's timer, which raises control.heartbeat in
+ * every process it serves (core/block.c judges a daemon gone by it). */
+#define ST_ABI_HEARTBEAT_MS 100
+
 struct st_abi_control {
 	uint32_t magic; /* ST_ABI_CONTROL_MAGIC, written by the process */
 	uint32_t version;
@@ -141,14 +146,16 @@ struct st_abi_control {
 	uint64_t lost_no_buffer[ST_ABI_MAX_SESSIONS];
 	/* process-written: bytes of the registration log (release store) */
 	uint64_t reglog_len;
-	/* daemon-written: the daemon that controls this process, and the
-	 * socket a process it found on its own (not connected) connects to
-	 * on its first enabled event; "" for none */
+	/* daemon-written: the daemon that controls this process (0: none) */
 	int32_t daemon_pid;
 	/* process-written: how many times it stopped waiting for READY (the
 	 * daemon did not answer a SYNC within SHIMTRACE_TIMEOUT_MS): what it
 	 * registered then was enabled late, its first events unrecorded */
 	uint32_t late_answers;
+	/* daemon-written: the socket of a daemon that found this process on
+	 * its own (not connected), which the process connects to at its next
+	 * registration (a dlopen, a provider; never on the event path); ""
+	 * for none */
 	char attach_path[108];
 	/* process-written: the socket of the one daemon it chose
 	 * ($SHIMTRACE_RUNDIR), which alone may adopt it; "" for any of its
@@ -162,9 +169,9 @@ struct st_abi_control {
 	/* daemon-written: the generation of the pool of session s it holds;
 	 * the process may then close its descriptor */
 	uint32_t pool_taken[ST_ABI_MAX_SESSIONS];
-	/* daemon-written: a count the daemon raises on its timer (every 100
-	 * ms) while it serves this process; a writer waiting for room
-	 * (--blocking) stops waiting when it stands still too long */
+	/* daemon-written: a count the daemon raises on its timer (every
+	 * ST_ABI_HEARTBEAT_MS) while it serves this process; a writer waiting
+	 * for room (--blocking) stops waiting when it stands still too long */
 	uint64_t heartbeat;
 	/*
 	 * Buffer memory (ABI 2). A pool has `nslots` slots (the process's
@@ -270,12 +277,31 @@ static inline uint64_t st_abi_slot_hdr_size(uint32_t sb_count)
 	return (n + ST_ABI_PAGE - 1) / ST_ABI_PAGE * ST_ABI_PAGE;
 }
 
-/* The layout of a pool, from a session's buffer configuration. */
+/*
+ * The layout of a pool, from a session's buffer configuration, the one
+ * definition both sides use: page 0 the pool header, then nslots slots of
+ * slot_size bytes, each its header area (hdr_size bytes: struct
+ * st_abi_slot and its sb_count struct st_abi_subbuf) followed by its data,
+ * sb_count sub-buffers of sb_size bytes.
+ */
 struct st_abi_geometry {
 	uint64_t hdr_size;  /* of a slot's header area */
 	uint64_t slot_size; /* of a slot: header area and sub-buffers */
 	uint64_t size;	    /* of the pool */
 };
+
+/* Where slot i begins, from the start of the pool. */
+static inline uint64_t st_abi_slot_offset(uint64_t slot_size, uint32_t i)
+{
+	return ST_ABI_PAGE + (uint64_t)i * slot_size;
+}
+
+/* Where sub-buffer idx begins, from the start of its slot's data (hdr_size
+ * bytes into the slot). */
+static inline uint64_t st_abi_subbuf_offset(uint32_t sb_size, uint32_t idx)
+{
+	return (uint64_t)idx * sb_size;
+}
 
 /* Checks a buffer configuration against the limits both sides enforce and
  * computes its layout; 0, or -1 when out of bounds. */
@@ -287,8 +313,8 @@ static inline int st_abi_geometry(uint32_t mode, uint32_t sb_size, uint32_t sb_c
 	    sb_count > ST_ABI_SB_COUNT_MAX || nslots < 1 || nslots > ST_ABI_SLOTS_MAX)
 		return -1;
 	g->hdr_size = st_abi_slot_hdr_size(sb_count);
-	g->slot_size = g->hdr_size + (uint64_t)sb_count * sb_size;
-	g->size = ST_ABI_PAGE + (uint64_t)nslots * g->slot_size;
+	g->slot_size = g->hdr_size + st_abi_subbuf_offset(sb_size, sb_count);
+	g->size = st_abi_slot_offset(g->slot_size, nslots);
 	return 0;
 }
 
@@ -365,8 +391,9 @@ struct st_abi_provider_gone {
 /*
  * ST_MSG_MAPS: the process's mappings changed (or are first reported). The
  * daemon reads /proc/PID/maps and the ELF files itself and writes the
- * statedump events with timestamp `ts`; the process sends a SYNC after it
- * and waits, so the mappings are still there when the daemon looks.
+ * statedump events with the time in its trace's clock (ts_tsc or
+ * ts_mono); the process sends a SYNC after it and waits, so the mappings
+ * are still there when the daemon looks.
  */
 enum st_abi_maps_kind {
 	ST_MAPS_STATEDUMP = 1, /* registration: every loaded object */

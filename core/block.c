@@ -21,15 +21,16 @@
  *                  heartbeat moves
  *
  * The daemon is gone when its heartbeat (control.heartbeat, raised every
- * 100 ms while it serves the process; it counts only once the daemon has
- * taken the pool, control.pool_taken) has stood still for DEAD_MS and its
- * process has exited (a pidfd of control.daemon_pid says so, a zombie
- * too), or has stood still for STALE_MS whatever its process does (it
- * dropped this process, or it is stopped). A daemon that is only slow, on
- * a busy machine, still lives: its writers wait. (From another pid
- * namespace daemon_pid may name no process, or another: then the heartbeat
- * alone decides, after DEAD_MS or STALE_MS.) The control socket is not
- * looked at: a daemon may serve a process whose connection is closed.
+ * ST_ABI_HEARTBEAT_MS, 100 ms, while it serves the process; it counts only
+ * once the daemon has taken the pool, control.pool_taken) has stood still
+ * for DEAD_MS and its process has exited (a pidfd of control.daemon_pid
+ * says so, a zombie too), or has stood still for STALE_MS whatever its
+ * process does (it dropped this process, or it is stopped). A daemon that
+ * is only slow, on a busy machine, still lives: its writers wait. (From
+ * another pid namespace daemon_pid may name no process, or another: then
+ * the heartbeat alone decides, after DEAD_MS or STALE_MS.) The control
+ * socket is not looked at: a daemon may serve a process whose connection
+ * is closed.
  *
  * A slice that ends with nothing changed repeats the sub-buffer notice, in
  * case the one sent at the close did not go (the connection lock busy, the
@@ -58,6 +59,11 @@
 #define DEAD_MS 2000
 #define STALE_MS 10000
 
+/* A heartbeat that stood still for DEAD_MS missed many beats, not one
+ * late beat of a busy daemon. */
+_Static_assert(DEAD_MS >= 10 * ST_ABI_HEARTBEAT_MS,
+	       "a daemon is judged gone after ten missed heartbeats at least");
+
 static uint64_t now_ms(void)
 {
 	return st__clock_monotonic() / 1000000u;
@@ -66,7 +72,7 @@ static uint64_t now_ms(void)
 /* Whether the daemon's process has exited, as far as this process can see. */
 static bool daemon_exited(void)
 {
-	int32_t pid = __atomic_load_n(&st__control->daemon_pid, __ATOMIC_RELAXED);
+	int32_t pid = st_load_relaxed(&st__control->daemon_pid);
 	struct pollfd p = { .events = POLLIN };
 	long fd;
 	bool exited;
@@ -90,14 +96,13 @@ struct beat {
 
 static uint64_t heartbeat(void)
 {
-	return __atomic_load_n(&st__control->heartbeat, __ATOMIC_RELAXED);
+	return st_load_relaxed(&st__control->heartbeat);
 }
 
 /* Whether the daemon has mapped pool p (it says so in the control page). */
 static bool pool_taken(const struct st__pool *p)
 {
-	return __atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) ==
-	       p->generation;
+	return st_load_acquire(&st__control->pool_taken[p->session]) == p->generation;
 }
 
 static bool daemon_gone(struct beat *b, const struct st__pool *p, uint64_t now)
@@ -131,7 +136,7 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 	struct beat b = { heartbeat(), start };
 	enum st__wait ret;
 
-	uint64_t unserved = __atomic_load_n(&p->unserved, __ATOMIC_RELAXED);
+	uint64_t unserved = st_load_relaxed(&p->unserved);
 
 	/* (found gone before: waits again once the heartbeat moved on with
 	 * the pool taken) */
@@ -145,15 +150,15 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 		/* Announce the wait, then look (see core/abi.h): either the
 		 * consumer sees `waiting` after its store of rseq, or we see
 		 * its new rseq here and do not sleep. */
-		__atomic_store_n(&slot->waiting, 1, __ATOMIC_SEQ_CST);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		rseq = __atomic_load_n(&slot->rseq, __ATOMIC_ACQUIRE);
+		st_store_seq_cst(&slot->waiting, 1);
+		st_fence_full();
+		rseq = st_load_acquire(&slot->rseq);
 		if (room(w, rseq)) {
 			ret = ST_WAIT_ROOM;
 			break;
 		}
-		if (__atomic_load_n(w->live_generation, __ATOMIC_ACQUIRE) != w->generation ||
-		    !(__atomic_load_n(enabled, __ATOMIC_RELAXED) & bit)) {
+		if (st_load_acquire(w->live_generation) != w->generation ||
+		    !(st_load_relaxed(enabled) & bit)) {
 			ret = ST_WAIT_ENDED;
 			break;
 		}
@@ -168,7 +173,7 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 				slice.tv_nsec = (long)(p->block_ms - (now - start)) * 1000000L;
 		}
 		if (daemon_gone(&b, p, now)) {
-			__atomic_store_n(&p->unserved, 1 + b.value, __ATOMIC_RELAXED);
+			st_store_relaxed(&p->unserved, 1 + b.value);
 			ret = ST_WAIT_LOST;
 			break;
 		}
@@ -180,6 +185,6 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 			st__reg_subbuf_ready(p->session, w->index);
 		}
 	}
-	__atomic_store_n(&slot->waiting, 0, __ATOMIC_RELAXED);
+	st_store_relaxed(&slot->waiting, 0);
 	return ret;
 }

@@ -15,11 +15,11 @@ static uint32_t ns_shift;
 
 void st__clock_configure(void)
 {
-	const volatile struct st_abi_control *c = st__control;
-	uint32_t shift = c->ns_shift;
-	uint64_t mult = c->ns_mult;
+	const struct st_abi_control *c = st__control;
+	uint32_t shift = st_load_shared(&c->ns_shift);
+	uint64_t mult = st_load_shared(&c->ns_mult);
 
-	if (c->clock == ST_CLOCK_TSC && mult != 0 && shift < 64) {
+	if (st_load_shared(&c->clock) == ST_CLOCK_TSC && mult != 0 && shift < 64) {
 		ns_mult = mult;
 		ns_shift = shift;
 		st__clock_tsc = 1;

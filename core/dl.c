@@ -43,8 +43,8 @@ void st__dl_baseline(void)
 	uint64_t c[2] = { 0, 0 };
 
 	dl_iterate_phdr(read_counters, c);
-	__atomic_store_n(&last_adds, c[0], __ATOMIC_RELAXED);
-	__atomic_store_n(&last_subs, c[1], __ATOMIC_RELAXED);
+	st_store_relaxed(&last_adds, c[0]);
+	st_store_relaxed(&last_subs, c[1]);
 }
 
 /* ts: when the change began (before a dlopen), or 0 for now. */
@@ -60,10 +60,9 @@ static void report(uint32_t kind, const uint64_t *ts)
 	st__tls.busy = 2;
 	/* (before the connection lock: the loader's locks come first) */
 	dl_iterate_phdr(read_counters, c);
-	if (c[0] != __atomic_load_n(&last_adds, __ATOMIC_RELAXED) ||
-	    c[1] != __atomic_load_n(&last_subs, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&last_adds, c[0], __ATOMIC_RELAXED);
-		__atomic_store_n(&last_subs, c[1], __ATOMIC_RELAXED);
+	if (c[0] != st_load_relaxed(&last_adds) || c[1] != st_load_relaxed(&last_subs)) {
+		st_store_relaxed(&last_adds, c[0]);
+		st_store_relaxed(&last_subs, c[1]);
 		if (!ts) {
 			st__reg_now(&now[0], &now[1]);
 			ts = now;

@@ -109,7 +109,7 @@ static bool mark_exit(void)
 	if (st__live->pid == 0 || st__live->pid != st__getpid())
 		return false;
 	if (st__control)
-		__atomic_store_n(&st__control->exited, 1, __ATOMIC_RELEASE);
+		st_store_release(&st__control->exited, 1);
 	return true;
 }
 

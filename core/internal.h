@@ -3,8 +3,8 @@
  *
  * Layers, each file using only those below it (tests/integration/
  * layers.test checks that no two files need each other):
- *   1. system calls, the ABI, descriptor identity, process-wide state:
- *      sys.h abi.h fdid.c process.c
+ *   1. system calls, atomics, the ABI, descriptor identity, process-wide
+ *      state: sys.h atomic.h abi.h fdid.c process.c
  *   2. shared memory: status.c (status pages, registration log), pool.c
  *      (buffer pools), clock.c (reads the control page)
  *   3. the transport, the one socket and its lock: transport.c
@@ -38,6 +38,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "abi.h"
+#include "atomic.h"
 
 #define ST_HIDDEN __attribute__((visibility("hidden")))
 
@@ -128,25 +129,21 @@ extern __thread struct st__thread st__tls ST_HIDDEN __attribute__((tls_model("in
 
 struct st__pool {
 	struct st__fdid fd; /* until the daemon has the pool */
-	bool handed;	    /* the daemon has it (release store) */
-	uint8_t *base;
-	uint64_t size;
+	struct st_abi_geometry geo; /* its layout (abi.h) */
 	uint32_t session;
 	uint32_t generation;
 	uint32_t mode;
 	uint32_t sb_size;
 	uint32_t sb_count;
 	uint32_t nslots;
-	uint64_t slot_size;
-	uint64_t hdr_size;
+	bool handed;	    /* the daemon has it (release store) */
+	uint8_t *base;
 	uint32_t block_ms;	    /* --blocking (abi.h), 0 when not */
 	/* --blocking: 1 + the daemon's heartbeat when a wait found it gone
 	 * (block.c): no thread waits again until the heartbeat moves */
 	uint64_t unserved;
 	struct st__writer *writers; /* nslots, process-private */
 };
-
-enum { ST_POOL_NONE = 0, ST_POOL_CREATING, ST_POOL_READY, ST_POOL_FAILED };
 
 /* Creates (once) the pool of session s from the control page; NULL if it
  * cannot exist now. Async-signal-safe, no lock. */
@@ -158,8 +155,6 @@ struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_m
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
 void st__pools_forget(void) ST_HIDDEN;
-/* The pool of session s if it exists for the session's generation. */
-struct st__pool *st__pool_current(uint32_t s) ST_HIDDEN;
 
 /* ---- blocking sessions (block.c) ---- */
 
@@ -284,10 +279,5 @@ void st__init(void) ST_HIDDEN;
  * destructors (exported for it, init.c). */
 ST_API void st__process_exit(void);
 void st__writer_init(void) ST_HIDDEN;
-
-static inline void st__barrier(void)
-{
-	__asm__ __volatile__("" ::: "memory");
-}
 
 #endif /* ST_CORE_INTERNAL_H */

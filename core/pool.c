@@ -46,30 +46,26 @@ static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
 
 static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
 {
-	return (struct st_abi_slot *)(p->base + ST_ABI_PAGE + (uint64_t)i * p->slot_size);
+	return (struct st_abi_slot *)(p->base + st_abi_slot_offset(p->geo.slot_size, i));
 }
 
 /* Reads and validates the daemon's configuration of session s. */
 static int read_config(uint32_t s, struct st__pool *p)
 {
-	const volatile struct st_abi_session *c = &st__control->session[s];
-	struct st_abi_geometry g;
+	const struct st_abi_session *c = &st__control->session[s];
 
 	p->session = s;
-	p->generation = c->generation;
-	p->mode = c->mode;
-	p->sb_size = c->sb_size;
-	p->sb_count = c->sb_count;
-	p->nslots = c->nslots;
+	p->generation = st_load_shared(&c->generation);
+	p->mode = st_load_shared(&c->mode);
+	p->sb_size = st_load_shared(&c->sb_size);
+	p->sb_count = st_load_shared(&c->sb_count);
+	p->nslots = st_load_shared(&c->nslots);
 	/* (a blocking overwrite session would be the daemon's mistake) */
-	p->block_ms = p->mode == ST_MODE_DISCARD ? c->block_ms : 0;
+	p->block_ms = p->mode == ST_MODE_DISCARD ? st_load_shared(&c->block_ms) : 0;
 	if (p->generation == 0)
 		return -ENOENT;
-	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &g) < 0)
+	if (st_abi_geometry(p->mode, p->sb_size, p->sb_count, p->nslots, &p->geo) < 0)
 		return -EINVAL;
-	p->hdr_size = g.hdr_size;
-	p->slot_size = g.slot_size;
-	p->size = g.size;
 	return 0;
 }
 
@@ -88,10 +84,10 @@ static struct st__pool *pool_create(uint32_t s)
 	fd = st__sys2(SYS_memfd_create, "shimtrace-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return NULL;
-	if (st__sys2(SYS_ftruncate, fd, tmp.size) < 0 ||
+	if (st__sys2(SYS_ftruncate, fd, tmp.geo.size) < 0 ||
 	    st__sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail_fd;
-	tmp.base = st__mmap(NULL, tmp.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	tmp.base = st__mmap(NULL, tmp.geo.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (!tmp.base)
 		goto fail_fd;
 	/* The pool descriptor and the writers live in one private mapping. */
@@ -105,7 +101,7 @@ static struct st__pool *pool_create(uint32_t s)
 		struct st__writer *w = &p->writers[i];
 
 		w->slot = slot_at(p, i);
-		w->data = (uint8_t *)w->slot + p->hdr_size;
+		w->data = (uint8_t *)w->slot + p->geo.hdr_size;
 		w->sb_size = p->sb_size;
 		w->off = p->sb_size; /* the first write opens a sub-buffer */
 		w->pool = p;
@@ -122,22 +118,20 @@ static struct st__pool *pool_create(uint32_t s)
 	hdr->sb_size = p->sb_size;
 	hdr->sb_count = p->sb_count;
 	hdr->nslots = p->nslots;
-	hdr->slot_size = p->slot_size;
-	hdr->hdr_size = p->hdr_size;
+	hdr->slot_size = p->geo.slot_size;
+	hdr->hdr_size = p->geo.hdr_size;
 	if (st__fdid_take(&p->fd, (int)fd) < 0) {
 		st__munmap(p, wsize);
 		goto fail_map;
 	}
 	/* No slot of the new pool is claimed (a fork child may have counted
 	 * one of its parent's, finishing a claim a signal handler interrupted). */
-	__atomic_store_n(&st__control->slots_claimed[s], (uint64_t)p->generation << 32,
-			 __ATOMIC_SEQ_CST);
-	__atomic_store_n(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd,
-			 __ATOMIC_RELEASE);
+	st_store_seq_cst(&st__control->slots_claimed[s], (uint64_t)p->generation << 32);
+	st_store_release(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd);
 	return p;
 
 fail_map:
-	st__munmap(tmp.base, tmp.size);
+	st__munmap(tmp.base, tmp.geo.size);
 fail_fd:
 	st__close((int)fd);
 	return NULL;
@@ -146,34 +140,33 @@ fail_fd:
 struct st__pool *st__pool_get(uint32_t s)
 {
 	struct pool_ref *r = &refs[s];
-	struct st__pool *p = __atomic_load_n(&r->pool, __ATOMIC_ACQUIRE);
+	struct st__pool *p = st_load_acquire(&r->pool);
 	uint32_t gen, unlocked = 0;
 
 	if (!st__control)
 		return NULL;
-	gen = __atomic_load_n(&st__control->session[s].generation, __ATOMIC_ACQUIRE);
+	gen = st_load_acquire(&st__control->session[s].generation);
 	if (p && p->generation == gen)
 		return p;
 	if (gen == 0 || r->failed_gen == gen)
 		return NULL;
 	/* One creator; a thread that loses the race drops its event (counted
 	 * by the caller) rather than wait: this may run in a signal handler. */
-	if (!__atomic_compare_exchange_n(&r->lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
+	if (!st_cas_acquire(&r->lock, &unlocked, 1))
 		return NULL;
-	p = __atomic_load_n(&r->pool, __ATOMIC_ACQUIRE);
+	p = st_load_acquire(&r->pool);
 	if (!p || p->generation != gen) {
 		p = pool_create(s);
 		if (p) {
 			/* The daemon's clock: a daemon that found this process
 			 * running wrote it, nobody told the process. */
 			st__clock_configure();
-			__atomic_store_n(&r->pool, p, __ATOMIC_RELEASE);
+			st_store_release(&r->pool, p);
 		}
 		else
 			r->failed_gen = gen;
 	}
-	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+	st_store_release(&r->lock, 0);
 	return p && p->generation == gen ? p : NULL;
 }
 
@@ -204,11 +197,11 @@ static void populate(struct st__pool *p, uint32_t i)
 	if (w->populated)
 		return;
 	w->populated = true;
-	st__sys3(SYS_madvise, base, p->slot_size, MADV_POPULATE_WRITE);
-	for (uint64_t off = 0; off < p->hdr_size; off += ST_ABI_PAGE)
-		__atomic_fetch_or((uint32_t *)(base + off), 0, __ATOMIC_RELAXED);
-	for (uint64_t off = p->hdr_size; off < p->slot_size; off += ST_ABI_PAGE)
-		*(volatile uint8_t *)(base + off) = 0;
+	st__sys3(SYS_madvise, base, p->geo.slot_size, MADV_POPULATE_WRITE);
+	for (uint64_t off = 0; off < p->geo.hdr_size; off += ST_ABI_PAGE)
+		st_or_relaxed((uint32_t *)(base + off), 0);
+	for (uint64_t off = p->geo.hdr_size; off < p->geo.slot_size; off += ST_ABI_PAGE)
+		st_store_shared(base + off, 0);
 }
 
 /*
@@ -219,7 +212,7 @@ static void populate(struct st__pool *p, uint32_t i)
 static uint32_t claimed(const struct st__pool *p)
 {
 	struct st_abi_control *ctl = st__control;
-	uint64_t c = ctl ? __atomic_load_n(&ctl->slots_claimed[p->session], __ATOMIC_SEQ_CST) : 0;
+	uint64_t c = ctl ? st_load_seq_cst(&ctl->slots_claimed[p->session]) : 0;
 
 	return (uint32_t)(c >> 32) == p->generation ? (uint32_t)c : 0;
 }
@@ -238,15 +231,14 @@ static bool grant_covers(struct st__pool *p, uint32_t i)
 	if (!ctl)
 		return true; /* (see claimed()) */
 	c = &ctl->slots_claimed[p->session];
-	old = __atomic_load_n(c, __ATOMIC_SEQ_CST);
+	old = st_load_seq_cst(c);
 	while (old >> 32 != p->generation || (uint32_t)old <= i)
-		if (__atomic_compare_exchange_n(c, &old, tag | (i + 1), false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
+		if (st_cas_seq_cst(c, &old, tag | (i + 1)))
 			break;
-	if (i < __atomic_load_n(&ctl->slots_allowed[p->session], __ATOMIC_SEQ_CST))
+	if (i < st_load_seq_cst(&ctl->slots_allowed[p->session]))
 		return true;
 	old = tag | (i + 1);
-	__atomic_compare_exchange_n(c, &old, tag | i, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	st_cas_seq_cst(c, &old, tag | i);
 	return false;
 }
 
@@ -254,17 +246,15 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 {
 	struct st_abi_slot *slot = slot_at(p, i);
 	struct st_abi_pool *hdr = (struct st_abi_pool *)p->base;
-	uint32_t used = __atomic_load_n(&hdr->slots_used, __ATOMIC_RELAXED);
+	uint32_t used = st_load_relaxed(&hdr->slots_used);
 
-	if (!__atomic_compare_exchange_n(&slot->owner, &expect, (uint32_t)tid, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!st_cas_acquire(&slot->owner, &expect, (uint32_t)tid))
 		return NULL;
 	if (i >= claimed(p) && !grant_covers(p, i)) {
-		__atomic_store_n(&slot->owner, 0, __ATOMIC_RELEASE);
+		st_store_release(&slot->owner, 0);
 		return NULL;
 	}
-	while (used <= i && !__atomic_compare_exchange_n(&hdr->slots_used, &used, i + 1, false,
-							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	while (used <= i && !st_cas_release(&hdr->slots_used, &used, i + 1))
 		;
 	populate(p, i);
 	return &p->writers[i];
@@ -275,7 +265,7 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 static bool beyond_grant(const struct st__pool *p, uint32_t i, uint32_t used)
 {
 	return st__control && i >= used &&
-	       i >= __atomic_load_n(&st__control->slots_allowed[p->session], __ATOMIC_RELAXED);
+	       i >= st_load_relaxed(&st__control->slots_allowed[p->session]);
 }
 
 /*
@@ -291,7 +281,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 	int32_t pid = st__live->pid;
 
 	for (uint32_t i = 0; i < n; i++) {
-		bool owned = __atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED) != 0;
+		bool owned = st_load_relaxed(&slot_at(p, i)->owner) != 0;
 		/* A slot never claimed before this search and beyond the grant:
 		 * an owner there only tries it (take() gives it back at once),
 		 * so it is as good as free, and beyond the grant: the thread
@@ -313,7 +303,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 	}
 	/* No free slot: take over one whose owner thread no longer exists. */
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t owner = __atomic_load_n(&slot_at(p, i)->owner, __ATOMIC_RELAXED);
+		uint32_t owner = st_load_relaxed(&slot_at(p, i)->owner);
 		struct st__writer *w;
 
 		if (owner == 0 || st__sys3(SYS_tgkill, pid, owner, 0) != -ESRCH)
@@ -336,7 +326,7 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
  */
 void st__writer_release(struct st__writer *w)
 {
-	__atomic_store_n(&w->slot->owner, 0, __ATOMIC_RELEASE);
+	st_store_release(&w->slot->owner, 0);
 }
 
 void st__pools_forget(void)
@@ -350,7 +340,7 @@ void st__pools_forget(void)
 		 * untouched memory rather than a hole. The descriptor, if the
 		 * child inherited it, is the parent's offer, not the child's. */
 		if (p) {
-			st__mmap(p->base, p->size, PROT_READ | PROT_WRITE,
+			st__mmap(p->base, p->geo.size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 			st__fdid_close(&p->fd);
 		}
@@ -358,11 +348,4 @@ void st__pools_forget(void)
 		refs[s].lock = 0;
 		refs[s].failed_gen = 0;
 	}
-}
-
-struct st__pool *st__pool_current(uint32_t s)
-{
-	struct st__pool *p = __atomic_load_n(&refs[s].pool, __ATOMIC_ACQUIRE);
-
-	return p && st__control && p->generation == st__control->session[s].generation ? p : NULL;
 }

@@ -14,7 +14,7 @@ __thread struct st__thread st__tls __attribute__((tls_model("initial-exec")));
 
 void st__warn_once(int *once, const char *msg)
 {
-	if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
+	if (st_xchg_relaxed(once, 1))
 		return;
 	st__sys3(SYS_write, 2, msg, strlen(msg));
 	st__sys3(SYS_write, 2, "\n", 1);

@@ -130,8 +130,7 @@ static int sync_now(void)
 		acked = m.seq;
 	/* (the daemon says so: what it enables for this comes late) */
 	if (ret == -ETIMEDOUT && st__control)
-		__atomic_store_n(&st__control->late_answers, st__control->late_answers + 1,
-				 __ATOMIC_RELAXED);
+		st_store_relaxed(&st__control->late_answers, st__control->late_answers + 1);
 	return ret;
 }
 
@@ -195,18 +194,17 @@ static void offer_pool(struct st__pool *p)
 		.hdr = { ST_MSG_POOL, sizeof(msg) },
 		.session = p->session,
 		.generation = p->generation,
-		.size = p->size,
+		.size = p->geo.size,
 	};
 
-	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE))
+	if (st_load_acquire(&p->handed))
 		return;
 	/* Taken by the daemon from the control page, or sent now. */
-	if (__atomic_load_n(&st__control->pool_taken[p->session], __ATOMIC_ACQUIRE) !=
-		    p->generation &&
+	if (st_load_acquire(&st__control->pool_taken[p->session]) != p->generation &&
 	    (!st__fdid_ours(&p->fd) || st__transport_send(&msg, sizeof(msg), p->fd.fd) < 0))
 		return;
 	st__fdid_close(&p->fd);
-	__atomic_store_n(&p->handed, true, __ATOMIC_RELEASE);
+	st_store_release(&p->handed, true);
 }
 
 /* Hands the pools of the sessions active now (or offers them). */
@@ -285,7 +283,7 @@ static int dial(void)
 static void reattach(void)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	const volatile char *path;
+	const char *path;
 	size_t n;
 
 	if (st__transport_up() && !st__transport_hung_up())
@@ -293,8 +291,8 @@ static void reattach(void)
 	if (!st__control)
 		return;
 	path = st__control->attach_path;
-	for (n = 0; n < sizeof(a.sun_path) - 1 && path[n]; n++)
-		a.sun_path[n] = path[n];
+	for (n = 0; n < sizeof(a.sun_path) - 1 && st_load_shared(&path[n]); n++)
+		a.sun_path[n] = st_load_shared(&path[n]);
 	if (n == 0 || n == sizeof(a.sun_path) - 1 || a.sun_path[0] != '/')
 		return;
 	if (st__transport_connect(&a, secure) < 0)
@@ -378,7 +376,7 @@ void st__reg_untracepoints(const struct st_tracepoint *const *begin,
 
 void st__reg_offer_pool(struct st__pool *p)
 {
-	if (__atomic_load_n(&p->handed, __ATOMIC_ACQUIRE) || !st__conn_trylock())
+	if (st_load_acquire(&p->handed) || !st__conn_trylock())
 		return;
 	offer_pool(p);
 	st__conn_unlock();

@@ -74,7 +74,7 @@ static int status_create(void)
 	c->magic = ST_ABI_CONTROL_MAGIC;
 	c->version = ST_ABI_VERSION;
 	npages = 1;
-	__atomic_store_n(&st__control, c, __ATOMIC_RELEASE);
+	st_store_release(&st__control, c);
 	return 0;
 }
 
@@ -164,7 +164,7 @@ void st__status_log(const void *msg, uint32_t len)
 	    (padded > len && st__sys4(SYS_pwrite64, fd, pad, padded - len,
 				      (long)(ST_ABI_REGLOG_OFF + at + len)) != padded - len))
 		return;
-	__atomic_store_n(&st__control->reglog_len, at + padded, __ATOMIC_RELEASE);
+	st_store_release(&st__control->reglog_len, at + padded);
 }
 
 uint32_t st__status_size(void)

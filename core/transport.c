@@ -51,13 +51,13 @@ void st__conn_lock(void)
 {
 	uint32_t c = 0;
 
-	if (__atomic_compare_exchange_n(&lockword, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (st_cas_acquire(&lockword, &c, 1))
 		return;
 	if (c != 2)
-		c = __atomic_exchange_n(&lockword, 2, __ATOMIC_ACQUIRE);
+		c = st_xchg_acquire(&lockword, 2);
 	while (c != 0) {
 		st__sys4(SYS_futex, &lockword, FUTEX_WAIT_PRIVATE, 2, NULL);
-		c = __atomic_exchange_n(&lockword, 2, __ATOMIC_ACQUIRE);
+		c = st_xchg_acquire(&lockword, 2);
 	}
 }
 
@@ -65,13 +65,12 @@ bool st__conn_trylock(void)
 {
 	uint32_t c = 0;
 
-	return __atomic_compare_exchange_n(&lockword, &c, 1, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	return st_cas_acquire(&lockword, &c, 1);
 }
 
 void st__conn_unlock(void)
 {
-	if (__atomic_exchange_n(&lockword, 0, __ATOMIC_RELEASE) == 2)
+	if (st_xchg_release(&lockword, 0) == 2)
 		st__sys3(SYS_futex, &lockword, FUTEX_WAKE_PRIVATE, 1);
 }
 

@@ -11,19 +11,21 @@
  * Slow path (first event of a thread, full sub-buffer, session recreated):
  * claim a ring buffer from the session's pool, close the full sub-buffer and
  * open the next, and write the thread record that begins each sub-buffer
- * and each new owner's records. It may make system calls (pool creation,
- * the sub-buffer notification); it saves and restores errno. In a blocking
- * session (--blocking) a full buffer waits there for the consumer
- * (block.c): the one wait of the event path, and only when the user asked
- * for it.
+ * and each new owner's records. It makes system calls (pool creation and
+ * mapping, a claimed buffer made resident, tgkill's signal 0 to find a
+ * dead owner's buffer, the pool or the sub-buffer notice sent when the
+ * connection lock is free: pool.c, registration.c) and takes try-locks
+ * only; it saves and restores errno. In a blocking session (--blocking) a
+ * full buffer waits there for the consumer (block.c): the one wait of the
+ * event path, and only when the user asked for it.
  *
- * Stop: each record is bracketed by slot->writing = 1 ... 0 (plain stores
- * to the slot's own cache line), and between the two the writer reads the
- * session's enable bit again. The daemon stopping a session clears the
- * bits, then runs membarrier(MEMBARRIER_CMD_GLOBAL), which puts a full
- * barrier in every running thread: afterwards a writer either sees the
- * bit clear (and writes nothing) or had already set `writing`, which the
- * daemon waits to see back at 0 before its final drain. No fence here.
+ * Stop: each record is bracketed by slot->writing = 1 ... 0 (a relaxed and
+ * a release store: plain moves on x86-64), and between the two the writer
+ * reads the session's enable bit again. The daemon stopping a session
+ * clears the bits, then runs membarrier(MEMBARRIER_CMD_GLOBAL), which puts
+ * a full barrier in every running thread: afterwards a writer either sees
+ * the bit clear (and writes nothing) or had already set `writing`, which
+ * the daemon waits to see back at 0 before its final drain. No fence here.
  *
  * Reentrancy: st__tls.busy is 1 while an event is written and 2 while tracer
  * code runs. A tracepoint hit meanwhile (a signal handler interrupting a
@@ -54,32 +56,32 @@ static void drop_nested(struct st__thread *t, uint32_t mask)
 		if (w)
 			/* One instruction: a further nested handler cannot split it,
 			 * and only this thread writes this slot's counters. */
-			__asm__ __volatile__("addq $1, %0" : "+m"(w->slot->lost_nested));
+			st_add_unlocked(&w->slot->lost_nested, 1);
 		else if (st__control)
-			__atomic_fetch_add(&st__control->lost_no_buffer[s], 1, __ATOMIC_RELAXED);
+			st_add_relaxed(&st__control->lost_no_buffer[s], 1);
 	}
 }
 
 static void count_no_buffer(uint32_t s, bool no_memory)
 {
 	if (st__control)
-		__atomic_fetch_add(no_memory ? &st__control->lost_no_memory[s]
-					     : &st__control->lost_no_buffer[s],
-				   1, __ATOMIC_RELAXED);
+		st_add_relaxed(no_memory ? &st__control->lost_no_memory[s]
+					 : &st__control->lost_no_buffer[s],
+			       1);
 }
 
 static void count_full(struct st__writer *w)
 {
 	w->lost_full++;
-	__atomic_store_n(&w->slot->lost_full, w->lost_full, __ATOMIC_RELAXED);
+	st_store_relaxed(&w->slot->lost_full, w->lost_full);
 }
 
 void st__writer_close(struct st__writer *w)
 {
 	w->ctl->events = w->events;
 	w->ctl->lost = w->lost_full + w->overwritten +
-		       __atomic_load_n(&w->slot->lost_nested, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->ctl->closed, 1, __ATOMIC_RELEASE);
+		       st_load_relaxed(&w->slot->lost_nested);
+	st_store_release(&w->ctl->closed, 1);
 	w->closed = true;
 	w->off = w->sb_size; /* any further write takes the slow path */
 	st__reg_subbuf_ready(w->pool->session, w->index);
@@ -100,7 +102,7 @@ static bool writer_switch(struct st__writer *w)
 		st__writer_close(w);
 	next = w->opened ? w->seq + 1 : 0;
 	if (w->pool->mode == ST_MODE_DISCARD) {
-		uint64_t rseq = __atomic_load_n(&slot->rseq, __ATOMIC_ACQUIRE);
+		uint64_t rseq = st_load_acquire(&slot->rseq);
 
 		if (next - rseq >= n)
 			return false;
@@ -108,22 +110,22 @@ static bool writer_switch(struct st__writer *w)
 	ctl = &slot->sb[next % n];
 	if (w->pool->mode == ST_MODE_OVERWRITE && ctl->seq != 0) {
 		w->overwritten += ctl->events;
-		__atomic_store_n(&slot->overwritten, w->overwritten, __ATOMIC_RELAXED);
+		st_store_relaxed(&slot->overwritten, w->overwritten);
 	}
 	ctl->commit = 0;
 	ctl->events = 0;
 	ctl->closed = 0;
-	__atomic_store_n(&ctl->seq, next + 1, __ATOMIC_RELEASE);
+	st_store_release(&ctl->seq, next + 1);
 	/* Overwrite mode: the new data must not become visible before the new
 	 * sequence number, or a snapshot could keep a mixed copy. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	st_fence_release();
 	w->seq = next;
 	w->opened = true;
 	w->closed = false;
 	w->off = 0;
 	w->events = 0;
 	w->ctl = ctl;
-	w->sb = w->data + (next % n) * (uint64_t)w->sb_size;
+	w->sb = w->data + st_abi_subbuf_offset(w->sb_size, (uint32_t)(next % n));
 	w->tid = 0; /* a sub-buffer begins with a thread record */
 	return true;
 }
@@ -146,7 +148,7 @@ static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
 	w->off += ST_ABI_THREAD_REC;
 	w->tid = tid;
 	w->last_ts = ts;
-	__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
+	st_store_release(&w->ctl->commit, w->off);
 }
 
 static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s, bool *no_memory)
@@ -222,8 +224,7 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts,
 		if (!w) {
 			/* A session switched off while this event was under way
 			 * (stop, destroy) did not lose it: it had ended. */
-			if (st__control && __atomic_load_n(&st__control->session[s].generation,
-							   __ATOMIC_RELAXED))
+			if (st__control && st_load_relaxed(&st__control->session[s].generation))
 				count_no_buffer(s, no_memory);
 			goto out;
 		}
@@ -282,7 +283,7 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		return;
 	}
 	t->busy = 1;
-	st__barrier();
+	st_barrier();
 	if (__builtin_expect(st__live->pid == 0, 0))
 		goto out; /* not registered, or a fork child not yet registered */
 	id = tp->state->id[tp->slot];
@@ -302,14 +303,12 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 			if (!w)
 				continue;
 		}
-		__atomic_store_n(&w->slot->writing, 1, __ATOMIC_RELAXED);
-		st__barrier();
+		st_store_relaxed(&w->slot->writing, 1);
+		st_barrier();
 		/* (the bit again: a stop may have cleared it since the caller
 		 * looked; see the top of the file) */
-		if (__builtin_expect(!(__atomic_load_n(&tp->state->mask[tp->slot], __ATOMIC_RELAXED) &
-				       (1u << s)),
-				     0)) {
-			__atomic_store_n(&w->slot->writing, 0, __ATOMIC_RELEASE);
+		if (__builtin_expect(!(st_load_relaxed(&tp->state->mask[tp->slot]) & (1u << s)), 0)) {
+			st_store_release(&w->slot->writing, 0);
 			continue;
 		}
 		if (ts < w->last_ts)
@@ -339,11 +338,11 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		p += len;
 		w->off = (uint32_t)(p - w->sb);
 		w->events++;
-		__atomic_store_n(&w->ctl->commit, w->off, __ATOMIC_RELEASE);
-		__atomic_store_n(&w->slot->writing, 0, __ATOMIC_RELEASE);
+		st_store_release(&w->ctl->commit, w->off);
+		st_store_release(&w->slot->writing, 0);
 	} while (mask);
 out:
-	st__barrier();
+	st_barrier();
 	t->busy = 0;
 }
 
@@ -353,7 +352,7 @@ ST_TLS_USER void st__thread_flush(void)
 	uint32_t busy = t->busy;
 
 	t->busy = 2;
-	st__barrier();
+	st_barrier();
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		if (t->w[s]) {
 			st__writer_release(t->w[s]);
@@ -361,7 +360,7 @@ ST_TLS_USER void st__thread_flush(void)
 		}
 	}
 	t->exit_hook = false;
-	st__barrier();
+	st_barrier();
 	t->busy = busy;
 }
 

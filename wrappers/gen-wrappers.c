@@ -831,7 +831,7 @@ static void gen_resolver(const struct spec *s, const struct wrap *w, FILE *o)
 			fprintf(o, "\t\terrno = %s;\n", err);
 		fprintf(o, "\t\treturn%s%s;\n\t}\n", is_void(w) ? "" : " ", is_void(w) ? "" : fail);
 	}
-	fprintf(o, "\t__atomic_store_n(&real_%s, f, __ATOMIC_RELAXED);\n", w->name);
+	fprintf(o, "\tst_store_relaxed(&real_%s, f);\n", w->name);
 	fprintf(o, "\t%sf(", is_void(w) ? "" : "return ");
 	args(o, w, 0);
 	fprintf(o, ");\n%s}\n\n", w->noreturn ? "\t__builtin_unreachable();\n" : "");
@@ -841,12 +841,12 @@ static void gen_real_call(const struct wrap *w, FILE *o, const char *fn, const c
 {
 	/* (via: the wrapper's own function only, never its try) */
 	if (w->via[0] && strcmp(fn, w->name) == 0) {
-		fprintf(o, "%s(__atomic_load_n(&real_%s, __ATOMIC_RELAXED)", w->via, fn);
+		fprintf(o, "%s(st_load_relaxed(&real_%s)", w->via, fn);
 		args(o, w, 1);
 		fprintf(o, ")");
 		return;
 	}
-	fprintf(o, "__atomic_load_n(&real_%s, __ATOMIC_RELAXED)(", fn);
+	fprintf(o, "st_load_relaxed(&real_%s)(", fn);
 	if (a)
 		fprintf(o, "%s", a);
 	else

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/atomic.h"
 #include "wrappers/malloc-helpers.h"
 
 #define ARENA ST__BOOT_ARENA
@@ -28,7 +29,7 @@ unsigned st__boot_deferred;
 
 static void *carve(size_t size)
 {
-	uint32_t old = __atomic_load_n(&arena_used, __ATOMIC_RELAXED);
+	uint32_t old = st_load_relaxed(&arena_used);
 	uint64_t need;
 
 	if (size > ARENA)
@@ -37,8 +38,7 @@ static void *carve(size_t size)
 	do {
 		if (need > ARENA - old)
 			goto full;
-	} while (!__atomic_compare_exchange_n(&arena_used, &old, old + (uint32_t)need, true,
-					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	} while (!st_cas_weak_relaxed(&arena_used, &old, old + (uint32_t)need));
 	memcpy(arena + old, &(uint64_t){ size }, sizeof(uint64_t));
 	return arena + old + HDR;
 full:
@@ -96,9 +96,8 @@ void st__boot_free(void *ptr)
 	for (uint32_t k = 0; k < DEFERRED; k++) {
 		uintptr_t none = 0;
 
-		if (__atomic_compare_exchange_n(&deferred[k], &none, (uintptr_t)ptr, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-			__atomic_add_fetch(&ndeferred, 1, __ATOMIC_RELEASE);
+		if (st_cas_release(&deferred[k], &none, (uintptr_t)ptr)) {
+			st_add_release(&ndeferred, 1);
 			return;
 		}
 	}
@@ -108,10 +107,10 @@ void st__boot_free(void *ptr)
 void st__boot_flush(void (*real)(void *))
 {
 	for (uint32_t k = 0; k < DEFERRED; k++) {
-		uintptr_t p = __atomic_exchange_n(&deferred[k], 0, __ATOMIC_ACQUIRE);
+		uintptr_t p = st_xchg_acquire(&deferred[k], 0);
 
 		if (p) {
-			__atomic_sub_fetch(&ndeferred, 1, __ATOMIC_RELAXED);
+			st_sub_relaxed(&ndeferred, 1);
 			real((void *)p);
 		}
 	}

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/atomic.h"
+
 #define ST__HIDDEN __attribute__((visibility("hidden")))
 
 ST__HIDDEN void *st__boot_malloc(size_t size);
@@ -36,7 +38,7 @@ ST__HIDDEN void st__boot_flush(void (*real)(void *));
 
 static inline void st__free_via(void (*real)(void *), void *ptr)
 {
-	if (__builtin_expect(__atomic_load_n(&st__boot_deferred, __ATOMIC_ACQUIRE) != 0, 0))
+	if (__builtin_expect(st_load_acquire(&st__boot_deferred) != 0, 0))
 		st__boot_flush(real);
 	if (__builtin_expect((uintptr_t)ptr - (uintptr_t)st__boot_arena < ST__BOOT_ARENA, 0))
 		return;

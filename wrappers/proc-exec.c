@@ -113,14 +113,14 @@ static st__fn_vfork real_vfork;
 
 void *st__vfork_prepare(const void *ip)
 {
-	uint32_t m = __atomic_load_n(&st__state_proc.mask[st__slot_proc_vfork], __ATOMIC_RELAXED);
-	st__fn_vfork f = __atomic_load_n(&real_vfork, __ATOMIC_RELAXED);
+	uint32_t m = st_load_relaxed(&st__state_proc.mask[st__slot_proc_vfork]);
+	st__fn_vfork f = st_load_relaxed(&real_vfork);
 
 	if (!f) {
 		f = (st__fn_vfork)st__wrap_resolve("vfork");
 		if (!f)
 			st__wrap_unresolved("vfork");
-		__atomic_store_n(&real_vfork, f, __ATOMIC_RELAXED);
+		st_store_relaxed(&real_vfork, f);
 	}
 	if (m)
 		st__emit_proc_vfork(m, st_clock_read(), ip);

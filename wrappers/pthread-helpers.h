@@ -32,6 +32,8 @@
 #include <sys/single_threaded.h>
 #include <time.h>
 
+#include "core/atomic.h"
+
 #define ST__MUTEX_PSHARED_BIT 128 /* glibc's PTHREAD_MUTEX_PSHARED_BIT */
 #define ST__MUTEX_ROBUST_BIT 16	  /* glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP */
 #define ST__MUTEX_PP_BIT 64	  /* glibc's PTHREAD_MUTEX_PRIO_PROTECT_NP */
@@ -39,14 +41,13 @@
 static inline bool st__mutex_free_here(const pthread_mutex_t *m)
 {
 	return __libc_single_threaded &&
-	       __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0 &&
+	       st_load_relaxed(&m->__data.__lock) == 0 &&
 	       !(m->__data.__kind & ST__MUTEX_PSHARED_BIT);
 }
 
 static inline bool st__mutex_try_safe(const pthread_mutex_t *m)
 {
-	return !(__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
-		 (ST__MUTEX_ROBUST_BIT | ST__MUTEX_PP_BIT));
+	return !(st_load_relaxed(&m->__data.__kind) & (ST__MUTEX_ROBUST_BIT | ST__MUTEX_PP_BIT));
 }
 
 /*

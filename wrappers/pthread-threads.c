@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/atomic.h"
 #include "pthread-gen.h"
 #include "wrappers/pthread-helpers.h"
 
@@ -44,9 +45,9 @@ static struct box *box_take(void)
 
 		for (uint32_t k = 0; k < BOXES; k++) {
 			struct box *b =
-				&boxes[__atomic_fetch_add(&next_box, 1, __ATOMIC_RELAXED) % BOXES];
+				&boxes[st_fetch_add_relaxed(&next_box, 1) % BOXES];
 
-			if (!__atomic_exchange_n(&b->used, 1, __ATOMIC_ACQUIRE))
+			if (!st_xchg_acquire(&b->used, 1))
 				return b;
 		}
 		/* (a sleep, not a yield: threads of a lower priority run; the
@@ -61,7 +62,7 @@ static struct box *box_take(void)
 
 static void box_give(struct box *b)
 {
-	__atomic_store_n(&b->used, 0, __ATOMIC_RELEASE);
+	st_store_release(&b->used, 0);
 }
 
 /* The ip of the events: the start routine, as if returned to from a call
@@ -74,7 +75,7 @@ static const void *site(st__start_routine start)
 
 static uint32_t mask_of(uint32_t slot)
 {
-	return __atomic_load_n(&st__state_pthread.mask[slot], __ATOMIC_RELAXED);
+	return st_load_relaxed(&st__state_pthread.mask[slot]);
 }
 
 /* thread_end of this thread; returned: it came back from its routine. */

@@ -29,6 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/atomic.h"
+
 static __thread int st__resolving __attribute__((tls_model("initial-exec")));
 
 static inline void *st__wrap_resolve(const char *name)

@@ -580,8 +580,9 @@ enum st_news {
 	ST_NEWS_POOL,	 /* a pool offered was taken, or could not be (pickup.c) */
 };
 
-/* The daemon's tick: drains, heartbeats, deadlines (loop.c). */
-#define ST_TICK_MS 100
+/* The daemon's tick: drains, heartbeats, deadlines (loop.c); writers
+ * waiting for room count on its heartbeat (core/abi.h). */
+#define ST_TICK_MS ST_ABI_HEARTBEAT_MS
 
 struct st_daemon {
 	struct st_loop loop;

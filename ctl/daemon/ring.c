@@ -47,12 +47,13 @@ int st_ring_init(struct st_ring *r, uint8_t *base, int fd, uint64_t size, uint32
 
 struct st_abi_slot *st_ring_slot(const struct st_ring *r, uint32_t i)
 {
-	return (struct st_abi_slot *)(r->base + ST_ABI_PAGE + (uint64_t)i * r->slot_size);
+	return (struct st_abi_slot *)(r->base + st_abi_slot_offset(r->slot_size, i));
 }
 
 const uint8_t *st_ring_data(const struct st_ring *r, uint32_t i, uint32_t idx)
 {
-	return (const uint8_t *)st_ring_slot(r, i) + r->hdr_size + (uint64_t)idx * r->sb_size;
+	return (const uint8_t *)st_ring_slot(r, i) + r->hdr_size +
+	       st_abi_subbuf_offset(r->sb_size, idx);
 }
 
 uint32_t st_ring_slots_used(const struct st_ring *r)

@@ -102,9 +102,21 @@ struct st_tracepoint {
  * Writes one event for every session in mask. ts is a value of the trace
  * clock (st_clock_read()); ip the caller address recorded with the event.
  * The ST_PAYLOAD_SLACK bytes after payload + len must be readable.
- * Lock-free, no system call, no allocation, errno preserved, async-signal
- * safe. A call from inside another event write (a signal handler) is
- * dropped and counted as lost.
+ *
+ * The fast path (the thread has a buffer in the session, with room in its
+ * sub-buffer) takes no lock and makes no system call, no atomic
+ * read-modify-write and no allocation. The slow path (the thread's first
+ * event in a session, a full sub-buffer, a session started again) makes
+ * system calls: it may create and map the session's buffer pool, claim a
+ * buffer and make its memory resident (milliseconds, once per buffer and
+ * process), probe with signal 0 (tgkill) for a buffer whose thread died,
+ * arm the thread's exit hook, and send the daemon the pool or a sub-buffer
+ * notice if the connection's lock is free, never waiting for the lock or
+ * for an answer. In a session made --blocking, a full buffer waits there
+ * for the daemon to drain it (futex sleeps, up to the session's timeout,
+ * or until the daemon is found gone). errno is preserved. A call from
+ * inside another event write on the same thread (a signal handler) is
+ * dropped and counted as lost, without waiting.
  */
 ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
 			   const void *ip, const void *payload, uint32_t len);
