@@ -764,7 +764,9 @@ uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace 
  * counted once. */
 uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i);
 extern uint64_t st_emit_corrupt;
-void st_consume_pool_close(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* Session s is over for process p: its streams closed, its pool unmapped
+ * (proc.c). */
+void st_proc_pool_close(struct st_proc *p, uint32_t s);
 /* The name of a stream file of process p, written in the run-th run of
  * its session: pid, instance, the run when not the first, then the rest
  * (fmt), e.g. pid42-0-buf3, pid42-0-run2-meta. */
@@ -866,8 +868,24 @@ void st_pickup(struct st_daemon *d, struct st_proc *p);
 /* Whether p offers a pool of session s the daemon has yet to take (a
  * stop waits for it). */
 bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t s);
-/* proc.c: maps fd as p's pool of session s, generation gen (not taken). */
+/* proc.c: maps fd as p's pool of session s, generation gen (offered, not
+ * sent): as st_proc_on_pool. */
 int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t gen, int fd);
+/* p's POOL message (with its memfd): 1 if the pool is taken now (a
+ * statedump is owed to its session), 0 if there is nothing to take (a
+ * session gone, a pool taken already), -1 if unusable (proc.c). */
+int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_pool_msg *m, int fd);
+/* p's PROVIDER and PROVIDER_GONE messages: 0, -1 (malformed) or
+ * ST_PROC_REFUSED (a quota). */
+int st_proc_on_provider(struct st_daemon *d, struct st_proc *p, const void *buf, size_t len);
+void st_proc_on_provider_gone(struct st_proc *p, const struct st_abi_provider_gone *m);
+/* A line naming p in the log (its user's rate). */
+void st_proc_warn(struct st_proc *p, const char *what);
+/* Frees p's record, what the process model holds of it (the modules above
+ * let go of theirs first). */
+void st_proc_free(struct st_daemon *d, struct st_proc *p);
+/* What maps.c and callsite.c hold of p, freed (p is being freed). */
+void st_objects_forget(struct st_proc *p);
 
 /* Logging. */
 void st_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

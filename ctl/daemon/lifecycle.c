@@ -119,7 +119,7 @@ bool st_session_destroy(struct st_daemon *d, struct st_session *ses)
 		st_session_stop(d, ses);
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (st_session_covers(ses, p))
-			st_consume_pool_close(d, p, ses->index);
+			st_proc_pool_close(p, ses->index);
 	/* never started, nothing written: the directory it made goes too */
 	if (ses->state == ST_SESSION_CREATED)
 		removed = st_trace_remove_unused(&ses->trace);

@@ -42,6 +42,16 @@
 #define OBJECTS_DEADLINE_MS 5000
 #define WAIT_MS 3000 /* consumption waits for objects and lines at most this */
 
+void st_objects_forget(struct st_proc *p)
+{
+	st_objects_free(p->objs, p->nobjs);
+	st_objects_free(p->new_objs, p->new_nobjs);
+	free(p->objs_owner);
+	p->objs = p->new_objs = NULL;
+	p->objs_owner = NULL;
+	st_callsites_reset(p);
+}
+
 void st_objects_free(struct st_object *objs, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {

@@ -28,7 +28,8 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	struct st_proc *p = ctx;
 
 	if (r && r->type == ST_INSP_FOUND && fd >= 0 && !p->ended) {
-		st_proc_pool_adopt(d, p, p->pickup_session, p->pickup_gen, fd);
+		if (st_proc_pool_adopt(d, p, p->pickup_session, p->pickup_gen, fd) > 0)
+			st_statedump_session(d, p, p->pickup_session);
 		st_fd_drop(fd, p->uid);
 		return;
 	}
