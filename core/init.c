@@ -99,7 +99,7 @@ static void __attribute__((constructor(101))) init(void)
 /*
  * The process's exit path runs: said in its control page, which the daemon
  * reads whether the connection is still there or not (how the process
- * ended goes into its traces, ctl/daemon/procend.c). False, and nothing
+ * ended goes into its traces, ctl/daemon/drain/procend.c). False, and nothing
  * said, in a vfork child, which shares our memory (st__live has its
  * parent's pid) and a copy of our connection: it must not speak for its
  * parent.

@@ -20,7 +20,7 @@
  * The pool holds the process's share of memory (nslots), but a slot never
  * claimed before is claimed only within the daemon's grant (the control
  * page's slots_allowed): the session's bound is shared by its processes,
- * and the daemon grants memory as threads need it (ctl/daemon/memory.c).
+ * and the daemon grants memory as threads need it (ctl/daemon/model/memory.c).
  * A thread beyond the grant drops its events, counted in lost_no_memory.
  *
  * Pools are never unmapped while the process lives: writers of other threads

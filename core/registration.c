@@ -251,7 +251,7 @@ static bool introduce(void)
 }
 
 /* Names in the control page the daemon this process chose, if it chose
- * one: only that daemon may adopt it (ctl/daemon/discover.c). */
+ * one: only that daemon may adopt it (ctl/daemon/drain/discover.c). */
 static void mark_wanted(void)
 {
 	if (!st__control || npaths != 1 || secure)

@@ -22,12 +22,12 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
-#include "ctl/checks.h"
-#include "ctl/daemon/memory.h"
-#include "ctl/daemon/reactor.h"
-#include "ctl/daemon/ring.h"
-#include "ctl/daemon/tracedir.h"
-#include "ctl/daemon/writer.h"
+#include "ctl/common/checks.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/wire/ring.h"
+#include "ctl/daemon/out/tracedir.h"
+#include "ctl/daemon/out/tracefile.h"
 
 #define ST_PATH_MAX 4096
 
@@ -404,12 +404,12 @@ struct st_session_config {
 	const char *name;
 	const char *outdir;
 	uint32_t mode;
-	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/checks.h) */
+	uint64_t buffer_size; /* per thread; 0: chosen (st_geometry, ctl/common/checks.h) */
 	uint64_t subbuf_size; /* 0: chosen */
 	uint64_t max_memory;	 /* all its processes; 0: chosen (st_memory_bounds) */
 	uint64_t process_memory; /* one process; 0: chosen */
 	uint32_t block_ms;	 /* --blocking: 0 not, 1 to ST_BLOCK_MAX_MS, or
-				  * ST_ABI_BLOCK_FOREVER (ctl/checks.h) */
+				  * ST_ABI_BLOCK_FOREVER (ctl/common/checks.h) */
 	uid_t owner;
 	gid_t owner_gid;
 	mode_t umask;	 /* the owner's: the modes of its trace (tracedir.h) */

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctl/fdpass.h"
+#include "ctl/common/fdpass.h"
 #include "ctl/inspect/channel.h"
 
 static int sock = ST_INSPECTOR_FD, pair = ST_INSPECTOR_PAIR_FD;

@@ -7,7 +7,7 @@
  *
  * GROUPS is a comma-separated list of supplementary groups, or "-"; CAPS
  * the capabilities to keep (hex, bit n: capability n), which the daemon
- * chose (ctl/daemon/inspect.c): at most st_insp_caps_max(ROLE, UID) --
+ * chose (ctl/daemon/objects/inspect.c): at most st_insp_caps_max(ROLE, UID) --
  * CAP_SYS_PTRACE for root's processes, CAP_CHECKPOINT_RESTORE for the
  * objects role, nothing else -- or the inspector does not start. The
  * daemon starts it with its socket on descriptor 3, for the objects and

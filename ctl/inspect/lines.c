@@ -2,7 +2,7 @@
  * LINES: the DWARF line table of one object, for the call sites.
  *
  * The daemon turns the return address recorded with each event into the
- * start of the line-table row holding the call (ctl/daemon/callsite.c). It
+ * start of the line-table row holding the call (ctl/daemon/objects/callsite.c). It
  * needs, per object, the addresses where rows start and where sequences
  * end; this builds them from the object's own DWARF or, failing that, from
  * its separate debug file found by build-id under /usr/lib/debug, and sends

@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/control.h"
+#include "ctl/common/control.h"
 #include "ctl/inspect/channel.h"
 #include "ctl/inspect/elfinfo.h"
 #include "ctl/inspect/probe.h"

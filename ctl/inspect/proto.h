@@ -39,7 +39,7 @@
  * of a process mapping it again, once, which hands it over again.
  *
  * An inspector is as hostile as the processes of the user it serves:
- * every reply is validated (ctl/daemon/inspect_msg.c, fuzzed), and what
+ * every reply is validated (ctl/daemon/wire/inspect_msg.c, fuzzed), and what
  * it says is used only for that user's processes.
  *
  * Transport: a SOCK_SEQPACKET socketpair, the inspector's end on
@@ -198,7 +198,7 @@ struct st_insp_found {
 
 /*
  * The end of the answer to a request. status: 0, or a negative errno;
- * for PROBE the command's exit status (ctl/control.h). The text names the
+ * for PROBE the command's exit status (ctl/common/control.h). The text names the
  * problem (or, for PROBE, what was done).
  */
 struct st_insp_done {

@@ -1,6 +1,6 @@
 /*
  * The CTF trace reader: opens a trace directory written by `shimtrace
- * record` (CTF 1.8, see ctl/daemon/trace.c) and yields its events, all
+ * record` (CTF 1.8, see ctl/daemon/out/trace.c) and yields its events, all
  * streams merged in time order, plus a notice wherever the tracer recorded
  * lost events. Used by `shimtrace view` and the report verbs.
  *
@@ -119,7 +119,7 @@ uint64_t st_reader_lost(const struct st_reader *r);
 /*
  * Why the trace is not whole, as its writer says in the metadata's env
  * (shimtrace_state, shimtrace_events_lost_writing, shimtrace_write_error:
- * ctl/daemon/trace.c), in one line: "N events lost writing to disk (why)",
+ * ctl/daemon/out/trace.c), in one line: "N events lost writing to disk (why)",
  * or that the recording did not finish. NULL when nothing says so (a trace
  * of another writer says nothing).
  */

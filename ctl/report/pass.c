@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/escape.h"
+#include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/symbols.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ctl/escape.h"
+#include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
 
 struct st_syms;
@@ -66,7 +66,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 void st_pass_fini(struct st_pass *pass);
 
 /* The name of process pid ("?" when unknown): as the trace holds it, for
- * JSON, or escaped for text (ctl/escape.h). */
+ * JSON, or escaped for text (ctl/common/escape.h). */
 const char *st_pass_name(const struct st_pass *pass, int32_t pid);
 const char *st_pass_name_text(const struct st_pass *pass, int32_t pid);
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/escape.h"
+#include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/hist.h"

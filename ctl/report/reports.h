@@ -1,5 +1,5 @@
 /*
- * What the CLI runs of this directory (ctl/cmd_report.c, cmd_export.c,
+ * What the CLI runs of this directory (ctl/cli/cmd_report.c, cmd_export.c,
  * cmd_record.c): the reports, the export, and the trace a report reads
  * when none is named. It declares nothing itself; each module's header
  * does. (Until those files include the headers they use.)

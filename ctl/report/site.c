@@ -3,7 +3,7 @@
  */
 #include <inttypes.h>
 
-#include "ctl/escape.h"
+#include "ctl/common/escape.h"
 #include "ctl/report/site.h"
 #include "ctl/report/symbols.h"
 

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/escape.h"
+#include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/symbols.h"

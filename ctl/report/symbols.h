@@ -44,7 +44,7 @@ int st_syms_event(struct st_syms *s, const struct st_event *ev);
 void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out);
 
 /* "function (file:line)", "function (object)", "object+0xoffset" or
- * "0xip" into buf, names escaped (ctl/escape.h). */
+ * "0xip" into buf, names escaped (ctl/common/escape.h). */
 void st_site_format(const struct st_site *site, char *buf, size_t n);
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ctl/daemon/record.h"
+#include "ctl/daemon/wire/record.h"
 #include "tests/fuzz/consume.h"
 
 #define FZ_CHECK(c)                                                              \

@@ -1,5 +1,5 @@
 /*
- * The daemon's consumer of shared memory (ctl/daemon/consumer.c, ring.c,
+ * The daemon's consumer of shared memory (ctl/daemon/drain/consumer.c, ring.c,
  * and evclass.c's payload checks: the real code) run against a pool in
  * ordinary memory, with the rest of the daemon replaced by stand-ins
  * (consume.c): a trace that checks every packet it is given as

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the parser of control requests
- * (st_request_parse(), ctl/daemon/request.c): every input must be accepted
+ * (st_request_parse(), ctl/daemon/wire/request.c): every input must be accepted
  * or rejected, never read out of bounds (run it with AddressSanitizer),
  * and an accepted request must be what its users expect: a non-empty verb,
  * at most ST_REQ_MAX_ITEMS "key=value" items with a non-empty key, each
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/commands.h"
+#include "ctl/daemon/cmd/commands.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the parser of inspector replies (st_insp_parse(),
- * ctl/daemon/inspect_msg.c). An inspector is as hostile as the processes
+ * ctl/daemon/wire/inspect_msg.c). An inspector is as hostile as the processes
  * it inspects: every input must be accepted or rejected with a reason,
  * never read or written out of bounds (run it with AddressSanitizer), and
  * every string an accepted reply points to must be NUL-terminated inside
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/inspect.h"
+#include "ctl/daemon/objects/inspect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the parsers of messages a traced process sends the
- * daemon (ctl/daemon/msg.c): every input must be accepted or rejected with
+ * daemon (ctl/daemon/wire/msg.c): every input must be accepted or rejected with
  * a reason, never read out of bounds (run it with AddressSanitizer).
  * See README.md here for how to build and run it.
  */

@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness for what the daemon reads in a process's buffer pool
- * (ctl/daemon/ring.c, the record checks and the times' clamping of
- * ctl/daemon/consumer.c, evclass.c's payload checks): forged slot and
+ * (ctl/daemon/wire/ring.c, the record checks and the times' clamping of
+ * ctl/daemon/drain/consumer.c, evclass.c's payload checks): forged slot and
  * sub-buffer headers, sequence numbers, commit offsets, counts, records
  * and timestamps must never make the consumer read out of the pool or
  * write out of its buffers, nor reach the trace as anything but valid

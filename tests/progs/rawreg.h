@@ -20,7 +20,7 @@
 #include <shimtrace/tracepoint.h>
 
 #include "core/abi.h"
-#include "ctl/fdpass.h"
+#include "ctl/common/fdpass.h"
 
 /* Connects to RUNDIR/shimtrace.sock; exits on failure. */
 static inline int raw_dial(const char *rundir)

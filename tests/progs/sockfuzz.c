@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/abi.h"
-#include "ctl/fdpass.h"
+#include "ctl/common/fdpass.h"
 
 static int dial(const char *dir, const char *name)
 {

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "ctl/fdpass.h"
+#include "ctl/common/fdpass.h"
 
 static inline int harness_daemon(void)
 {

@@ -1,6 +1,6 @@
 /*
  * Unit tests of what the command line and the daemon both check
- * (ctl/checks.c): session names, tracepoint patterns and pid lists, each
+ * (ctl/common/checks.c): session names, tracepoint patterns and pid lists, each
  * refusal with its reason; the buffer geometry chosen or refused for every
  * way of giving the two sizes, and the exact text that shows it; the
  * memory bounds of a session and their refusals.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/abi.h"
-#include "ctl/checks.h"
+#include "ctl/common/checks.h"
 #include "tests/unit/run.h"
 
 #define K 1024ull

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the consumer (ctl/daemon/consumer.c, with ring.c and
+ * Unit tests of the consumer (ctl/daemon/drain/consumer.c, with ring.c and
  * evclass.c) on the example pools of tests/fuzz/consume.c, whose stand-in
  * trace checks every packet as babeltrace2 reads it (consume.h): every
  * event of a valid pool reaches the trace at the time it was written;

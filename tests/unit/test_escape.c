@@ -1,17 +1,17 @@
 /*
- * Unit tests of the escaping of text from others (ctl/escape.c): what is
+ * Unit tests of the escaping of text from others (ctl/common/escape.c): what is
  * shown as it is, what becomes \xHH, \\ and \", the JSON form, cuts at
  * whole escapes, the UTF-8 decoder on every kind of malformed sequence,
  * and random bytes (no raw control byte or invalid UTF-8 ever comes out,
  * and text escapes read back to the input); --procname's refusal of
- * control characters (ctl/checks.c).
+ * control characters (ctl/common/checks.c).
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/checks.h"
-#include "ctl/escape.h"
+#include "ctl/common/checks.h"
+#include "ctl/common/escape.h"
 #include "tests/unit/run.h"
 
 static void text_is(const char *in, const char *want)

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the parser of inspector replies (st_insp_parse(),
- * ctl/daemon/inspect_msg.c). An inspector is no more trusted than the
+ * ctl/daemon/wire/inspect_msg.c). An inspector is no more trusted than the
  * processes it inspects: valid replies parse to exactly what was sent,
  * with every string pointing inside the message; inconsistent, truncated
  * or random ones are rejected with a reason. Messages are parsed in
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/inspect.h"
+#include "ctl/daemon/objects/inspect.h"
 #include "tests/unit/run.h"
 
 #define MSG_CAP (sizeof(struct st_insp_object) + 2 * ST_INSP_PATH_MAX + 16)

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the daemon's buffer memory accounting (ctl/daemon/memory.c):
+ * Unit tests of the daemon's buffer memory accounting (ctl/daemon/model/memory.c):
  * grants within the session's and the daemon's bounds, shrunk, refused,
  * unclaimed buffers taken back for a newcomer, raised for a process whose
  * threads found none (from free memory, or others' unclaimed), given back when a process ends or a session goes;
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
-#include "ctl/daemon/quota.h"
+#include "ctl/daemon/base/quota.h"
 #include "tests/unit/run.h"
 
 #define SLOT 1000u /* bytes of a thread buffer, here */

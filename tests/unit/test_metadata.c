@@ -1,5 +1,5 @@
 /*
- * Unit tests of the CTF writer (ctl/daemon/trace.c, evclass.c): the
+ * Unit tests of the CTF writer (ctl/daemon/out/trace.c, evclass.c): the
  * metadata generated for event classes of every field type, and packets
  * written with it, read back by the reader (ctl/reader) with every value
  * checked: what the daemon writes is what a reader gets. A trace declares
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "ctl/daemon/daemon.h"
-#include "ctl/daemon/quota.h"
-#include "ctl/daemon/record.h"
-#include "ctl/daemon/writer.h"
+#include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/out/tracefile.h"
 #include "ctl/reader/reader.h"
 #include "tests/unit/run.h"
 

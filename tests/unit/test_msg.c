@@ -1,5 +1,5 @@
 /*
- * Unit tests of the daemon's message parsers (ctl/daemon/msg.c): valid
+ * Unit tests of the daemon's message parsers (ctl/daemon/wire/msg.c): valid
  * messages parse to exactly what was sent; truncated, inconsistent or
  * random ones are rejected with a reason, never read out of bounds.
  */
@@ -171,7 +171,7 @@ START_TEST(hello_parses_and_rejects)
 	h->hdr.len = (uint32_t)n;
 	ck_assert_int_eq(st_msg_parse_hello(buf, n, &out, &err), 0);
 	ck_assert_str_eq(out.exe, "/usr/bin/prog");
-	/* data, kept as it is (escaped where it is shown: ctl/escape.h) */
+	/* data, kept as it is (escaped where it is shown: ctl/common/escape.h) */
 	ck_assert_str_eq(out.name, "prog\nname");
 	/* unterminated path */
 	ck_assert_int_eq(st_msg_parse_hello(buf, n - 1, &out, &err), -1);

@@ -24,7 +24,7 @@
 
 /* ---- metadata ---- */
 
-/* Written by `shimtrace record` (ctl/daemon/trace.c). */
+/* Written by `shimtrace record` (ctl/daemon/out/trace.c). */
 static const char real_meta[] =
 	"/* CTF 1.8 */\n"
 	"\n"

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the parser of control requests (st_request_parse(),
- * ctl/daemon/request.c): a verb, then "key=value" items, each
+ * ctl/daemon/wire/request.c): a verb, then "key=value" items, each
  * NUL-terminated. Valid requests split into exactly what was sent;
  * malformed, truncated or random ones are rejected, or (a truncation that
  * is itself a request) parsed with every string inside the buffer. Inputs
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/commands.h"
+#include "ctl/daemon/cmd/commands.h"
 #include "tests/unit/run.h"
 
 /* Parses an exact-size heap copy of len bytes of s. */

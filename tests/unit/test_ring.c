@@ -1,7 +1,7 @@
 /*
  * Unit tests of the per-thread ring buffers: the producer (core/writer.c,
  * core/pool.c) against the shared-memory contract of core/abi.h, read by
- * the daemon's own consumer of shared memory (ctl/daemon/ring.c).
+ * the daemon's own consumer of shared memory (ctl/daemon/wire/ring.c).
  *
  * Every event of the test tracepoint carries a sequence number and a tag
  * derived from it, so a reader can tell a missing, repeated or torn record.
@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl/daemon/record.h"
-#include "ctl/daemon/ring.h"
+#include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/wire/ring.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/run.h"
 

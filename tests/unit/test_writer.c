@@ -1,5 +1,5 @@
 /*
- * Unit tests of the packet writer (ctl/daemon/writer.c): files written
+ * Unit tests of the packet writer (ctl/daemon/out/tracefile.c): files written
  * past the bytes left to the kernel's writeback are sent on to the disk
  * and dropped from the cache by the flusher thread, and still hold every
  * packet, in order, whole, including a file closed while ranges of it were
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/daemon/writer.h"
+#include "ctl/daemon/out/tracefile.h"
 #include "tests/unit/run.h"
 
 #define NFILES 3

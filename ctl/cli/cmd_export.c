@@ -1,0 +1,94 @@
+/*
+ * shimtrace export --format chrome [-o FILE] [--pid PID]
+ * [--time-range FROM,TO] DIR: the trace as a timeline other tools open
+ * (ctl/report/export_chrome.c). FROM and TO are seconds from the trace's
+ * first event (decimals allowed; TO may be left empty: the end).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/common/checks.h"
+#include "ctl/common/cli.h"
+#include "ctl/report/reports.h"
+
+static const char *V = "export";
+
+/* "1.5,3" or "2," into ns; -1 on a malformed range. */
+static int parse_range(const char *s, int64_t *from, int64_t *to)
+{
+	char *end;
+	double a, b = 1e12;
+
+	errno = 0;
+	a = strtod(s, &end);
+	if (end == s || *end != ',' || errno || a < 0)
+		return -1;
+	s = end + 1;
+	if (*s) {
+		b = strtod(s, &end);
+		if (end == s || *end || errno || b < a)
+			return -1;
+	}
+	*from = (int64_t)(a * 1e9);
+	*to = (int64_t)(b * 1e9);
+	return 0;
+}
+
+int st_cmd_export(int argc, char **argv)
+{
+	const struct st_verb *v = st_verb_find(V);
+	struct st_export_opts eo = { .pid = -1, .from_ns = -1 };
+	const char *arg, *format = NULL, *out = NULL;
+	const struct st_opt *o;
+	char err[1024] = "";
+	FILE *f = stdout;
+	int n, ret;
+
+	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
+		int std = st_opt_standard(v, o);
+
+		if (std >= 0)
+			return std;
+		if (st_opt_is(o, "format")) {
+			format = arg;
+		} else if (st_opt_is(o, "output")) {
+			out = arg;
+		} else if (st_opt_is(o, "pid")) {
+			if (st_opt_pid(V, arg, &eo.pid) < 0)
+				return 2;
+		} else if (st_opt_is(o, "time-range")) {
+			if (parse_range(arg, &eo.from_ns, &eo.to_ns) < 0) {
+				st_err(V, "--time-range: '%s' is not FROM,TO in seconds (TO may be empty)", arg);
+				return 2;
+			}
+		}
+	}
+	if (!format || strcmp(format, "chrome") != 0) {
+		st_err(V, format ? "--format: no format '%s' (chrome)" : "--format%s chrome is needed",
+		       format ? format : "");
+		return 2;
+	}
+	n = argc - st_optind();
+	if (n != 1) {
+		st_err(V, n ? "one trace directory only: unexpected '%s'" : "missing DIR%s",
+		       n ? argv[st_optind() + 1] : "");
+		return 2;
+	}
+	eo.dir = argv[st_optind()];
+	if (out && !(f = fopen(out, "w"))) {
+		st_err(V, "cannot write %s: %s", out, strerror(errno));
+		return 1;
+	}
+	ret = st_export_chrome(&eo, f, err, sizeof(err));
+	if (ret)
+		st_err(V, "%s", err);
+	if ((f != stdout ? fclose(f) : fflush(f)) != 0 && !ret) {
+		st_err(V, "cannot write %s: %s", out ? out : "the standard output", strerror(errno));
+		ret = 1;
+	}
+	if (ret && out)
+		remove(out);
+	return ret;
+}

@@ -1,0 +1,708 @@
+/*
+ * shimtrace record: run a command under a private session daemon and write
+ * its trace.
+ *
+ * Everything that can be checked is checked before the command runs (the
+ * options, the patterns against the known tracepoints, the output
+ * directory, the command itself), so a mistake never costs a run. The
+ * daemon code is the one shimtraced uses; here it runs in this process,
+ * listening in a private directory that the command finds through
+ * SHIMTRACE_RUNDIR, while the command runs with the libraries preloaded.
+ *
+ * record and its command are one job: a signal record gets is passed on to
+ * the command (loop.c), and the one it cannot catch, SIGKILL, reaches the
+ * command through the kernel (PR_SET_PDEATHSIG), so that the command never
+ * runs on untraced after record is gone. The private directory of a record
+ * killed that way is removed by the next record (rundir_sweep).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/common/catalog.h"
+#include "ctl/common/checks.h"
+#include "ctl/common/cli.h"
+#include "ctl/report/reports.h"
+#include "ctl/common/control.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/common/defaults.h"
+#include "ctl/common/escape.h"
+
+extern char **environ;
+
+/* The wrapper families (the providers of the catalog), and which are
+ * interposed. */
+#define MAX_FAMILIES 16
+
+struct families {
+	const char *name[MAX_FAMILIES];
+	bool wrapped[MAX_FAMILIES];
+	size_t n;
+};
+
+struct record {
+	const char *outdir;
+	const char *wrap;	  /* --wrap, NULL: the default */
+	const char **patterns;
+	int npatterns;
+	bool overwrite, quiet;
+	uint32_t block_ms;	  /* --blocking (ctl/common/checks.h), 0 without */
+	bool blocking_bare;	  /* --blocking without =TIMEOUT */
+	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
+	uint32_t clock;
+	char command[PATH_MAX];
+	char **argv;
+	pid_t child;
+	int status;
+	bool exited;
+	struct st_daemon *d;	   /* its private instance */
+	struct st_watch child_watch; /* the command's pidfd */
+};
+
+static const char *V = "record";
+
+static int parse_size_opt(const char *name, const char *arg, uint64_t *out)
+{
+	int64_t v = st_parse_size(arg);
+
+	if (v <= 0) {
+		st_err(V, "--%s: '%s' is not a size (examples: 4096, 64k, 16M, 1G)", name, arg);
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int parse_args(struct record *r, int argc, char **argv)
+{
+	const struct st_verb *v = st_verb_find(V);
+	const struct st_opt *o;
+	const char *arg;
+	char why[256];
+	uint32_t ms;
+
+	while ((o = st_getopt(v, argc, argv, true, &arg)) != NULL) {
+		if (o == &st_opt_error)
+			return -1;
+		if (st_opt_is(o, "output")) {
+			r->outdir = arg;
+		} else if (st_opt_is(o, "wrap")) {
+			r->wrap = arg;
+		} else if (st_opt_is(o, "event")) {
+			r->patterns[r->npatterns++] = arg;
+		} else if (st_opt_is(o, "quiet")) {
+			r->quiet = true;
+		} else if (st_opt_is(o, "help")) {
+			st_verb_help(v);
+			exit(0);
+		} else if (st_opt_is(o, "overwrite")) {
+			r->overwrite = true;
+		} else if (st_opt_is(o, "blocking")) {
+			if (st_blocking_parse(arg, &r->block_ms, why, sizeof(why)) < 0) {
+				st_err(V, "%s", why);
+				return -1;
+			}
+			r->blocking_bare = !arg;
+		} else if (st_opt_is(o, "buffer-size")) {
+			if (parse_size_opt(o->name, arg, &r->buffer_size) < 0)
+				return -1;
+		} else if (st_opt_is(o, "subbuf-size")) {
+			if (parse_size_opt(o->name, arg, &r->subbuf_size) < 0)
+				return -1;
+		} else if (st_opt_is(o, "max-memory")) {
+			if (parse_size_opt(o->name, arg, &r->max_memory) < 0)
+				return -1;
+		} else if (st_opt_is(o, "process-memory")) {
+			if (parse_size_opt(o->name, arg, &r->process_memory) < 0)
+				return -1;
+		} else if (st_opt_is(o, "clock")) {
+			if (st_parse_clock(arg, &r->clock) < 0) {
+				st_err(V, "--clock: '%s' is neither tsc nor monotonic", arg);
+				return -1;
+			}
+		}
+	}
+	if (st_optind() >= argc) {
+		st_err(V, "missing COMMAND (usage: shimtrace record [OPTIONS] -- COMMAND [ARGS...])");
+		return -1;
+	}
+	r->argv = argv + st_optind();
+	if (st_blocking_check(r->overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD, r->block_ms, why,
+			      sizeof(why)) < 0) {
+		st_err(V, "%s", why);
+		return -1;
+	}
+	/* "--blocking 2s -- cmd" would run a command named 2s */
+	if (r->blocking_bare && st_blocking_parse(r->argv[0], &ms, why, sizeof(why)) == 0) {
+		st_err(V, "--blocking takes its TIMEOUT after an '=': --blocking=%s", r->argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The families the catalog knows, in its order. */
+static void families_known(struct families *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (unsigned k = 0; k < st_catalog_count; k++) {
+		size_t i = 0;
+
+		while (i < f->n && strcmp(f->name[i], st_catalog[k].provider) != 0)
+			i++;
+		if (i == f->n && f->n < MAX_FAMILIES)
+			f->name[f->n++] = st_catalog[k].provider;
+	}
+}
+
+/* Marks the families of --wrap LIST (comma-separated, or all). */
+static int families_choose(struct families *f, const char *list)
+{
+	const char *p = list;
+
+	if (strcmp(list, "all") == 0) {
+		for (size_t i = 0; i < f->n; i++)
+			f->wrapped[i] = true;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ","), i = 0;
+
+		while (i < f->n && (strlen(f->name[i]) != len || strncmp(f->name[i], p, len) != 0))
+			i++;
+		if (i == f->n) {
+			char known[256] = "";
+
+			for (size_t k = 0; k < f->n; k++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+					 k ? ", " : "", f->name[k]);
+			st_err(V, "--wrap: no family '%.*s' (families: %s, or all)", (int)len, p,
+			       known);
+			return -1;
+		}
+		f->wrapped[i] = true;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static bool family_wrapped(const struct families *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->wrapped[i] && strcmp(f->name[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* A pattern matching tracepoints of families not wrapped, and none of
+ * those wrapped, says which --wrap it needs. One matching no family's is
+ * accepted: the program or a library it loads may declare it (its own
+ * provider); unmatched_report says after the run if nothing matched. */
+static int check_patterns(struct record *r, const struct families *f)
+{
+	for (int i = 0; i < r->npatterns; i++) {
+		const char *other = NULL;
+		bool any = false;
+		char why[256];
+
+		if (st_pattern_check(r->patterns[i], why, sizeof(why)) < 0) {
+			st_err(V, "pattern '%s': %s", r->patterns[i], why);
+			return -1;
+		}
+		for (unsigned k = 0; k < st_catalog_count && !any; k++) {
+			if (!st_catalog_match(&st_catalog[k], r->patterns[i]))
+				continue;
+			if (family_wrapped(f, st_catalog[k].provider))
+				any = true;
+			else if (!other)
+				other = st_catalog[k].provider;
+		}
+		if (!any && other) {
+			st_err(V, "pattern '%s' matches tracepoints of the %s family, which is not "
+				  "wrapped (add --wrap %s)",
+			       r->patterns[i], other, other);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The answer at once: the top of `report locks` on the trace just written. */
+static void locks_top(const char *dir)
+{
+	char err[512];
+
+	if (st_report_locks_top(dir, 3, "shimtrace record: ", stderr, err, sizeof(err)) != 0)
+		fprintf(stderr, "shimtrace record: cannot report on the locks: %s\n", err);
+}
+
+/* The patterns that selected no tracepoint of any recorded process. */
+static void unmatched_report(const struct st_session *ses)
+{
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		if (ses->rules[i].enable && !ses->rules[i].matched)
+			fprintf(stderr,
+				"shimtrace record: pattern '%s' matched no tracepoint of the recorded "
+				"processes\n",
+				ses->rules[i].pattern);
+}
+
+static bool executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Resolves the command like a shell would; 127/126 as a shell exits. */
+static int find_command(struct record *r)
+{
+	const char *cmd = r->argv[0], *path = getenv("PATH");
+
+	if (strchr(cmd, '/')) {
+		if (executable_file(cmd)) {
+			snprintf(r->command, sizeof(r->command), "%s", cmd);
+			return 0;
+		}
+		st_err(V, "cannot run %s: %s", cmd,
+		       access(cmd, F_OK) == 0 ? "not an executable file" : "no such file");
+		return access(cmd, F_OK) == 0 ? 126 : 127;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(r->command, sizeof(r->command), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		if (executable_file(r->command))
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	st_err(V, "command not found: %s", cmd);
+	return 127;
+}
+
+static void default_outdir(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, n, "shimtrace-%s", stamp);
+	for (int i = 2; access(buf, F_OK) == 0 && i < 1000; i++)
+		snprintf(buf, n, "shimtrace-%s-%d", stamp, i);
+}
+
+/* The command's environment: our libraries first in LD_PRELOAD. Its last
+ * two entries are ours (allocated); free_env frees them and the array. */
+static char **child_env(const char *preload, const char *rundir)
+{
+	size_t n = 0, k = 0;
+	char **env;
+	const char *old = getenv("LD_PRELOAD");
+	char *pre, *run;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env || asprintf(&pre, "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
+			     old ? old : "") < 0 ||
+	    asprintf(&run, "SHIMTRACE_RUNDIR=%s", rundir) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    strncmp(environ[i], "SHIMTRACE_RUNDIR=", 17) != 0)
+			env[k++] = environ[i];
+	env[k++] = pre;
+	env[k++] = run;
+	env[k] = NULL;
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t n = 0;
+
+	while (env[n])
+		n++;
+	free(env[n - 1]);
+	free(env[n - 2]);
+	free(env);
+}
+
+/*
+ * The private run directory, TMPDIR/shimtrace-record-XXXXXX (0700), holds
+ * the daemon's socket, its "active" flag and LOCK_NAME, which the record
+ * that made the directory holds locked (flock) for as long as it lives: a
+ * lock nobody holds is a dead record's. The lock file is locked before it
+ * gets its name, so a directory whose LOCK_NAME can be locked is never a
+ * live record's.
+ */
+#define RUNDIR_PREFIX "shimtrace-record-"
+#define LOCK_NAME "record.lock"
+
+static const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+/* What a record leaves in its directory (the daemon's files, the lock). */
+static void rundir_empty(int dirfd)
+{
+	static const char *const names[] = { ST_PROC_SOCKET, "active", LOCK_NAME };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlinkat(dirfd, names[i], 0);
+}
+
+/* Creates the directory and takes its lock; returns the lock's descriptor. */
+static int rundir_make(char *dir, size_t n)
+{
+	int dfd, lfd;
+
+	snprintf(dir, n, "%s/" RUNDIR_PREFIX "XXXXXX", tmp_dir());
+	if (!mkdtemp(dir))
+		return -errno;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	lfd = dfd < 0 ? -1 : openat(dfd, LOCK_NAME ".new", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (lfd < 0 || flock(lfd, LOCK_EX) < 0 || renameat(dfd, LOCK_NAME ".new", dfd, LOCK_NAME) < 0) {
+		int e = errno;
+
+		if (lfd >= 0)
+			close(lfd);
+		if (dfd >= 0) {
+			unlinkat(dfd, LOCK_NAME ".new", 0);
+			close(dfd);
+		}
+		rmdir(dir);
+		return -e;
+	}
+	dprintf(lfd, "%d\n", (int)getpid());
+	close(dfd);
+	return lfd;
+}
+
+static void rundir_remove(const char *dir, int lockfd)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd >= 0) {
+		rundir_empty(dfd);
+		close(dfd);
+	}
+	rmdir(dir);
+	close(lockfd);
+}
+
+/*
+ * Removes the private directories of dead records: only directories (no
+ * symbolic link is followed) of our user whose lock nobody holds, and only
+ * the files a record leaves there: a directory holding anything else stays.
+ */
+static void rundir_sweep(void)
+{
+	DIR *tmp = opendir(tmp_dir());
+	struct dirent *e;
+
+	if (!tmp)
+		return;
+	while ((e = readdir(tmp)) != NULL) {
+		struct stat st;
+		int dfd, lfd;
+
+		if (strncmp(e->d_name, RUNDIR_PREFIX, strlen(RUNDIR_PREFIX)) != 0)
+			continue;
+		dfd = openat(dirfd(tmp), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		lfd = fstat(dfd, &st) == 0 && st.st_uid == geteuid()
+			      ? openat(dfd, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+			      : -1;
+		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+			rundir_empty(dfd);
+			unlinkat(dirfd(tmp), e->d_name, AT_REMOVEDIR);
+		}
+		if (lfd >= 0)
+			close(lfd);
+		close(dfd);
+	}
+	closedir(tmp);
+}
+
+/* Starts the command; -errno of a failed exec is reported through a pipe. */
+static int spawn(struct record *r, char **env)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+
+	pid_t parent = getpid();
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	r->child = fork();
+	if (r->child < 0)
+		return -errno;
+	if (r->child == 0) {
+		sigset_t none;
+
+		/* If record dies of SIGKILL, so does the command (the signal
+		 * comes when the thread that forked ends: our main thread, which
+		 * lives as long as record). A record already gone: the same. A
+		 * setuid command loses this at exec (the kernel clears it). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			raise(SIGKILL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		close(pfd[0]);
+		execve(r->command, r->argv, env);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == sizeof(err)) {
+		waitpid(r->child, NULL, 0);
+		return -err;
+	}
+	return 0;
+}
+
+static void on_child(struct st_loop *l, void *arg, uint32_t events)
+{
+	struct record *r = arg;
+	int status;
+
+	(void)events;
+	if (waitpid(r->child, &status, WNOHANG) != r->child)
+		return;
+	r->exited = true;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	st_daemon_quit(r->d);
+	/* (its pidfd stays readable: the loop may turn on, to settle) */
+	st_watch_del(l, &r->child_watch);
+}
+
+static void summary(struct st_daemon *d, struct st_session *ses)
+{
+	uint64_t corrupt = 0;
+	struct st_session_totals t;
+	struct st_geometry geo;
+	char size[32], buffers[256], losses[1024], memory[512];
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+
+	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
+		"lost");
+	/* each process, then the images it exec'd, as "exec NAME" */
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		const struct st_session_stats *st = &ses->stats[i];
+
+		if (st_session_stats_exec(ses, i))
+			continue;
+		for (uint32_t k = i; k < ses->nstats; k++) {
+			const struct st_session_stats *im = &ses->stats[k];
+			char name[ST_ESC_SIZE(sizeof(im->name)) + 8], pid[16] = "";
+
+			if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
+				continue;
+			if (k == i)
+				snprintf(pid, sizeof(pid), "%d", im->pid);
+			/* (what the process says of itself: escaped) */
+			snprintf(name, sizeof(name), "%s", k == i ? "" : "  exec ");
+			st_esc_cat(name, sizeof(name), im->name);
+			fprintf(stderr, "shimtrace record: %-8s %-16s %12llu %10llu%s\n", pid, name,
+				(unsigned long long)im->events,
+				(unsigned long long)(im->lost + im->write_lost),
+				im->corrupt_bytes ? "  (corrupt data dropped)" : "");
+			corrupt += im->corrupt_bytes;
+		}
+	}
+	st_session_totals(ses, &t);
+	st_size_approx(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));
+	fprintf(stderr, "shimtrace record: %llu events recorded, %llu lost, from %u process%s\n",
+		(unsigned long long)t.events, (unsigned long long)t.lost, t.processes,
+		t.processes == 1 ? "" : "es");
+	if (t.write_lost)
+		fprintf(stderr, "shimtrace record: %llu events were lost writing the trace: %s\n",
+			(unsigned long long)t.write_lost, strerror(t.write_err));
+	st_session_loss_report(ses, "shimtrace record: ", losses, sizeof(losses));
+	fputs(losses, stderr);
+	if (corrupt)
+		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
+			(unsigned long long)corrupt);
+	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
+		st_esc(dir, sizeof(dir), ses->trace.dir), size);
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, buffers, sizeof(buffers));
+	st_size_text(ses->process_memory, size, sizeof(size));
+	fprintf(stderr, "shimtrace record: buffers of %s; at most %s per process (%u thread buffers)\n",
+		buffers, size, ses->nslots);
+	st_session_memory_text(d, ses, false, memory, sizeof(memory));
+	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
+}
+
+int st_cmd_record(int argc, char **argv)
+{
+	struct families fam;
+	struct record r = {
+		.buffer_size = 0, /* chosen with the sub-buffer size (ctl/common/checks.h) */
+		.subbuf_size = 0,
+		.max_memory = 0, /* chosen (st_memory_bounds) */
+		.process_memory = 0,
+	};
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
+	char preload[4 * PATH_MAX];
+	const char *patterns[argc + MAX_FAMILIES];
+	char defaults[MAX_FAMILIES][80];
+	const char *env_clock = getenv("SHIMTRACE_CLOCK");
+	struct st_daemon_config dcfg = { 0 };
+	struct st_session_config scfg = { 0 };
+	struct st_daemon d;
+	struct st_session *ses = NULL;
+	char **env;
+	int ret, lockfd;
+
+	r.patterns = patterns;
+	if (env_clock && *env_clock && st_parse_clock(env_clock, &r.clock) < 0) {
+		st_err(V, "SHIMTRACE_CLOCK: '%s' is neither tsc nor monotonic", env_clock);
+		return 2;
+	}
+	if (parse_args(&r, argc, argv) < 0)
+		return 2;
+	families_known(&fam);
+	if (families_choose(&fam, r.wrap ? r.wrap : ST_DEFAULT_FAMILIES) < 0)
+		return 2;
+	if (r.npatterns == 0)
+		for (size_t f = 0; f < fam.n; f++)
+			if (fam.wrapped[f]) {
+				snprintf(defaults[f], sizeof(defaults[f]), "%s:*", fam.name[f]);
+				r.patterns[r.npatterns++] = defaults[f];
+			}
+	if (check_patterns(&r, &fam) < 0)
+		return 2;
+	ret = find_command(&r);
+	if (ret)
+		return ret;
+	if (!r.outdir) {
+		default_outdir(outdir, sizeof(outdir));
+		r.outdir = outdir;
+	}
+
+	snprintf(preload, sizeof(preload), "%s/libshimtrace.so", st_libdir_core());
+	for (size_t f = 0; f < fam.n; f++) {
+		char lib[PATH_MAX];
+
+		if (!fam.wrapped[f])
+			continue;
+		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam.name[f]);
+		if (access(lib, R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", lib, strerror(errno));
+			return 2;
+		}
+		strncat(preload, ":", sizeof(preload) - strlen(preload) - 1);
+		strncat(preload, lib, sizeof(preload) - strlen(preload) - 1);
+	}
+	rundir_sweep();
+	lockfd = rundir_make(rundir, sizeof(rundir));
+	if (lockfd < 0) {
+		st_err(V, "cannot create a private directory in %s: %s", tmp_dir(), strerror(-lockfd));
+		return 2;
+	}
+	st_log_setup("shimtrace record", ST_LOG_WARN, false);
+	dcfg.rundir = rundir;
+	dcfg.clock = r.clock;
+	dcfg.private_instance = true;
+	dcfg.max_memory = UINT64_MAX; /* its one session's bound is the bound */
+	if (st_daemon_init(&d, &dcfg, err, sizeof(err)) < 0) {
+		st_err(V, "%s", err);
+		rundir_remove(rundir, lockfd);
+		return 2;
+	}
+	scfg.name = "record";
+	scfg.outdir = r.outdir;
+	scfg.mode = r.overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	scfg.block_ms = r.block_ms;
+	scfg.buffer_size = r.buffer_size;
+	scfg.subbuf_size = r.subbuf_size;
+	scfg.max_memory = r.max_memory;
+	scfg.process_memory = r.process_memory;
+	scfg.owner = getuid();
+	scfg.owner_gid = getgid();
+	scfg.umask = st_user_umask();
+	scfg.all_users = true; /* the command's processes, whoever they become */
+	if (st_session_create(&d, &scfg, &ses, err, sizeof(err)) < 0) {
+		st_err(V, "%s", err);
+		ret = 2;
+		goto out;
+	}
+	for (int i = 0; i < r.npatterns; i++) {
+		struct st_rule rule = { .enable = true };
+
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r.patterns[i]);
+		st_session_add_rule(&d, ses, &rule);
+	}
+	if (st_session_start(&d, ses, err, sizeof(err)) < 0) {
+		st_err(V, "%s", err);
+		ret = 2;
+		goto out;
+	}
+	env = child_env(preload, rundir);
+	if (!env) {
+		st_err(V, "out of memory");
+		ret = 2;
+		goto out;
+	}
+	ret = spawn(&r, env);
+	free_env(env);
+	if (ret < 0) {
+		st_err(V, "cannot run %s: %s", r.command, strerror(-ret));
+		ret = ret == -ENOENT ? 127 : 126;
+		goto out;
+	}
+	d.child_pidfd = (int)syscall(SYS_pidfd_open, r.child, 0);
+	r.d = &d;
+	if (d.child_pidfd < 0 ||
+	    st_watch_add(&d.loop, &r.child_watch, d.child_pidfd, EPOLLIN, on_child, &r, false) < 0) {
+		st_err(V, "cannot watch the command: %s", strerror(errno));
+		kill(r.child, SIGKILL);
+		waitpid(r.child, NULL, 0);
+		ret = 2;
+		goto out;
+	}
+	st_daemon_run(&d);
+	/* objects and line tables on their way: the call sites need them */
+	st_daemon_settle(&d, 3000);
+	st_session_stop(&d, ses);
+	unmatched_report(ses);
+	if (!r.quiet)
+		summary(&d, ses);
+	if (!r.quiet && family_wrapped(&fam, "pthread"))
+		locks_top(r.outdir);
+	ret = r.status;
+out:
+	st_daemon_fini(&d);
+	rundir_remove(rundir, lockfd);
+	return ret;
+}

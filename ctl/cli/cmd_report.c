@@ -1,0 +1,100 @@
+/*
+ * shimtrace report KIND [OPTIONS] [DIR]: answers from a trace (ctl/report/):
+ * locks (contention, call sites, threads, waits at the end, a line on
+ * potential deadlocks) and deadlocks (the lock-order cycles). DIR defaults
+ * to the newest trace `record` left in the working directory.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/common/checks.h"
+#include "ctl/common/cli.h"
+#include "ctl/report/reports.h"
+
+static const char *V = "report";
+
+static const struct {
+	const char *name;
+	int (*run)(const struct st_report_opts *, FILE *, char *, size_t);
+} kinds[] = {
+	{ "locks", st_report_locks },
+	{ "deadlocks", st_report_deadlocks },
+	{ "malloc", st_report_malloc },
+	{ "io", st_report_io },
+};
+
+static int parse_top(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || v > 1000000 || s[0] == '-')
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int st_cmd_report(int argc, char **argv)
+{
+	const struct st_verb *v = st_verb_find(V);
+	struct st_report_opts opts = { .top = 10, .pid = -1 };
+	const struct st_opt *o;
+	const char *arg, *kind;
+	char latest[PATH_MAX], err[1024] = "";
+	int n, ret;
+
+	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
+		int std = st_opt_standard(v, o);
+
+		if (std >= 0)
+			return std;
+		if (st_opt_is(o, "json")) {
+			opts.json = true;
+		} else if (st_opt_is(o, "sort")) {
+			opts.sort = arg;
+		} else if (st_opt_is(o, "top")) {
+			if (parse_top(arg, &opts.top) < 0) {
+				st_err(V, "--top: '%s' is not a number of rows (0 for all)", arg);
+				return 2;
+			}
+		} else if (st_opt_is(o, "pid")) {
+			if (st_opt_pid(V, arg, &opts.pid) < 0)
+				return 2;
+		}
+	}
+	n = argc - st_optind();
+	if (n < 1) {
+		st_err(V, "missing KIND (locks, deadlocks, malloc or io)");
+		return 2;
+	}
+	if (n > 2) {
+		st_err(V, "one trace directory only: unexpected '%s'", argv[st_optind() + 2]);
+		return 2;
+	}
+	kind = argv[st_optind()];
+	if (n == 2) {
+		opts.dir = argv[st_optind() + 1];
+	} else if (st_report_latest(latest, sizeof(latest)) == 0) {
+		opts.dir = latest;
+	} else {
+		st_err(V, "no DIR given and no trace (shimtrace-*) in the working directory");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(kind, kinds[i].name) != 0)
+			continue;
+		ret = kinds[i].run(&opts, stdout, err, sizeof(err));
+		if (ret)
+			st_err(V, "%s", err);
+		else if (fflush(stdout) != 0)
+			ret = 1;
+		return ret;
+	}
+	st_err(V, "no report '%s' (locks, deadlocks, malloc or io)", kind);
+	return 2;
+}

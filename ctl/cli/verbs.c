@@ -1,0 +1,380 @@
+/*
+ * Verbs and options of the shimtrace command: the single source of their
+ * --help text and of the generated man page (gen-man).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "ctl/common/checks.h"
+#include "ctl/common/cli.h"
+
+/* The buffer geometry of record and create (st_geometry, ctl/common/checks.h). */
+#define BUFFER_OPT                                                                          \
+	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",                 \
+	  "SIZE takes a k, M or G suffix. A buffer is 2 to 1024 whole sub-buffers (8k to "     \
+	  "64G). Without --subbuf-size, its sub-buffers are 1M, halved while fewer than 4 "   \
+	  "would fit and doubled while more than 1024 would (--buffer-size 1M: 4 of 256k); "   \
+	  "a size that is not a whole number of them is refused. The geometry chosen is "      \
+	  "shown by record's summary, create and status." }
+#define SUBBUF_OPT                                                                          \
+	{ "subbuf-size", 0, "SIZE", "sub-buffer size, a multiple of 4k from 4k to 64M (default: 1M)", \
+	  "The consumer takes whole sub-buffers; a thread whose buffer holds no free "         \
+	  "sub-buffer loses events (discard mode) or overwrites the oldest sub-buffer "         \
+	  "(--overwrite). Without --buffer-size the buffer stays 32M if that is 2 to 1024 "    \
+	  "sub-buffers, else it is 2 (or 1024) of them; with it, the two must agree." }
+
+/* --blocking of record and create (st_blocking_parse, ctl/common/checks.h). */
+#define BLOCKING_OPT                                                                        \
+	{ "blocking", 0, "[=TIMEOUT]",                                                       \
+	  "lose no event: a thread whose buffer is full waits for the consumer (at most TIMEOUT)", \
+	  "Discard mode only (not with --overwrite). A thread that finds its buffer full "     \
+	  "waits, in the traced call, until the consumer has written a sub-buffer out, so "    \
+	  "that a program faster than the consumer is slowed down instead of losing events. "  \
+	  "Without TIMEOUT it waits as long as needed and never loses an event; with it, "      \
+	  "a wait that lasts TIMEOUT gives up: the event is lost (counted as buffer full), "   \
+	  "and so are the thread's next ones, without waiting, until its buffer has room "     \
+	  "again. TIMEOUT is a whole number and a unit, ms, s, min or h (100ms, 2s, 1min), "   \
+	  "1ms to 24h, and follows an '=' (--blocking=2s). A thread never waits for a daemon " \
+	  "that is gone: when the daemon has exited, or has not served the process for 10 "    \
+	  "seconds, its events are lost (counted) instead. A signal handler that interrupts "  \
+	  "an event being written never waits: its event is lost (nested)." }
+/* The memory bounds of record and create (st_memory_bounds, ctl/common/checks.h;
+ * ctl/daemon/model/memory.h). */
+#define MAX_MEMORY_OPT                                                                     \
+	{ "max-memory", 0, "SIZE",                                                          \
+	  "bound on the buffer memory of all the session's processes together (default: "    \
+	  "half the physical memory)",                                                      \
+	  "A thread's buffer (--buffer-size, and a 4k header) is committed when the thread "  \
+	  "writes its first event, and its process keeps it for its later threads until it " \
+	  "ends. The daemon grants each process its share (--process-memory) while the "     \
+	  "bound has room for it; after that, what is left and half the buffers no thread "  \
+	  "claimed of the process with the most (the process is shrunk; every process keeps " \
+	  "the buffers its threads claimed, and at least one); with nothing to take, none "  \
+	  "(refused). A thread that finds no buffer within its process's grant loses its "   \
+	  "events, counted as \"no memory left in the session\", and its process is granted " \
+	  "up to twice as many at the daemon's next tick (a tenth of a second), from memory " \
+	  "ended processes gave back or others did not claim. record's summary and status "  \
+	  "show the memory committed and granted, and how many processes were shrunk or "    \
+	  "refused. The daemon's own bound (shimtraced --max-memory) applies as well; see "   \
+	  "MEMORY below for what N processes of T threads take." }
+#define PROCESS_MEMORY_OPT                                                                 \
+	{ "process-memory", 0, "SIZE",                                                      \
+	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \
+	  "smaller); threads beyond it lose their events (counted)",                        \
+	  "It holds SIZE / (--buffer-size + 4k) buffers, one per thread that writes at "      \
+	  "once; a thread that finds none free loses its events, counted as \"no thread "     \
+	  "buffer\". Memory is only committed as threads write: the share is what a "        \
+	  "process may reach, not what it takes up front. It may not be above --max-memory." }
+
+/* What -o DIR may be, for record and create (ctl/daemon/out/tracedir.c). */
+#define OUTPUT_RULES                                                                       \
+	"DIR and its missing parents are made with your rights, so only where you could "  \
+	"make them yourself, with the modes your umask gives (directories 0777 & ~umask, "   \
+	"files 0666 & ~umask). An existing DIR must be an empty directory of yours that no " \
+	"one else may write (group-writable only if its group is your own gid). A symbolic " \
+	"link on the way, DIR itself included, is followed only if it is yours or root's. "  \
+	"Every file is created new in the directory, never through a link or over a file "  \
+	"that is there."
+
+static const struct st_opt record_opts[] = {
+	{ "output", 'o', "DIR",
+	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
+	  OUTPUT_RULES },
+	{ "wrap", 'w', "FAMILIES",
+	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
+	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
+	  "tracepoints of provider FAMILY (EVENTS lists them). Only the families chosen are "
+	  "preloaded: a program calls the others' functions untouched." },
+	{ "event", 'e', "PATTERN",
+	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
+	  "A pattern that matches tracepoints of families not wrapped, and none of those "
+	  "wrapped, is an error saying which --wrap it needs. One that matches no family's "
+	  "tracepoint may name the program's own (a provider it or a library it loads "
+	  "declares, see shimtrace-events(7)): it is accepted, and if no recorded process had "
+	  "a tracepoint it matches, record says so after the run. `shimtrace list-events` "
+	  "lists the families' tracepoints; `shimtrace view` and babeltrace2 show the "
+	  "provider:name of every event." },
+	{ "overwrite", 0, NULL,
+	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
+	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
+	  "is recorded in the trace and shown in the summary (or waits: --blocking)." },
+	BLOCKING_OPT,
+	BUFFER_OPT,
+	SUBBUF_OPT,
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
+	{ "clock", 0, "tsc|monotonic",
+	  "trace clock (default: tsc when constant and non-stop, else monotonic); also SHIMTRACE_CLOCK",
+	  NULL },
+	{ "quiet", 'q', NULL, "do not print the summary", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+#define SESSION_OPT                                                                        \
+	{ "session", 's', "NAME", "the session (default: your latest)",                     \
+	  "Without it, the verb acts on the latest session you created that still exists, never on " \
+	  "another user's. Session names are each user's own: root names another user's session " \
+	  "NAME@UID." }
+#define HELP_OPT { "help", 'h', NULL, "show this help", NULL }
+#define END_OPT { NULL, 0, NULL, NULL, NULL }
+
+static const struct st_opt create_opts[] = {
+	{ "output", 'o', "DIR",
+	  "write the trace into DIR (default: $HOME/shimtrace-traces/NAME-YYYYMMDD-HHMMSS)",
+	  "Without HOME the default is $XDG_STATE_HOME/shimtrace/traces/NAME-YYYYMMDD-HHMMSS; "
+	  "with neither set, create refuses and asks for -o (a trace never goes to a name "
+	  "anyone could guess in a directory everyone may write, such as /tmp). The daemon "
+	  "creates the trace as you: " OUTPUT_RULES },
+	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
+	BLOCKING_OPT,
+	BUFFER_OPT,
+	SUBBUF_OPT,
+	MAX_MEMORY_OPT,
+	PROCESS_MEMORY_OPT,
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt destroy_opts[] = {
+	SESSION_OPT,
+	{ "all", 'a', NULL, "destroy all your sessions", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt session_opts[] = { SESSION_OPT, HELP_OPT, END_OPT };
+
+static const struct st_opt status_opts[] = {
+	SESSION_OPT,
+	{ "json", 0, NULL, "print JSON", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt rule_opts[] = {
+	SESSION_OPT,
+	{ "pid", 'p', "PID,...", "only in these processes (at most 64, comma-separated)",
+	  "Each PID is a number from 1 to 4194304; an empty element is an error. A PID that "
+	  "names no process registered with the daemon is kept in the rule (it selects a "
+	  "process that registers with that pid later) with a warning on standard error "
+	  "naming it: no such process, or one that is not registered (started without the "
+	  "preload, or another user's)." },
+	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
+	  "NAME has 1 to 16 bytes and no control character (refused with one line: no process "
+	  "is selected by one). It is compared with the bytes a process says its comm and its "
+	  "executable are, not with the escaped text `list` shows." },
+	{ "uid", 'u', "UID", "only in processes of this user", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt list_opts[] = {
+	{ "pid", 'p', "PID", "only this process (an error if it is not registered)", NULL },
+	{ "json", 0, NULL, "print JSON", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt probe_opts[] = {
+	{ "pid", 'p', "PID", "the process to load LIBRARY into (required)", NULL },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt events_opts[] = {
+	{ "json", 0, NULL, "print JSON: name, family, library and fields of each", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct st_opt report_opts[] = {
+	{ "sort", 0, "FIELD",
+	  "rank locks by wait (total wait, the default), contended, acquired, hold or max; "
+	  "malloc's call sites by bytes (the default) or count; io's files by time (the default) "
+	  "or bytes",
+	  NULL },
+	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
+	{ "pid", 'p', "PID", "only this process's events", NULL },
+	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct st_opt export_opts[] = {
+	{ "format", 'f', "FORMAT", "the format: chrome (required)", NULL },
+	{ "output", 'o', "FILE", "write to FILE (default: the standard output)", NULL },
+	{ "pid", 'p', "PID", "only this process's events", NULL },
+	{ "time-range", 't', "FROM,TO",
+	  "only the events from FROM to TO seconds after the trace's first (TO may be empty)",
+	  NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+static const struct st_opt view_opts[] = {
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+const struct st_verb st_verbs[] = {
+	{ "record", "[OPTIONS] [--] COMMAND [ARGS...]",
+	  "run COMMAND and record a trace of what it does",
+	  "Runs COMMAND with the shimtrace libraries preloaded and a private session daemon "
+	  "(no system daemon is needed), traces COMMAND and every process it starts (fork, exec), "
+	  "and writes a CTF 1.8 trace that babeltrace2 and Trace Compass read. The loaded objects "
+	  "of every process are recorded as statedump events, so `babeltrace2 --debug-info DIR` "
+	  "shows each event's caller as function and source line. At the end it prints, on "
+	  "standard error, the events recorded and lost per process (an image a process exec'd "
+	  "listed under it), the events lost writing the trace and why (a full disk), the "
+	  "trace directory and, when the pthread family was wrapped, the top of `report locks`: "
+	  "the locks threads waited for longest, the threads still waiting for one when the "
+	  "trace ends, any lock-order cycle, and each process that ended without exiting "
+	  "(killed or crashed: `shimtrace report` says how its numbers may be incomplete); "
+	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
+	  "by a signal, 127 when COMMAND cannot be run).\n"
+	  "record and COMMAND are one job: a signal sent to record is passed on to COMMAND, and "
+	  "if record is killed with SIGKILL (which it cannot pass on), the kernel kills COMMAND "
+	  "with SIGKILL too, so that it never runs on untraced (a setuid COMMAND loses this at "
+	  "exec; processes COMMAND started are its own to end). record's private directory, "
+	  "$TMPDIR/shimtrace-record-XXXXXX (/tmp without TMPDIR), holds the session's socket and "
+	  "a lock record holds while it runs; it is removed when record ends, and the directory "
+	  "of a record killed with SIGKILL by the next record: only your own directories whose "
+	  "lock nobody holds, and only the files a record makes there.",
+	  record_opts, st_cmd_record },
+	{ "create", "[OPTIONS] [NAME]", "create a tracing session in the session daemon",
+	  "Creates a session named NAME (" ST_SESSION_NAME_RULE "; default auto_DATE_TIME) in the "
+	  "session daemon, starting your daemon if none runs (in $SHIMTRACE_RUNDIR when that is "
+	  "set). A session has its own rules, "
+	  "buffers, mode and trace directory; up to 32 exist at once. It records nothing until "
+	  "`start`. A session created by a user other than root traces only that user's "
+	  "processes.",
+	  create_opts, st_cmd_control },
+	{ "destroy", "[OPTIONS] [SESSION]", "stop and forget a session (its trace stays)",
+	  "Stops the session if it is started, then forgets it. The trace directory is left as "
+	  "it is, but for a session never started: the directory create made for it is removed "
+	  "if it is still empty (one that existed before, or that holds anything, stays).",
+	  destroy_opts, st_cmd_control },
+	{ "start", "[OPTIONS] [SESSION]", "start recording",
+	  "Switches on, in every registered process and in processes that start later, the "
+	  "tracepoints the session's rules enable. Nothing runs in the processes: the daemon "
+	  "writes their shared status pages. A stopped session can be started again: its trace "
+	  "grows with new stream files (named with the run's number) and a new statedump, and "
+	  "stop and status count each event and each loss once over all its runs.",
+	  session_opts, st_cmd_control },
+	{ "stop", "[OPTIONS] [SESSION]", "stop recording and complete the trace",
+	  "Switches the session's tracepoints off, drains every buffer and completes the trace "
+	  "on disk; prints what was recorded and lost. In overwrite mode, writes what the "
+	  "buffers hold. Objects and line tables still on their way for its processes are "
+	  "waited for (five seconds at most), so that the trace symbolises their callers.",
+	  session_opts, st_cmd_control },
+	{ "status", "[OPTIONS] [SESSION]", "show the daemon and its sessions",
+	  "Shows the daemon (pid, run directory, registered processes), what your processes use "
+	  "of the daemon's per-user quotas and what they were refused (root: every user; see "
+	  "shimtraced(8)), and each of your sessions: state, mode, buffers, trace directory, "
+	  "events recorded and lost, rules.",
+	  status_opts, st_cmd_control },
+	{ "enable", "[OPTIONS] PATTERN...", "record the tracepoints matching PATTERN",
+	  "Adds a rule enabling the tracepoints whose provider:name the glob PATTERN matches, in "
+	  "the processes the filters select: with no filter, every process, also those started "
+	  "later. Rules are applied in order and the last one that applies to a tracepoint in a "
+	  "process decides. Takes effect at once in running processes, even if they are blocked "
+	  "or never call a traced function.\n"
+	  "PATTERN is a glob (*, ?, [...]) over provider:name, whose parts hold letters, digits "
+	  "and _: an empty pattern, a '[' without its ']', a trailing backslash, a second ':' or "
+	  "any other character outside brackets is an error. A pattern that matches no "
+	  "tracepoint known yet is accepted (a library loaded later may declare it) and said "
+	  "so.",
+	  rule_opts, st_cmd_control },
+	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
+	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "
+	  "select. Other sessions are not affected.",
+	  rule_opts, st_cmd_control },
+	{ "list", "[OPTIONS]", "show registered processes and their tracepoints",
+	  "Shows every process registered with the daemon (yours, or all for root): pid, user, "
+	  "parent, name, executable, and each of its tracepoints with the sessions recording it. "
+	  "The name and the executable are what the process says of itself: shown escaped "
+	  "(TEXT FROM OTHERS in shimtrace(1)), in JSON as JSON escapes.",
+	  list_opts, st_cmd_control },
+	{ "snapshot", "[OPTIONS] [SESSION]", "write what an overwrite-mode session's buffers hold now",
+	  "Writes, as a trace of its own beside the session's (DIR-snapshot-N), what the "
+	  "buffers of an overwrite-mode session hold now, while recording goes on. Each "
+	  "snapshot directory is made new, in the directory that held DIR when the session "
+	  "was created, with the session's modes; a name already taken (by anything) is "
+	  "passed by for the next number.",
+	  session_opts, st_cmd_control },
+	{ "load-probe", "--pid PID LIBRARY.so", "load a probe library into a running process",
+	  "Makes process PID load LIBRARY.so with dlopen; the tracepoints it declares then show "
+	  "in `list` and can be enabled. The process runs the dlopen on one of its own threads at "
+	  "a safe point (see shimtraced(8)); no thread is created. It is done with the "
+	  "credentials of the process's owner, so only what its owner could do: a process that "
+	  "is not dumpable, or that ran a setuid program since it registered, is refused.",
+	  probe_opts, st_cmd_control },
+	{ "list-events", "[OPTIONS] [PATTERN...]",
+	  "show the wrapper families' tracepoints and their fields",
+	  "Lists every tracepoint of the wrapper families (or those the glob PATTERNs match), "
+	  "one a line: provider:name, then its fields as TYPE name (shimtrace-events(7) says "
+	  "what each means). The provider is the family, whose library record --wrap preloads. "
+	  "No daemon is needed. A PATTERN that matches none of them is an error; an "
+	  "application's own tracepoints, which these cannot know, are shown by `list` in "
+	  "the processes that declare them.",
+	  events_opts, st_cmd_list_events },
+	{ "report", "KIND [OPTIONS] [DIR]", "answer questions from a trace: locks, deadlocks, malloc, io",
+	  "Reads the trace in DIR (default: the newest shimtrace-* directory in the working "
+	  "directory) and prints a report, each call site as function (file:line) from the "
+	  "objects' symbols and DWARF line tables (a separate debug file found by build-id is "
+	  "used; an address that cannot be resolved shows as object+0xoffset).\n"
+	  "`report locks`: each lock (mutex, spinlock, each side of a rwlock) with where it was "
+	  "initialised or first used, acquisitions, contended ones (after a wait) and their "
+	  "share, the wait's total, mean, p50, p99 and max, the hold time's total, mean and "
+	  "max, the threads that took it, and the call sites that waited longest; then the "
+	  "condition variables' waits, the threads by time waiting for locks, the threads still "
+	  "waiting when the trace ends (a deadlock, or a process killed), and the number of "
+	  "lock-order cycles.\n"
+	  "`report deadlocks`: every cycle of the lock-order graph (a lock taken while another "
+	  "was held), with, for each edge, the thread and the two call sites: locks taken in "
+	  "orders that can deadlock, whether or not this run did. Try-locks, a recursive lock "
+	  "taken again and cycles of rwlock read sides only give none.\n"
+	  "`report malloc` (a trace of --wrap malloc): blocks never freed, grouped by the call "
+	  "site that allocated them (blocks, bytes); each process's peak heap and when; "
+	  "allocations by call site (bytes or, --sort count, calls); a size histogram; and "
+	  "invalid frees: of a pointer the trace saw freed already (double) or never saw "
+	  "allocated.\n"
+	  "`report io` (a trace of --wrap io): each file, socket and pipe of each process (by "
+	  "the path it was opened with; a descriptor's name follows dup and ends at close): "
+	  "calls, reads and bytes read, writes and bytes written, failed calls, and the time in "
+	  "the calls (total, p50, p99, max), ranked by time or, --sort bytes, by bytes; then "
+	  "the ten slowest calls with their call sites.\n"
+	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
+	  "much. shimtrace-report(1) has the details and the JSON schema.",
+	  report_opts, st_cmd_report },
+	{ "export", "--format chrome [OPTIONS] DIR", "write a trace as a timeline for Perfetto",
+	  "Writes the trace in DIR as Chrome trace-event JSON, which Perfetto UI "
+	  "(ui.perfetto.dev) and chrome://tracing open: a track per thread, named after its "
+	  "process; spans for lock waits (from the call's start, for its wait_ns), lock holds "
+	  "(acquisition to unlock), condition waits and every call with a duration (I/O, "
+	  "joins); instants for allocations, frees and other events, their fields as "
+	  "arguments. Times are microseconds from the first event written. --pid and "
+	  "--time-range keep a large trace small enough to open.",
+	  export_opts, st_cmd_export },
+	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
+	  "Prints every event of the trace in DIR, one per line and in time order: the time "
+	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "
+	  "and its fields (integers in decimal or 0x hexadecimal, strings between double "
+	  "quotes, escaped as TEXT FROM OTHERS in shimtrace(1) says, with \\\" for a quote, "
+	  "byte sequences as hexadecimal digits). Lost events are noted on standard error where they happened, with a "
+	  "total at the end. A trace that is not whole (events lost writing it to a full disk, "
+	  "or a recording that did not finish) is shown as far as it goes, with a line \"trace "
+	  "incomplete: ...\" saying why on standard error, and exit status 0; a trace it cannot "
+	  "read (no metadata, or a damaged file) is an error naming the problem.",
+	  view_opts, st_cmd_view },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
+};
+
+const struct st_verb *st_verb_find(const char *name)
+{
+	for (const struct st_verb *v = st_verbs; v->name; v++)
+		if (strcmp(v->name, name) == 0)
+			return v;
+	return NULL;
+}

@@ -1,0 +1,875 @@
+/*
+ * The verbs the daemon takes from the shimtrace command: create, destroy,
+ * start, stop, status, enable, disable, list, snapshot, load-probe.
+ *
+ * The command line parses and checks the options (ctl/cli/cmd_control.c); the
+ * daemon checks again what concerns it, and what a user may do: a user sees
+ * and controls only the sessions they created and the processes of their
+ * uid; root sees everything. A session created by a user other than root
+ * traces only that user's processes. Session names are each user's own:
+ * -s NAME names the requester's session NAME, and only root reaches
+ * another user's, as NAME@UID. Without -s a verb acts on the requester's
+ * latest session, never another user's.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/common/catalog.h"
+#include "ctl/common/checks.h"
+#include "ctl/common/control.h"
+#include "ctl/common/defaults.h"
+#include "ctl/common/escape.h"
+#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/quota.h"
+
+static uint64_t created_seq;
+
+static bool visible(const struct st_request *r, const struct st_session *ses)
+{
+	return r->root || ses->owner == r->uid;
+}
+
+static bool visible_proc(const struct st_request *r, const struct st_proc *p)
+{
+	return r->root || p->uid == r->uid;
+}
+
+/* The registered process pid the requester may see, or NULL. */
+static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r, pid_t pid)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->pid == pid && visible_proc(r, p))
+			return p;
+	return NULL;
+}
+
+/* How the requester names ses: NAME if it is theirs, else NAME@UID. */
+static const char *label(const struct st_request *r, const struct st_session *ses, char *buf,
+			 size_t n)
+{
+	if (ses->owner == r->uid)
+		return ses->name;
+	snprintf(buf, n, "%s@%u", ses->name, (unsigned)ses->owner);
+	return buf;
+}
+
+static const char *state_name(const struct st_session *ses)
+{
+	switch (ses->state) {
+	case ST_SESSION_CREATED:
+		return "created";
+	case ST_SESSION_STARTED:
+		return "started";
+	default:
+		return "stopped";
+	}
+}
+
+/*
+ * The session named in the request (NAME: the requester's; NAME@UID: uid's,
+ * for root or uid itself), else the requester's latest; NULL after an
+ * error reply.
+ */
+static struct st_session *session_of(struct st_daemon *d, struct st_request *r)
+{
+	const char *arg = st_req_get(r, "session"), *at = arg ? strchr(arg, '@') : NULL;
+	struct st_session *best = NULL;
+	char name[sizeof(best->name)];
+	uid_t owner = r->uid;
+
+	if (at) {
+		char *end;
+		unsigned long v = strtoul(at + 1, &end, 10);
+
+		if (at == arg || (size_t)(at - arg) >= sizeof(name) || !at[1] || *end ||
+		    v > UINT32_MAX - 1) {
+			st_reply_error(r, 0, "shimtrace %s: '%s' is not a session name, nor NAME@UID",
+				       r->verb, arg);
+			return NULL;
+		}
+		owner = (uid_t)v;
+		memcpy(name, arg, (size_t)(at - arg));
+		name[at - arg] = '\0';
+		arg = name;
+	}
+	if (owner == r->uid || r->root)
+		for (struct st_session *ses = d->sessions; ses; ses = ses->next)
+			if (ses->owner == owner &&
+			    (arg ? strcmp(ses->name, arg) == 0 : !best || ses->created > best->created))
+				best = ses;
+	if (!best) {
+		if (arg && at)
+			st_reply_error(r, 0, "shimtrace %s: uid %u has no session named '%s'", r->verb,
+				       (unsigned)owner, arg);
+		else if (arg)
+			st_reply_error(r, 0, "shimtrace %s: no session named '%s'%s", r->verb, arg,
+				       r->root ? " (another user's: NAME@UID)" : "");
+		else
+			st_reply_error(r, 0, "shimtrace %s: no session (create one with shimtrace create)",
+				       r->verb);
+	}
+	return best;
+}
+
+/* Reads an unsigned number item; def when absent, -1 when malformed. */
+static int64_t num(const struct st_request *r, const char *key, int64_t def)
+{
+	const char *v = st_req_get(r, key);
+	char *end;
+	long long n;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end || end == v || n < 0 ? -1 : n;
+}
+
+/* The umask item, octal (the requester's: the modes of its trace); 022
+ * when absent (an older client), -1 when malformed. */
+static int umask_of(const struct st_request *r)
+{
+	const char *v = st_req_get(r, "umask");
+	char *end;
+	long m;
+
+	if (!v)
+		return 022;
+	errno = 0;
+	m = strtol(v, &end, 8);
+	return errno || *end || end == v || m < 0 || m > 0777 ? -1 : (int)m;
+}
+
+static int cmd_create(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session_config cfg = { 0 };
+	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
+	char auto_name[64], err[512];
+	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
+		mm = num(r, "max-memory", 0), pm = num(r, "process-memory", 0), bl;
+	int mask = umask_of(r);
+	const char *blocking = st_req_get(r, "blocking");
+	struct st_session *ses;
+	struct st_geometry geo;
+	char geotext[128], share[32], bound[32], mode[64];
+	int ret;
+
+	if (!outdir || outdir[0] != '/')
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: the output directory must "
+							"be an absolute path");
+	if (bs < 0 || sb < 0 || mm < 0 || pm < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed size");
+	if (mask < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed umask");
+	if (name && !st_session_name_ok(name))
+		return st_reply_error(r, ST_EXIT_USAGE,
+				      "shimtrace create: '%s' is not a session name (" ST_SESSION_NAME_RULE
+				      ")",
+				      name);
+	if (!name) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		size_t len = strftime(auto_name, sizeof(auto_name), "auto_%Y%m%d_%H%M%S", &tm);
+
+		for (int i = 2; st_session_find(d, r->uid, auto_name) && i < 100; i++)
+			snprintf(auto_name + len, sizeof(auto_name) - len, "_%d", i);
+		name = auto_name;
+	}
+	cfg.name = name;
+	cfg.outdir = outdir;
+	cfg.mode = st_req_get(r, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
+	if (blocking && strcmp(blocking, "forever") == 0)
+		cfg.block_ms = ST_ABI_BLOCK_FOREVER;
+	else if (blocking && (bl = num(r, "blocking", 0)) >= 1 && bl <= ST_BLOCK_MAX_MS)
+		cfg.block_ms = (uint32_t)bl;
+	else if (blocking)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed --blocking");
+	cfg.buffer_size = (uint64_t)bs;
+	cfg.subbuf_size = (uint64_t)sb;
+	cfg.max_memory = (uint64_t)mm;
+	cfg.process_memory = (uint64_t)pm;
+	cfg.owner = r->uid;
+	cfg.owner_gid = r->gid;
+	cfg.umask = (mode_t)mask;
+	cfg.all_users = r->root;
+	ret = st_session_create(d, &cfg, &ses, err, sizeof(err));
+	if (ret < 0)
+		return st_reply_error(r, ret == -EEXIST || ret == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
+				      "shimtrace create: %s", err);
+	ses->created = ++created_seq;
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_mode_text(cfg.mode, cfg.block_ms, mode, sizeof(mode));
+	st_size_text(ses->process_memory, share, sizeof(share));
+	st_size_text(ses->max_memory, bound, sizeof(bound));
+	st_reply(r, "session %s created (%s mode; buffers of %s; at most %s (%u thread buffers) per "
+		    "process, %s in all), trace in %s\n",
+		 name, mode, geotext, share, ses->nslots, bound, ses->trace.dir);
+	return ST_EXIT_OK;
+}
+
+/* "N events[ recorded], M lost[ (K writing the trace: why)], from P processes" */
+static void totals_text(struct st_request *r, struct st_session *ses, const char *events)
+{
+	struct st_session_totals t;
+
+	st_session_totals(ses, &t);
+	st_reply(r, "%llu %s, %llu lost", (unsigned long long)t.events, events,
+		 (unsigned long long)t.lost);
+	if (t.write_lost)
+		st_reply(r, " (%llu writing the trace: %s)", (unsigned long long)t.write_lost,
+			 strerror(t.write_err));
+	st_reply(r, ", from %u processes", t.processes);
+}
+
+static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
+	char name[sizeof(ses->name)], dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+
+	memcpy(name, ses->name, sizeof(name));
+	st_esc(dir, sizeof(dir), ses->trace.dir);
+	if (st_session_destroy(d, ses))
+		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
+			 name, dir);
+	else
+		st_reply(r, "session %s destroyed, trace in %s\n", name, dir);
+}
+
+/* The session's losses by cause, each with what would have kept them. */
+static void losses_text(struct st_request *r, const struct st_session *ses)
+{
+	char text[1024];
+
+	st_session_loss_report(ses, "  ", text, sizeof(text));
+	st_reply(r, "%s", text);
+}
+
+static int cmd_destroy(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses;
+	int n = 0;
+
+	if (!st_req_get(r, "all")) {
+		ses = session_of(d, r);
+		if (!ses)
+			return ST_EXIT_FAIL;
+		destroy_one(d, r, ses);
+		return ST_EXIT_OK;
+	}
+	ses = d->sessions;
+	/* (all of the requester's own: root's too, not every user's) */
+	for (struct st_session *next; ses; ses = next) {
+		next = ses->next;
+		if (ses->owner != r->uid)
+			continue;
+		destroy_one(d, r, ses);
+		n++;
+	}
+	if (!n)
+		st_reply(r, "no session to destroy\n");
+	return ST_EXIT_OK;
+}
+
+static int cmd_start(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+	char err[512];
+
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (st_session_start(d, ses, err, sizeof(err)) < 0)
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace start: %s", err);
+	st_reply(r, "session %s started\n", ses->name);
+	return ST_EXIT_OK;
+}
+
+/*
+ * A stop waits, without holding the loop, for what is on its way for the
+ * session's processes (their objects and line tables, from inspectors that
+ * have deadlines of their own), so that its trace has their statedumps and
+ * refined call sites: it is answered when nothing is, or once nothing has
+ * arrived for STOP_WAIT_MS (a machine busy with other work builds line
+ * tables slowly, not never), and after STOP_WAIT_MAX_MS in any case.
+ */
+#define STOP_WAIT_MS 5000
+#define STOP_WAIT_MAX_MS 60000
+
+struct pending_stop {
+	struct pending_stop *next;
+	struct st_request req;
+	uint32_t generation; /* of the session (unique) */
+	uint64_t deadline, hard_deadline;
+};
+
+static struct pending_stop *stops;
+static uint64_t last_progress; /* ms: when objects or a line table last came */
+
+void st_commands_progress(void)
+{
+	last_progress = st_now_ms();
+}
+
+/* Whether pending stop ps may wait on. */
+static bool may_wait(const struct pending_stop *ps)
+{
+	uint64_t now = st_now_ms();
+
+	return now < ps->deadline || (now < ps->hard_deadline && now - last_progress < STOP_WAIT_MS);
+}
+
+static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->control && st_session_covers(ses, p) &&
+		    p->control->session[ses->index].generation == ses->generation &&
+		    (p->end_deferred || st_proc_waiting(p) || st_pickup_due(d, p, ses->index)))
+			return true;
+	return false;
+}
+
+/*
+ * What the buffers hold asks for the line tables it needs: a drain that
+ * finds callers whose table is on its way leaves them, and its process
+ * waits (st_proc_waiting) a few seconds. A pending stop drains again at
+ * each look, so that a process whose tables are still coming (hundreds of
+ * libraries on a busy machine) is waited for as long as they come, not
+ * only those first seconds.
+ */
+static void flush_asking(struct st_daemon *d, const struct st_session *ses)
+{
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		if (!p->ended && p->control && st_session_covers(ses, p) &&
+		    p->control->session[ses->index].generation == ses->generation &&
+		    !st_proc_waiting(p))
+			st_consume_all(d, p, ST_DRAIN_FLUSH);
+}
+
+static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)
+{
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+
+	if (st_session_stop(d, ses) < 0)
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
+				      ses->name);
+	st_reply(r, "session %s stopped: ", ses->name);
+	totals_text(r, ses, "events recorded");
+	st_reply(r, "; trace in %s\n", st_esc(dir, sizeof(dir), ses->trace.dir));
+	losses_text(r, ses);
+	return ST_EXIT_OK;
+}
+
+static int cmd_stop(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+	struct pending_stop *ps;
+
+	if (!ses)
+		return ST_EXIT_FAIL;
+	/* (pools a process without a connection offers: take them now, not
+	 * at the next tick; the stop waits for them) */
+	for (struct st_proc *p = d->procs; ses->active && p; p = p->next)
+		if (st_session_covers(ses, p))
+			st_pickup(d, p);
+	if (ses->active)
+		flush_asking(d, ses);
+	if (!ses->active || !session_waiting(d, ses) || !(ps = calloc(1, sizeof(*ps))))
+		return stop_now(d, r, ses);
+	/* the request outlives this call: keep its descriptor and peer only */
+	ps->req = *r;
+	ps->req.nitems = 0;
+	ps->req.verb = NULL;
+	ps->generation = ses->generation;
+	ps->deadline = st_now_ms() + STOP_WAIT_MS;
+	ps->hard_deadline = st_now_ms() + STOP_WAIT_MAX_MS;
+	ps->next = stops;
+	stops = ps;
+	return ST_CTL_DEFERRED;
+}
+
+void st_commands_poll(struct st_daemon *d, bool now)
+{
+	for (struct pending_stop **pp = &stops; *pp;) {
+		struct pending_stop *ps = *pp;
+		struct st_session *ses = d->sessions;
+		bool waits;
+
+		while (ses && ses->generation != ps->generation)
+			ses = ses->next;
+		waits = ses && !now && may_wait(ps);
+		int status;
+
+		if (waits)
+			flush_asking(d, ses);
+		if (waits && session_waiting(d, ses)) {
+			pp = &ps->next;
+			continue;
+		}
+		*pp = ps->next;
+		if (!ses)
+			status = st_reply_error(&ps->req, ST_EXIT_FAIL,
+						"shimtrace stop: the session was destroyed meanwhile");
+		else
+			status = stop_now(d, &ps->req, ses);
+		st_request_finish(&ps->req, status);
+		free(ps);
+	}
+}
+
+/* Whether pattern matches a tracepoint known to the requester (registered
+ * by a process it may see, or in the wrapper families). */
+static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
+			  const char *pattern)
+{
+	char full[2 * ST_ABI_NAME_MAX + 2];
+
+	for (uint32_t i = ST_EV_BUILTIN_COUNT; i < d->reg.n; i++) {
+		const struct st_evclass *c = d->reg.v[i];
+
+		if (!c || (!r->root && !st_evclass_used_by(c, r->uid)))
+			continue;
+		snprintf(full, sizeof(full), "%s:%s", c->provider, c->name);
+		if (fnmatch(pattern, full, 0) == 0)
+			return true;
+	}
+	for (unsigned i = 0; i < st_catalog_count; i++)
+		if (st_catalog_match(&st_catalog[i], pattern))
+			return true;
+	return false;
+}
+
+/*
+ * A rule's pid that names no registered process is kept (a process that
+ * registers with that pid is selected), but the user hears of it: a typo
+ * or a process that ended is the likelier story.
+ */
+static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t pid)
+{
+	if (find_proc(d, r, pid))
+		return;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		st_reply_error(r, 0, "shimtrace %s: warning: no process %d runs (the rule applies to "
+				     "a process that registers with that pid)",
+			       r->verb, (int)pid);
+	else
+		st_reply_error(r, 0, "shimtrace %s: warning: process %d is not registered with this "
+				     "daemon (not started with the shimtrace preload, or not yours)",
+			       r->verb, (int)pid);
+}
+
+static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
+{
+	const char *patterns[ST_REQ_MAX_ITEMS], *pids[ST_RULE_MAX_PIDS + 1];
+	uint32_t np = st_req_all(r, "pattern", patterns, ST_REQ_MAX_ITEMS),
+		 npids = st_req_all(r, "pid", pids, ST_RULE_MAX_PIDS + 1);
+	const char *procname = st_req_get(r, "procname");
+	int64_t uid = num(r, "uid", -2);
+	struct st_session *ses;
+	struct st_rule rule;
+	char why[256];
+
+	if (np == 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: no PATTERN", r->verb);
+	if (npids > ST_RULE_MAX_PIDS)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: more than %d pids", r->verb,
+				      ST_RULE_MAX_PIDS);
+	if (uid == -1 || uid > UINT32_MAX)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: malformed uid", r->verb);
+	if (procname && st_procname_check(procname, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --procname: %s", r->verb, why);
+	ses = session_of(d, r);
+	if (!ses)
+		return ST_EXIT_FAIL;
+	if (uid >= 0 && !ses->all_users && (uid_t)uid != ses->owner)
+		return st_reply_error(r, ST_EXIT_FAIL,
+				      "shimtrace %s: session '%s' traces only uid %u's processes",
+				      r->verb, ses->name, (unsigned)ses->owner);
+	memset(&rule, 0, sizeof(rule));
+	rule.enable = enable;
+	for (uint32_t i = 0; i < npids; i++)
+		if (st_pid_parse(pids[i], &rule.pids[rule.npids++], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --pid: %s", r->verb, why);
+	for (uint32_t i = 0; i < np; i++)
+		if (st_pattern_check(patterns[i], why, sizeof(why)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern '%s': %s",
+					      r->verb, patterns[i], why);
+	if (procname)
+		snprintf(rule.procname, sizeof(rule.procname), "%s", procname);
+	rule.has_uid = uid >= 0;
+	rule.uid = uid >= 0 ? (uid_t)uid : 0;
+	for (uint32_t i = 0; i < np; i++) {
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", patterns[i]);
+		if (st_session_add_rule(d, ses, &rule) < 0)
+			return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: out of memory", r->verb);
+		st_reply(r, "%s %s in session %s%s\n", patterns[i], enable ? "enabled" : "disabled",
+			 ses->name,
+			 known_pattern(d, r, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
+	}
+	for (uint32_t i = 0; i < rule.npids; i++)
+		warn_unregistered(d, r, rule.pids[i]);
+	return ST_EXIT_OK;
+}
+
+/* ---- status and list, as text or JSON ---- */
+
+static void json_str(struct st_request *r, const char *s)
+{
+	size_t n = strlen(s);
+
+	st_reply(r, "\"");
+	while (n) {
+		char buf[256];
+		size_t used, k = st_esc_part(buf, sizeof(buf), s, n, ST_ESC_JSON, &used);
+
+		st_reply(r, "%.*s", (int)k, buf);
+		s += used;
+		n -= used;
+	}
+	st_reply(r, "\"");
+}
+
+static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
+{
+	if (json) {
+		st_reply(r, "{\"enable\": %s, \"pattern\": ", ru->enable ? "true" : "false");
+		json_str(r, ru->pattern);
+		st_reply(r, ", \"pids\": [");
+		for (uint32_t k = 0; k < ru->npids; k++)
+			st_reply(r, "%s%d", k ? ", " : "", ru->pids[k]);
+		st_reply(r, "], \"procname\": ");
+		if (ru->procname[0])
+			json_str(r, ru->procname);
+		else
+			st_reply(r, "null");
+		if (ru->has_uid)
+			st_reply(r, ", \"uid\": %u}", (unsigned)ru->uid);
+		else
+			st_reply(r, ", \"uid\": null}");
+		return;
+	}
+	st_reply(r, "    %s %s", ru->enable ? "enable " : "disable", ru->pattern);
+	if (ru->npids) {
+		st_reply(r, " --pid ");
+		for (uint32_t k = 0; k < ru->npids; k++)
+			st_reply(r, "%s%d", k ? "," : "", ru->pids[k]);
+	}
+	if (ru->procname[0]) {
+		char name[ST_ESC_SIZE(sizeof(ru->procname))];
+
+		st_reply(r, " --procname %s", st_esc(name, sizeof(name), ru->procname));
+	}
+	if (ru->has_uid)
+		st_reply(r, " --uid %u", (unsigned)ru->uid);
+	st_reply(r, "\n");
+}
+
+/* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
+static void memory_json(struct st_request *r, const struct st_daemon *d, const struct st_session *ses)
+{
+	const struct st_membound *m = ses ? &ses->mem : &d->mem;
+
+	st_reply(r,
+		 "{\"bound\": %llu, \"committed\": %llu, \"granted\": %llu, "
+		 "\"committed_peak\": %llu, \"granted_peak\": %llu",
+		 (unsigned long long)m->bound, (unsigned long long)st_memory_committed(d, ses),
+		 (unsigned long long)m->granted, (unsigned long long)m->committed_peak,
+		 (unsigned long long)m->granted_peak);
+	if (ses)
+		st_reply(r, ", \"shrunk\": %u, \"refused\": %u, \"raised\": %u, \"taken_back\": %u",
+			 ses->memc.shrunk, ses->memc.refused, ses->memc.raised, ses->memc.taken_back);
+	st_reply(r, "}");
+}
+
+static void session_text(struct st_request *r, const struct st_daemon *d, struct st_session *ses,
+			 bool json)
+{
+	struct st_session_totals t;
+	uint64_t by[ST_LOSS_KINDS];
+	struct st_geometry geo;
+	char geotext[128], mm[32], memory[512], mode[64], lab[96];
+	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+
+	st_session_totals(ses, &t);
+	if (json) {
+		st_reply(r, "{\"name\": ");
+		json_str(r, ses->name);
+		st_reply(r, ", \"state\": \"%s\", \"mode\": \"%s\", \"blocking\": %s", state_name(ses),
+			 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard",
+			 ses->block_ms ? "true" : "false");
+		if (ses->block_ms && ses->block_ms != ST_ABI_BLOCK_FOREVER)
+			st_reply(r, ", \"blocking_timeout_ms\": %u", ses->block_ms);
+		else
+			st_reply(r, ", \"blocking_timeout_ms\": null");
+		st_reply(r, ", \"output\": ");
+		json_str(r, ses->trace.dir);
+		st_reply(r,
+			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
+			 "\"max_memory\": %llu, \"process_memory\": %llu, \"thread_buffers\": %u, "
+			 "\"processes\": %u, \"events\": %llu, \"lost\": %llu, "
+			 "\"lost_writing\": %llu, \"write_error\": ",
+			 (unsigned)ses->owner, (unsigned long long)ses->buffer_size, ses->sb_size,
+			 (unsigned long long)ses->max_memory, (unsigned long long)ses->process_memory,
+			 ses->nslots, t.processes, (unsigned long long)t.events,
+			 (unsigned long long)t.lost, (unsigned long long)t.write_lost);
+		if (t.write_lost)
+			json_str(r, strerror(t.write_err));
+		else
+			st_reply(r, "null");
+		st_reply(r, ", \"rules\": [");
+		for (uint32_t i = 0; i < ses->nrules; i++) {
+			st_reply(r, "%s", i ? ", " : "");
+			rule_text(r, &ses->rules[i], true);
+		}
+		st_session_losses(ses, by);
+		st_reply(r, "], \"lost_by\": {");
+		for (int k = 0; k < ST_LOSS_KINDS; k++)
+			st_reply(r, "%s\"%s\": %llu", k ? ", " : "", st_loss_kinds[k].key,
+				 (unsigned long long)by[k]);
+		st_reply(r, "}, \"memory\": ");
+		memory_json(r, d, ses);
+		st_reply(r, "}");
+		return;
+	}
+	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
+	/* (a directory another user named: escaped) */
+	st_reply(r, "session %s: %s, %s mode, trace in %s\n", label(r, ses, lab, sizeof(lab)),
+		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
+	st_session_geometry(ses, &geo);
+	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_size_text(ses->process_memory, mm, sizeof(mm));
+	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
+		 ses->nslots);
+	st_session_memory_text(d, ses, true, memory, sizeof(memory));
+	st_reply(r, "  memory: %s\n", memory);
+	st_reply(r, "  recorded: ");
+	totals_text(r, ses, "events");
+	st_reply(r, "\n");
+	losses_text(r, ses);
+	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
+	for (uint32_t i = 0; i < ses->nrules; i++)
+		rule_text(r, &ses->rules[i], false);
+}
+
+/* What each user the requester may see uses of its quotas, and what it
+ * was refused (quota.h). */
+static void users_text(struct st_request *r, bool json)
+{
+	uint32_t n = 0;
+
+	if (json)
+		st_reply(r, ", \"users\": [");
+	for (const struct st_user *u = st_users(); u; u = u->next) {
+		bool refused = false;
+
+		if (!r->root && u->uid != r->uid)
+			continue;
+		if (json) {
+			st_reply(r, "%s{\"uid\": %u", n ? ", " : "", (unsigned)u->uid);
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				st_reply(r, ", \"%s\": {\"used\": %llu, \"limit\": %llu, \"refused\": %llu}",
+					 st_quota_defs[k].name, (unsigned long long)u->used[k],
+					 (unsigned long long)st_quota_limit(k),
+					 (unsigned long long)u->refused[k]);
+			st_reply(r, "}");
+		} else {
+			st_reply(r, "uid %u:", (unsigned)u->uid);
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				if (k != ST_Q_FIELDS)
+					st_reply(r, "%s %llu %s%s", k ? "," : "",
+						 (unsigned long long)u->used[k], st_quota_defs[k].name,
+						 *st_quota_defs[k].unit ? " bytes" : "");
+			st_reply(r, "\n");
+			for (int k = 0; k < ST_Q_COUNT; k++)
+				if (u->refused[k]) {
+					st_reply(r, "%s %llu over the %s quota (%llu)",
+						 refused ? "," : "  refused:",
+						 (unsigned long long)u->refused[k], st_quota_defs[k].name,
+						 (unsigned long long)st_quota_limit(k));
+					refused = true;
+				}
+			if (refused)
+				st_reply(r, "\n");
+		}
+		n++;
+	}
+	if (json)
+		st_reply(r, "]");
+}
+
+static int cmd_status(struct st_daemon *d, struct st_request *r)
+{
+	bool json = st_req_get(r, "json") != NULL;
+	const char *name = st_req_get(r, "session");
+	uint32_t nprocs = 0, n = 0;
+
+	struct st_session *named = NULL;
+
+	/* a session that is not there is an error, and only that */
+	if (name && !(named = session_of(d, r)))
+		return ST_EXIT_FAIL;
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		nprocs += !p->ended && visible_proc(r, p);
+	if (json) {
+		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
+			 (unsigned)d->uid);
+		json_str(r, d->rundir);
+		st_reply(r, ", \"clock\": \"%s\", \"memory\": ",
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+		memory_json(r, d, NULL);
+		st_reply(r, ", \"processes\": %u}", nprocs);
+		users_text(r, true);
+		st_reply(r, ", \"sessions\": [");
+	} else {
+		char com[32], gr[32], bound[32];
+
+		st_size_approx(st_memory_committed(d, NULL), com, sizeof(com));
+		st_size_approx(d->mem.granted, gr, sizeof(gr));
+		st_size_approx(d->mem.bound, bound, sizeof(bound));
+		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock; buffer "
+			    "memory of all sessions: %s committed, %s granted of %s\n",
+			 (int)getpid(), (unsigned)d->uid, d->rundir, nprocs,
+			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", com, gr, bound);
+		users_text(r, false);
+	}
+	for (struct st_session *ses = d->sessions; ses; ses = ses->next) {
+		if (!visible(r, ses) || (name && ses != named))
+			continue;
+		if (json)
+			st_reply(r, "%s", n ? ", " : "");
+		session_text(r, d, ses, json);
+		n++;
+	}
+	if (json)
+		st_reply(r, "]}\n");
+	else if (!n)
+		st_reply(r, "no session\n");
+	return ST_EXIT_OK;
+}
+
+static int cmd_list(struct st_daemon *d, struct st_request *r)
+{
+	bool json = st_req_get(r, "json") != NULL;
+	const char *pidarg = st_req_get(r, "pid");
+	pid_t pid = 0;
+	uint32_t n = 0;
+	char why[256];
+
+	if (pidarg && st_pid_parse(pidarg, &pid, why, sizeof(why)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: --pid: %s", why);
+	if (pid && !find_proc(d, r, pid))
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace list: no registered process %d",
+				      (int)pid);
+	if (json)
+		st_reply(r, "{\"processes\": [");
+	for (struct st_proc *p = d->procs; p; p = p->next) {
+		uint32_t k = 0;
+
+		if (p->ended || !visible_proc(r, p) || (pid && p->pid != pid))
+			continue;
+		if (json) {
+			st_reply(r, "%s{\"pid\": %d, \"ppid\": %d, \"uid\": %u, \"name\": ", n ? ", " : "",
+				 p->pid, p->ppid, (unsigned)p->uid);
+			json_str(r, p->name);
+			st_reply(r, ", \"exe\": ");
+			json_str(r, p->exe);
+			st_reply(r, ", \"tracepoints\": [");
+		} else {
+			/* (what the process says of itself: escaped) */
+			char name[ST_ESC_SIZE(sizeof(p->name))], exe[ST_ESC_SIZE(sizeof(p->exe))];
+
+			st_reply(r, "pid %d (%s) uid %u ppid %d %s\n", p->pid,
+				 st_esc(name, sizeof(name), p->name), (unsigned)p->uid, p->ppid,
+				 st_esc(exe, sizeof(exe), p->exe));
+		}
+		for (uint32_t i = 0; i < p->nprovs; i++) {
+			const struct st_proc_provider *pr = p->provs[i];
+
+			for (uint32_t t = 0; t < pr->count; t++) {
+				const struct st_evclass *c = p->cls[pr->tps[t].local];
+				uint32_t on = 0;
+
+				if (json) {
+					st_reply(r, "%s{\"name\": \"%s:%s\", \"sessions\": [", k ? ", " : "",
+						 c->provider, c->name);
+				} else {
+					st_reply(r, "  %s:%s", c->provider, c->name);
+				}
+				for (const struct st_session *ses = d->sessions; ses; ses = ses->next) {
+					if (!visible(r, ses) || !ses->active ||
+					    !st_session_records(ses, p, c->provider, c->name))
+						continue;
+					if (json) {
+						st_reply(r, "%s", on ? ", " : "");
+						json_str(r, ses->name);
+					} else {
+						char lab[96];
+
+						st_reply(r, "%s%s", on ? ", " : " enabled in ",
+							 label(r, ses, lab, sizeof(lab)));
+					}
+					on++;
+				}
+				st_reply(r, json ? "]}" : "\n");
+				k++;
+			}
+		}
+		if (json)
+			st_reply(r, "]}");
+		n++;
+	}
+	if (json)
+		st_reply(r, "]}\n");
+	else if (!n)
+		st_reply(r, "no registered process\n");
+	return ST_EXIT_OK;
+}
+
+static int cmd_snapshot(struct st_daemon *d, struct st_request *r)
+{
+	struct st_session *ses = session_of(d, r);
+
+	return ses ? st_cmd_snapshot(d, r, ses) : ST_EXIT_FAIL;
+}
+
+static int cmd_load_probe(struct st_daemon *d, struct st_request *r)
+{
+	int64_t pid = num(r, "pid", 0);
+	const char *lib = st_req_get(r, "library");
+	struct st_proc *p;
+
+	if (pid <= 0 || !lib || lib[0] != '/')
+		return st_reply_error(r, ST_EXIT_USAGE,
+				      "shimtrace load-probe: needs --pid PID and an absolute LIBRARY path");
+	p = find_proc(d, r, (pid_t)pid);
+	if (p)
+		return st_cmd_load_probe(d, r, p, lib);
+	return st_reply_error(r, ST_EXIT_FAIL, "shimtrace load-probe: no registered process %lld",
+			      (long long)pid);
+}
+
+int st_command(struct st_daemon *d, struct st_request *r)
+{
+	static const struct {
+		const char *verb;
+		int (*run)(struct st_daemon *, struct st_request *);
+	} verbs[] = {
+		{ "create", cmd_create },     { "destroy", cmd_destroy },   { "start", cmd_start },
+		{ "stop", cmd_stop },	      { "status", cmd_status },	    { "list", cmd_list },
+		{ "snapshot", cmd_snapshot }, { "load-probe", cmd_load_probe },
+	};
+
+	if (strcmp(r->verb, "enable") == 0 || strcmp(r->verb, "disable") == 0)
+		return cmd_rule(d, r, r->verb[0] == 'e');
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(r->verb, verbs[i].verb) == 0)
+			return verbs[i].run(d, r);
+	return st_reply_error(r, ST_EXIT_USAGE, "shimtrace: the daemon does not know '%s'", r->verb);
+}
