@@ -13,6 +13,7 @@
 
 #include "core/abi.h"
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_control.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/client.h"
 #include "ctl/common/control.h"
@@ -168,9 +169,8 @@ static int default_output(struct items *it, const char *verb, const char *name)
 	return add(it, "output", dir);
 }
 
-int st_cmd_control(int argc, char **argv)
+int st_cmd_control(const struct st_verb *v, int argc, char **argv)
 {
-	const struct st_verb *v = st_verb_find(argv[0]);
 	const char *verb = v->name, *arg, *output = NULL;
 	const struct st_opt *o;
 	struct items it = { .n = 0 };

@@ -13,6 +13,7 @@
 
 #include "ctl/common/catalog.h"
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_events.h"
 #include "ctl/common/cli.h"
 
 static const char *V = "list-events";
@@ -84,9 +85,8 @@ static void print(char **patterns, int n, bool json)
 		fputs("\n]\n", stdout);
 }
 
-int st_cmd_list_events(int argc, char **argv)
+int st_cmd_list_events(const struct st_verb *v, int argc, char **argv)
 {
-	const struct st_verb *v = st_verb_find(V);
 	const struct st_opt *o;
 	const char *arg;
 	bool json = false;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_export.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/reports.h"
 
@@ -36,9 +37,8 @@ static int parse_range(const char *s, int64_t *from, int64_t *to)
 	return 0;
 }
 
-int st_cmd_export(int argc, char **argv)
+int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 {
-	const struct st_verb *v = st_verb_find(V);
 	struct st_export_opts eo = { .pid = -1, .from_ns = -1 };
 	const char *arg, *format = NULL, *out = NULL;
 	const struct st_opt *o;

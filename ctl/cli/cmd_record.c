@@ -32,14 +32,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_record.h"
 #include "ctl/common/cli.h"
-#include "ctl/report/reports.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/daemon.h"
 #include "ctl/common/defaults.h"
 #include "ctl/common/escape.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/drain/lifecycle.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/report/reports.h"
 
 extern char **environ;
 
@@ -86,9 +93,8 @@ static int parse_size_opt(const char *name, const char *arg, uint64_t *out)
 	return 0;
 }
 
-static int parse_args(struct record *r, int argc, char **argv)
+static int parse_args(const struct st_verb *v, struct record *r, int argc, char **argv)
 {
-	const struct st_verb *v = st_verb_find(V);
 	const struct st_opt *o;
 	const char *arg;
 	char why[256];
@@ -563,7 +569,7 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
-int st_cmd_record(int argc, char **argv)
+int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 {
 	struct families fam;
 	struct record r = {
@@ -589,7 +595,7 @@ int st_cmd_record(int argc, char **argv)
 		st_err(V, "SHIMTRACE_CLOCK: '%s' is neither tsc nor monotonic", env_clock);
 		return 2;
 	}
-	if (parse_args(&r, argc, argv) < 0)
+	if (parse_args(v, &r, argc, argv) < 0)
 		return 2;
 	families_known(&fam);
 	if (families_choose(&fam, r.wrap ? r.wrap : ST_DEFAULT_FAMILIES) < 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_report.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/reports.h"
 
@@ -39,9 +40,8 @@ static int parse_top(const char *s, uint32_t *out)
 	return 0;
 }
 
-int st_cmd_report(int argc, char **argv)
+int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 {
-	const struct st_verb *v = st_verb_find(V);
 	struct st_report_opts opts = { .top = 10, .pid = -1 };
 	const struct st_opt *o;
 	const char *arg, *kind;

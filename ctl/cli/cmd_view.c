@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/cli/cmd_view.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
@@ -453,9 +454,8 @@ static void print_lost(struct view *w, const struct st_lost *l)
 }
 
 /* The exit status when done (help, usage error), or -1 to go on with *dir. */
-static int parse_args(int argc, char **argv, const char **dir)
+static int parse_args(const struct st_verb *v, int argc, char **argv, const char **dir)
 {
-	const struct st_verb *v = st_verb_find(V);
 	const struct st_opt *o;
 	const char *arg;
 	int n;
@@ -518,14 +518,14 @@ static int run(struct view *w, struct st_reader *r)
 	return 0;
 }
 
-int st_cmd_view(int argc, char **argv)
+int st_cmd_view(const struct st_verb *v, int argc, char **argv)
 {
 	struct view w = { 0 };
 	const struct st_tsdl *meta;
 	struct st_reader *r;
 	const char *dir = NULL;
 	char err[1024];
-	int ret = parse_args(argc, argv, &dir);
+	int ret = parse_args(v, argc, argv, &dir);
 
 	if (ret >= 0)
 		return ret;

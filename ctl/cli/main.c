@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
 #include "ctl/inspect/inspector.h"
 
@@ -40,5 +41,5 @@ int main(int argc, char **argv)
 		st_err(NULL, "unknown verb '%s' (see shimtrace --help)", argv[1]);
 		return 2;
 	}
-	return v->run(argc - 1, argv + 1);
+	return v->run(v, argc - 1, argv + 1);
 }

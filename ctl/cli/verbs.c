@@ -6,6 +6,13 @@
 #include <string.h>
 
 #include "ctl/common/checks.h"
+#include "ctl/cli/cmd_control.h"
+#include "ctl/cli/cmd_events.h"
+#include "ctl/cli/cmd_export.h"
+#include "ctl/cli/cmd_record.h"
+#include "ctl/cli/cmd_report.h"
+#include "ctl/cli/cmd_view.h"
+#include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
 
 /* The buffer geometry of record and create (st_geometry, ctl/common/checks.h). */

@@ -24,7 +24,7 @@ struct st_verb {
 	const char *summary;  /* one line */
 	const char *description; /* man page paragraphs, each ended by \n but the last */
 	const struct st_opt *opts; /* terminated by a zero entry */
-	int (*run)(int argc, char **argv);
+	int (*run)(const struct st_verb *v, int argc, char **argv); /* argv[0]: the verb */
 };
 
 /* Whether o's argument may be left out ("[=NAME]"). */
@@ -33,7 +33,6 @@ static inline bool st_opt_arg_optional(const struct st_opt *o)
 	return o->arg && o->arg[0] == '[';
 }
 
-extern const struct st_verb st_verbs[];
 /* shimtraced's options (name ""): its --help and man page. */
 extern const struct st_verb st_daemon_verb;
 /* "shimtrace" or "shimtraced": what errors and --help call us. */
@@ -44,7 +43,6 @@ extern const char *st_program;
 void st_err(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the --help text of a verb. */
 void st_verb_help(const struct st_verb *v);
-const struct st_verb *st_verb_find(const char *name);
 /*
  * getopt_long over v's table. Returns the option matched, NULL at the end,
  * or &st_opt_error on a bad option (after printing a one-line error).
@@ -75,13 +73,5 @@ const char *st_libdir_wrappers(void);
 /* The umask of the user running the command: the modes of the traces made
  * for them (sent to the daemon, which has its own). */
 mode_t st_user_umask(void);
-
-int st_cmd_record(int argc, char **argv);
-int st_cmd_view(int argc, char **argv);
-int st_cmd_list_events(int argc, char **argv);
-int st_cmd_report(int argc, char **argv);
-int st_cmd_export(int argc, char **argv);
-/* Every verb handled by the session daemon. */
-int st_cmd_control(int argc, char **argv);
 
 #endif

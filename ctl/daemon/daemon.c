@@ -30,11 +30,28 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ctl/common/checks.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/cmd/commands.h"
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/limits.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/discover.h"
+#include "ctl/daemon/drain/lifecycle.h"
+#include "ctl/daemon/drain/pickup.h"
+#include "ctl/daemon/drain/procconn.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/linecache.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/out/tracefile.h"
 
 /*

@@ -25,9 +25,11 @@
 #include "config.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/client.h"
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
 #include "ctl/inspect/inspector.h"
 
 struct options {

@@ -12,47 +12,60 @@
 #include <string.h>
 
 #include "ctl/common/catalog.h"
+#include "ctl/cli/cmd_control.h"
+#include "ctl/cli/cmd_events.h"
+#include "ctl/cli/cmd_export.h"
+#include "ctl/cli/cmd_record.h"
+#include "ctl/cli/cmd_report.h"
+#include "ctl/cli/cmd_view.h"
+#include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
 #include "ctl/daemon/base/quota.h"
 
 /* The verbs' run functions are not needed here. */
-int st_cmd_record(int argc, char **argv)
+int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;
 }
 
-int st_cmd_view(int argc, char **argv)
+int st_cmd_view(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;
 }
 
-int st_cmd_control(int argc, char **argv)
+int st_cmd_control(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;
 }
 
-int st_cmd_list_events(int argc, char **argv)
+int st_cmd_list_events(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;
 }
 
-int st_cmd_report(int argc, char **argv)
+int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;
 }
 
-int st_cmd_export(int argc, char **argv)
+int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 {
+	(void)v;
 	(void)argc;
 	(void)argv;
 	return 0;

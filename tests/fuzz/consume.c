@@ -10,7 +10,21 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/base/resident.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/callsite.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
+#include "ctl/daemon/wire/msg.h"
 #include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/wire/ring.h"
+#include "tests/fuzz/consume.h"
 #include "tests/fuzz/consume.h"
 
 #define FZ_CHECK(c)                                                              \

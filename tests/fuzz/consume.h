@@ -23,7 +23,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
 
 /* The process's event ids (p->cls), and what the stand-in trace makes of
  * them: fixed 8 bytes (U64), fixed 12 (U32 U64, a trace id above 254),

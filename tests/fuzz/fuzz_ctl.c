@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/wire/request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

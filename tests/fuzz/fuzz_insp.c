@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

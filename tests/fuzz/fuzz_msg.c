@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/wire/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,8 @@
 #include <check.h>
 #include <time.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/run.h"
 

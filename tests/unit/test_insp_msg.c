@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 #include "tests/unit/run.h"
 
 #define MSG_CAP (sizeof(struct st_insp_object) + 2 * ST_INSP_PATH_MAX + 16)

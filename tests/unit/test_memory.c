@@ -16,8 +16,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
 #include "tests/unit/run.h"
 
 #define SLOT 1000u /* bytes of a thread buffer, here */

@@ -12,10 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
-#include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracefile.h"
+#include "ctl/daemon/wire/msg.h"
+#include "ctl/daemon/wire/record.h"
 #include "ctl/reader/reader.h"
 #include "tests/unit/run.h"
 

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/wire/msg.h"
 #include "tests/unit/run.h"
 
 /* A PROVIDER message as a process sends it: two tracepoints. */

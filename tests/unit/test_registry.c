@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/wire/msg.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/run.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/wire/request.h"
 #include "tests/unit/run.h"
 
 /* Parses an exact-size heap copy of len bytes of s. */

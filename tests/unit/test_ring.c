@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/daemon/wire/record.h"
 #include "ctl/daemon/wire/ring.h"
 #include "tests/unit/harness.h"

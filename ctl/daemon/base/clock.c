@@ -18,7 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
 
 static uint64_t rdtsc(void)
 {

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/creds.h"
 
 int st_creds_become(uid_t uid, gid_t gid, struct st_creds *saved)
 {

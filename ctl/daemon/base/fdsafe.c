@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
 
 static int *held;

@@ -14,8 +14,8 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "ctl/daemon/daemon.h"
 #include "ctl/common/escape.h"
+#include "ctl/daemon/base/log.h"
 
 #define USER_RATE 10   /* lines a second, on average */
 #define USER_BURST 100 /* lines at once */

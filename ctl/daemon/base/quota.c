@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
 
 

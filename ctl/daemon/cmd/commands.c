@@ -20,14 +20,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/checks.h"
 #include "ctl/common/control.h"
-#include "ctl/common/defaults.h"
 #include "ctl/common/escape.h"
-#include "ctl/daemon/cmd/commands.h"
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/cmd/probe.h"
+#include "ctl/daemon/cmd/snapshot.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/lifecycle.h"
+#include "ctl/daemon/drain/pickup.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/wire/request.h"
 
 static uint64_t created_seq;
 

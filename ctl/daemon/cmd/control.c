@@ -40,8 +40,11 @@
 #include <unistd.h>
 
 #include "ctl/common/control.h"
-#include "ctl/daemon/cmd/commands.h"
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/wire/request.h"
 
 #define CLIENT_READ_MS 5000  /* to send the request, or read a refusal */
 #define CLIENT_SEND_MS 5000  /* to read some of the reply */

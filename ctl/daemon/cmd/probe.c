@@ -23,9 +23,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/cmd/probe.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/wire/inspect_msg.h"
+#include "ctl/daemon/wire/request.h"
 
 /* More than the inspector's own three seconds to find a safe point. */
 #define PROBE_DEADLINE_MS 10000

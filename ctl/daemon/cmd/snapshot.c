@@ -19,11 +19,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/cmd/commands.h"
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/out/tracefile.h"
 #include "ctl/common/escape.h"
+#include "ctl/daemon/base/limits.h"
+#include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/cmd/snapshot.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/trace.h"
+#include "ctl/daemon/out/tracefile.h"
+#include "ctl/daemon/wire/request.h"
+#include "ctl/daemon/wire/ring.h"
 
 /* Copies one slot's ring into stream; returns the events copied. */
 static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,

@@ -48,8 +48,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/base/resident.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/callsite.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/wire/ring.h"
 
 /* Bytes of invalid records dropped so far (all processes). */
 uint64_t st_emit_corrupt;

@@ -39,9 +39,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/limits.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/drain/discover.h"
+#include "ctl/daemon/drain/procconn.h"
+#include "ctl/daemon/drain/procend.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 #define DISCOVER_DEADLINE_MS 5000
 #define STATUS_LINK "/memfd:shimtrace-status (deleted)"

@@ -5,7 +5,16 @@
  */
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/finish.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/wire/ring.h"
 
 /* Writes what the process lost for want of a buffer, if not yet written. */
 static void flush_meta_loss(struct st_daemon *d, struct st_proc *p, uint32_t s)

@@ -15,8 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/finish.h"
+#include "ctl/daemon/drain/lifecycle.h"
+#include "ctl/daemon/drain/procconn.h"
+#include "ctl/daemon/drain/quiesce.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/trace.h"
 
 int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, size_t errlen)
 {

@@ -18,8 +18,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/drain/pickup.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 #define PICKUP_DEADLINE_MS 2000
 

@@ -33,10 +33,25 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
-#include "ctl/daemon/base/quota.h"
+#include "core/abi.h"
 #include "ctl/common/fdpass.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/finish.h"
+#include "ctl/daemon/drain/procconn.h"
+#include "ctl/daemon/drain/procend.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/wire/msg.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77

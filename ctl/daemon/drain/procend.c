@@ -55,8 +55,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/drain/procend.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/wire/record.h"
+#include "ctl/daemon/wire/ring.h"
 
 #define PF_EXITING 0x00000004 /* <linux/sched.h>: set as do_exit() begins */
 

@@ -18,7 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/drain/quiesce.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
 #include "ctl/daemon/wire/ring.h"
 
 #define QUIESCE_DEADLINE_MS 200

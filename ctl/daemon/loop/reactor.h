@@ -20,6 +20,7 @@
 #define ST_DAEMON_REACTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct st_loop;

@@ -12,9 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/model/memory.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/wire/ring.h"
 
 /* Taking back a grant stops after this many tries (each try that fails
  * saw a claim, so the next looks further). */

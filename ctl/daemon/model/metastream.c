@@ -8,7 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/out/trace.h"
 
 /*
  * A process that lives across a stop and a start keeps its buffers and its

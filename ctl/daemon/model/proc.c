@@ -28,10 +28,17 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
-#include "ctl/common/fdpass.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
+#include "ctl/daemon/wire/msg.h"
+#include "ctl/daemon/wire/ring.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77

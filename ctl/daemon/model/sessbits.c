@@ -9,7 +9,11 @@
  * that may trace U's processes: one of root's (every user's), or one of
  * U's own.
  */
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
 
 bool st_session_covers(const struct st_session *ses, const struct st_proc *p)
 {

@@ -25,9 +25,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/common/checks.h"
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/limits.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/model/memory.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracefile.h"
 
 /*

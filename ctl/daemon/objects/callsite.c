@@ -19,7 +19,10 @@
  */
 #include <stdlib.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/callsite.h"
+#include "ctl/daemon/objects/linecache.h"
 
 #define CACHE 1024 /* entries per process */
 

@@ -53,9 +53,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
 #include "ctl/common/fdpass.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 #define MAX_INSPECTORS 64 /* at once, all owners */
 #define MAX_PER_USER 8	  /* of which ... */

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "ctl/inspect/proto.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 struct st_daemon;
 struct st_proc;
@@ -45,38 +46,6 @@ struct st_owner {
  * namespace, and CAP_SYS_PTRACE only for one that holds capabilities.
  */
 void st_owner_of(const struct st_insp_target *t, int pidfd, struct st_owner *o);
-
-/* A reply, validated (inspect_msg.c). Strings point into the message. */
-struct st_insp_reply {
-	uint32_t type;
-	uint64_t id;
-	union {
-		struct {
-			struct st_insp_key key;
-			uint64_t base, memsz;
-			bool is_pic;
-			uint32_t crc, build_id_len;
-			uint8_t build_id[ST_INSP_BUILD_ID_MAX];
-			const char *path, *link;
-		} object;
-		struct {
-			uint64_t rows;
-		} lines;
-		struct {
-			int32_t ppid;
-			char name[17];
-			const char *exe;
-		} found;
-		struct {
-			int32_t status;
-			uint32_t count;
-			const char *text;
-		} done;
-	};
-};
-
-/* 0, or -1 and a reason in err. May rewrite text in buf. */
-int st_insp_parse(void *buf, size_t len, struct st_insp_reply *out, const char **err);
 
 /*
  * Called for each reply to a request, with the descriptor that came with

@@ -33,9 +33,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/linecache.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 #define BUCKETS 1024
 #define UNUSED_MS 60000

@@ -35,9 +35,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
-#include "ctl/daemon/wire/record.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/fdsafe.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/loop/reactor.h"
+#include "ctl/daemon/model/metastream.h"
+#include "ctl/daemon/model/proc.h"
+#include "ctl/daemon/model/sessbits.h"
+#include "ctl/daemon/model/session.h"
+#include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/linecache.h"
+#include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
+#include "ctl/daemon/wire/inspect_msg.h"
+#include "ctl/daemon/wire/record.h"
 
 #define OBJECTS_DEADLINE_MS 5000
 #define WAIT_MS 3000 /* consumption waits for objects and lines at most this */

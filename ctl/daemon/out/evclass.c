@@ -29,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/wire/msg.h"
 
 /* ---- the metadata declaration of a class ---- */
 

@@ -51,8 +51,14 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/base/creds.h"
+#include "ctl/daemon/base/limits.h"
+#include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
+#include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracedir.h"
 #include "ctl/daemon/out/tracefile.h"
 

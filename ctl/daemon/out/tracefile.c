@@ -57,7 +57,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/daemon/daemon.h"
+#include "ctl/daemon/base/log.h"
+#include "ctl/daemon/base/resident.h"
 #include "ctl/daemon/out/tracefile.h"
 
 #define NBUF 4

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/wire/inspect_msg.h"
 
 /* A NUL-terminated string of exactly len bytes (NUL included) at p. */
 static const char *string_at(const uint8_t *p, size_t len)

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/daemon/daemon.h"
+#include "core/abi.h"
+#include "ctl/daemon/wire/msg.h"
 
 bool st_name_valid(const char *s)
 {

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/wire/request.h"
 
 int st_request_parse(struct st_request *r, char *buf, size_t len)
 {

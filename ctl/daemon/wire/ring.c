@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/daemon/wire/ring.h"
 
 int st_ring_init(struct st_ring *r, uint8_t *base, int fd, uint64_t size, uint32_t mode,
