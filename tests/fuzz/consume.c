@@ -110,13 +110,18 @@ uint64_t st_proc_lost_unbuffered(const struct st_proc *p, uint32_t s)
 	return 0;
 }
 
+static struct st_session_stats stats;
+
 struct st_session_stats *st_session_stats_for(struct st_session *s, struct st_proc *p, bool create)
 {
-	static struct st_session_stats stats;
-
 	(void)s;
 	(void)p;
 	return create ? &stats : NULL;
+}
+
+const struct st_session_stats *fz_stats(void)
+{
+	return &stats;
 }
 
 

@@ -65,6 +65,9 @@ int fz_env_init(struct fz_env *e, uint32_t mode, uint32_t sb_count, uint32_t nsl
 void fz_env_fini(struct fz_env *e);
 struct st_abi_slot *fz_slot(struct fz_env *e, uint32_t i);
 uint8_t *fz_data(struct fz_env *e, uint32_t i, uint32_t idx);
+/* The statistics of the process, in its session, as the consumer keeps
+ * them (events, bytes of invalid records dropped). */
+const struct st_session_stats *fz_stats(void);
 /* A drain of every slot the pool says it used. */
 void fz_drain(struct fz_env *e, enum st_drain how);
 

@@ -164,7 +164,7 @@ END_TEST
 START_TEST(corrupt_records_end_their_range)
 {
 	struct fz_env e;
-	uint64_t corrupt = st_emit_corrupt;
+	uint64_t corrupt = fz_stats()->corrupt_bytes;
 
 	ck_assert_int_eq(fz_example(&e, FZ_EX_CORRUPT), 0);
 	drain_all(&e);
@@ -172,7 +172,7 @@ START_TEST(corrupt_records_end_their_range)
 	ck_assert_uint_eq(e.nev, 2);
 	event_is(&e, 0, FZ_U64, T + 1, 1);
 	event_is(&e, 1, FZ_U64, T + 11, 3);
-	ck_assert_uint_eq(st_emit_corrupt - corrupt, (10 + 8) * 2 + (10 + 6));
+	ck_assert_uint_eq(fz_stats()->corrupt_bytes - corrupt, (10 + 8) * 2 + (10 + 6));
 	fz_env_fini(&e);
 	as_fuzz_input(FZ_EX_CORRUPT);
 }

@@ -49,7 +49,7 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 		uint64_t off = 0;
 
 		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
-					 order[k][0], &off, &pos, 0);
+					 order[k][0], &off, &pos, 0, NULL);
 	}
 	free(order);
 	return events;

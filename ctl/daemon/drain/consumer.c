@@ -64,8 +64,6 @@
 #include "ctl/daemon/wire/record.h"
 #include "ctl/daemon/wire/ring.h"
 
-/* Bytes of invalid records dropped so far (all processes). */
-uint64_t st_emit_corrupt;
 
 /* A run of ring records of one thread, as written into the trace. */
 struct seg {
@@ -306,11 +304,11 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	sg->out = out;
 }
 
-static void warn_once(struct st_proc *p, int which, const char *what)
+static void warn_once(struct st_proc *p, enum st_proc_warning which, const char *what)
 {
 	if (p->warned[which])
 		return;
-	p->warned[which] = 1;
+	p->warned[which] = true;
 	st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
 }
 
@@ -339,11 +337,12 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
  * callers need a line table on its way is left where it is, with what
  * follows: the table was asked for, and the rest is read again once it is
  * here, or the wait is over. Records that do not parse end the range:
- * dropped, counted as corrupt.
+ * dropped, their bytes added to *corrupt (if not NULL).
  */
 static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			   struct st_stream *stream, const uint8_t *src, uint64_t len,
-			   struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used)
+			   struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used,
+			   uint64_t *corrupt)
 {
 	/* (read after the records were: all of them were written before) */
 	uint64_t events = 0, off = 0, latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
@@ -371,8 +370,9 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 		*pos = sg.pos;
 		off += sg.used;
 		if (sg.corrupt) {
-			st_emit_corrupt += len - off;
-			warn_once(p, 0, "invalid records in its buffers were dropped");
+			if (corrupt)
+				*corrupt += len - off;
+			warn_once(p, ST_WARN_CORRUPT, "invalid records in its buffers were dropped");
 			off = len;
 		}
 		if (sg.used == 0)
@@ -424,22 +424,26 @@ void st_consume_prepare(uint32_t sb_size)
 static int64_t copy_emit(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			 struct st_stream *stream, const struct st_ring *r, uint32_t i,
 			 uint32_t idx, uint64_t seq, uint64_t off, uint64_t len,
-			 struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used)
+			 struct st_ring_pos *pos, uint64_t discarded, bool may_wait, uint64_t *used,
+			 uint64_t *corrupt)
 {
 	uint8_t *buf = len ? staging(len) : NULL;
 
 	if (!buf || !st_ring_copy(r, i, idx, seq, off, len, buf))
 		return -1;
-	return (int64_t)emit_range(d, p, t, stream, buf, len, pos, discarded, may_wait, used);
+	return (int64_t)emit_range(d, p, t, stream, buf, len, pos, discarded, may_wait, used,
+				   corrupt);
 }
 
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded)
+			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded,
+			uint64_t *corrupt)
 {
 	uint64_t commit = st_ring_commit(r, i, idx, seq), used;
 	int64_t events = commit > *off ? copy_emit(d, p, t, stream, r, i, idx, seq, *off,
-						   commit - *off, pos, discarded, false, &used)
+						   commit - *off, pos, discarded, false, &used,
+						   corrupt)
 				       : -1;
 
 	if (events < 0)
@@ -538,20 +542,20 @@ static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	struct st_slot_state *st = &p->pools[s].slots[i];
 	const struct st_ring *r = &p->pools[s].ring;
 	struct st_stream *stream = slot_stream(d, p, s, i);
-	uint64_t corrupt = st_emit_corrupt, used;
+	uint64_t corrupt = 0, used;
 	int64_t n;
 
 	if (in_place(r, st, g))
 		n = (int64_t)emit_range(d, p, &ses->trace, stream, st_ring_data(r, i, g->idx) + g->off,
-					g->len, &st->pos, discarded, may_wait, &used);
+					g->len, &st->pos, discarded, may_wait, &used, &corrupt);
 	else
 		n = copy_emit(d, p, &ses->trace, stream, r, i, g->idx, g->seq, g->off, g->len,
-			      &st->pos, discarded, may_wait, &used);
+			      &st->pos, discarded, may_wait, &used, &corrupt);
 	if (n < 0)
 		return g->len;
 	if (stats) {
 		stats->events += (uint64_t)n;
-		stats->corrupt_bytes += st_emit_corrupt - corrupt;
+		stats->corrupt_bytes += corrupt;
 	}
 	return used;
 }
@@ -567,7 +571,7 @@ static void drain_discard(struct st_daemon *d, struct st_proc *p, uint32_t s, ui
 		if (!st_ring_next(&pool->ring, i, &st->cur, partial, &g))
 			break;
 		if (g.impossible)
-			warn_once(p, 1, "a buffer held an impossible commit count");
+			warn_once(p, ST_WARN_COMMIT, "a buffer held an impossible commit count");
 		/* Losses as of the sub-buffer's close; an open one's are not
 		 * known yet (a later packet, or the final one, carries them). */
 		if (g.len) {
@@ -634,7 +638,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 	struct st_slot_state *st = &pool->slots[i];
 	struct st_session *ses = st_session_at(d, s, p);
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
-	uint64_t (*order)[2], corrupt = st_emit_corrupt;
+	uint64_t (*order)[2], corrupt = 0;
 	uint64_t lost = stream_lost(st, st_slot_lost(pool, i));
 	int n;
 
@@ -657,7 +661,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		    !overwritten_range(d, p, s, i, idx, seq, off, lost))
 			continue;
 		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
-					idx, seq, &off, &st->pos, lost);
+					idx, seq, &off, &st->pos, lost, &corrupt);
 		if (stats)
 			stats->events += events;
 		if (st->taken && st->taken[idx].seq != seq)
@@ -668,7 +672,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 		st->cur.roff = (uint32_t)off;
 	}
 	if (stats)
-		stats->corrupt_bytes += st_emit_corrupt - corrupt;
+		stats->corrupt_bytes += corrupt;
 	free(order);
 }
 

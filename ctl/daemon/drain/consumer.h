@@ -28,13 +28,14 @@ void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
 void st_consume_prepare(uint32_t sb_size);
 /* Emits overwrite-mode sub-buffer (seq, idx) of slot i of ring r from
  * byte *off (at *pos) into stream, if it still holds seq after the copy;
- * the events written (*off, *pos: the end of what was emitted). */
+ * the events written (*off, *pos: the end of what was emitted); the bytes
+ * of invalid records dropped are added to *corrupt (if not NULL). */
 uint64_t st_emit_subbuf(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
 			struct st_stream *stream, const struct st_ring *r, uint32_t i, uint32_t idx,
-			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded);
+			uint64_t seq, uint64_t *off, struct st_ring_pos *pos, uint64_t discarded,
+			uint64_t *corrupt);
 /* The events slot i of p's pool lost, in all runs of its session, each
  * counted once. */
 uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i);
-extern uint64_t st_emit_corrupt;
 
 #endif

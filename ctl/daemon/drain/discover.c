@@ -78,10 +78,10 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 		return;
 	end = __atomic_load_n(&p->control->reglog_len, __ATOMIC_ACQUIRE);
 	if (end > ST_ABI_REGLOG_MAX || end < p->reglog_pos) {
-		if (!p->warned[7]) {
+		if (!p->warned[ST_WARN_REGLOG]) {
 			st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): bad registration log length", p->pid,
 			       p->name);
-			p->warned[7] = 1;
+			p->warned[ST_WARN_REGLOG] = true;
 		}
 		return;
 	}

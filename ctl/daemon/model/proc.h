@@ -89,6 +89,15 @@ struct st_object {
 struct st_callsites;
 struct st_user;
 
+/* Warnings logged once per process (st_proc.warned). */
+enum st_proc_warning {
+	ST_WARN_CORRUPT,      /* invalid records dropped (consumer.c) */
+	ST_WARN_COMMIT,	      /* an impossible commit count (consumer.c) */
+	ST_WARN_NO_STATEDUMP, /* its objects could not be read (maps.c) */
+	ST_WARN_REGLOG,	      /* its registration log is bad (discover.c) */
+	ST_PROC_WARNINGS
+};
+
 struct st_proc {
 	struct st_proc *next;
 	struct st_daemon *d;
@@ -155,7 +164,7 @@ struct st_proc {
 	bool end_decided, gone;
 	uint32_t late_said; /* its control page's late_answers, as last logged */
 	struct st_callsites *callsites; /* callsite.c's cache */
-	char warned[8]; /* one-time warnings already logged */
+	bool warned[ST_PROC_WARNINGS]; /* one-time warnings already logged */
 	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */
 	bool over_memory; /* its pools hold more than its grants: refused (memory.c) */
 };

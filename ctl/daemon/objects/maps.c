@@ -387,8 +387,8 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 		p->apply_pending = true;
 		apply_waiting(d, p, true);
 	} else {
-		if (!p->warned[2]) {
-			p->warned[2] = 1;
+		if (!p->warned[ST_WARN_NO_STATEDUMP]) {
+			p->warned[ST_WARN_NO_STATEDUMP] = true;
 			st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): no statedump, its callers will not be "
 					    "symbolised: %s",
 			       p->pid, p->name, r ? r->done.text : "its inspector failed");
