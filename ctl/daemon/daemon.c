@@ -326,7 +326,7 @@ void st_daemon_fini(struct st_daemon *d)
 	}
 	st_proc_reap(d);
 	st_lines_fini();
-	st_writer_stop();
+	st_tracefile_stop();
 	if (d->lfd >= 0) {
 		close(d->lfd);
 		unlink(d->sock_path);

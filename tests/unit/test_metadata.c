@@ -154,7 +154,7 @@ START_TEST(round_trip)
 	s.tid = 4244;
 	write_packet(&f, &s, recs, n, 2000, 2000, 7);
 	st_stream_close(&s);
-	st_writer_sync();
+	st_tracefile_sync();
 
 	ck_assert_int_eq(st_reader_open(&r, f.dir, err, sizeof(err)), 0);
 	ck_assert_uint_eq(st_reader_nstreams(r), 1);

@@ -100,7 +100,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		}
 	}
 	st_trace_finish(&t, &d->clock);
-	lost = st_writer_lost_total(&t.wloss, &werr);
+	lost = st_tracefile_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);
 	st_reply(r, "snapshot of session %s: %llu events from %u processes in %s\n", ses->name,
 		 (unsigned long long)(events - (lost < events ? lost : events)), procs,

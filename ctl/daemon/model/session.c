@@ -446,7 +446,7 @@ static void take_lost(void *arg, uint64_t owner, uint64_t events)
 
 void st_session_take_lost(struct st_session *ses)
 {
-	st_writer_take_lost(&ses->trace.wloss, take_lost, ses);
+	st_tracefile_take_lost(&ses->trace.wloss, take_lost, ses);
 }
 
 bool st_session_stats_exec(const struct st_session *ses, uint32_t i)
@@ -469,6 +469,6 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 	}
 	for (uint32_t i = 0; i < ses->nstats; i++)
 		t->processes += !st_session_stats_exec(ses, i);
-	t->write_lost = st_writer_lost_total(&ses->trace.wloss, &t->write_err);
+	t->write_lost = st_tracefile_lost_total(&ses->trace.wloss, &t->write_err);
 }
 

@@ -16,7 +16,7 @@
  * through a link or over a file that is there, with the owner's rights and
  * umask (tracedir.c says the rules).
  *
- * Packets are queued to the writer thread (writer.c), which writes them
+ * Packets are queued to the trace file writer (tracefile.c), which writes them
  * through the page cache (see there for why not O_DIRECT, when they are
  * sent on to the disk, and how the cache is kept from filling).
  *
@@ -33,7 +33,7 @@
  * Until the end, the metadata's env says shimtrace_state = "recording";
  * the final one says "complete", and how many events were lost writing
  * and why, so that readers can tell a trace that is not whole. Space is
- * set aside at the start (writer.h) so that the final metadata and the
+ * set aside at the start (tracefile.h) so that the final metadata and the
  * packets that count the losses can be written on a full disk.
  */
 #include <errno.h>
@@ -423,7 +423,7 @@ void st_trace_reserve(struct st_trace *t)
 	if (t->where.fd < 0 || t->wloss.reserved ||
 	    st_creds_become(t->owner, t->owner_gid, &creds) < 0)
 		return;
-	st_writer_reserve(&t->wloss, t->where.fd, 256u << 10);
+	st_tracefile_reserve(&t->wloss, t->where.fd, 256u << 10);
 	st_creds_restore(&creds);
 }
 
@@ -431,10 +431,10 @@ int st_trace_finish(struct st_trace *t, const struct st_clock *clk)
 {
 	int ret;
 
-	st_writer_sync();
-	t->write_lost = st_writer_lost_total(&t->wloss, &t->write_err);
+	st_tracefile_sync();
+	t->write_lost = st_tracefile_lost_total(&t->wloss, &t->write_err);
 	if (t->write_lost)
-		st_writer_release(&t->wloss);
+		st_tracefile_release(&t->wloss);
 	t->finished = true;
 	ret = st_trace_metadata(t, clk, true);
 	if (ret < 0)
@@ -475,14 +475,14 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 
 uint8_t *st_packet_buf(uint64_t len)
 {
-	uint8_t *p = st_writer_buf(sizeof(struct packet_prefix) + len);
+	uint8_t *p = st_tracefile_buf(sizeof(struct packet_prefix) + len);
 
 	return p ? p + sizeof(struct packet_prefix) : NULL;
 }
 
 void st_packet_prepare(uint64_t len)
 {
-	st_writer_prepare(sizeof(struct packet_prefix) + len);
+	st_tracefile_prepare(sizeof(struct packet_prefix) + len);
 }
 
 /* Puts the header in front of the records of a packet; returns the
@@ -522,10 +522,10 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 		/* not queued: said by the stream's next packet, or its trailer */
 		s->wlost += events;
 		s->wlost_unsaid = true;
-		st_writer_lost(&t->wloss, s->owner, events, ret == -EAGAIN ? ENOSPC : -ret);
+		st_tracefile_lost(&t->wloss, s->owner, events, ret == -EAGAIN ? ENOSPC : -ret);
 		return -EIO;
 	}
-	st_writer_queue(s->file, seal_packet(t, s, records, len, ts_begin, ts_end, discarded), events,
+	st_tracefile_queue(s->file, seal_packet(t, s, records, len, ts_begin, ts_end, discarded), events,
 			offsetof(struct packet_prefix, events_discarded));
 	s->last_ts = ts_end;
 	s->discarded = discarded;
@@ -541,20 +541,20 @@ void st_stream_close(struct st_stream *s)
 	/* the trailer: written if what was lost writing is not said yet */
 	buf = st_packet_buf(0);
 	if (buf)
-		st_writer_queue_trailer(s->file,
+		st_tracefile_queue_trailer(s->file,
 					seal_packet(s->trace, s, buf, 0, s->last_ts, s->last_ts,
 						    s->discarded),
 					offsetof(struct packet_prefix, events_discarded),
 					s->wlost_unsaid);
-	st_writer_close(s->file);
+	st_tracefile_close(s->file);
 	s->file = NULL;
 }
 
 void st_trace_close(struct st_trace *t)
 {
 	/* (queued writes may count their losses in t->wloss) */
-	st_writer_sync();
-	st_writer_release(&t->wloss);
+	st_tracefile_sync();
+	st_tracefile_release(&t->wloss);
 	free(t->wloss.owners);
 	t->wloss.owners = NULL;
 	t->wloss.nowners = t->wloss.cap = 0;

@@ -1,12 +1,12 @@
 /*
- * Packet writer: a thread of the daemon that does the file writes, so that
+ * The trace file writer: a thread of the daemon that does the file writes, so that
  * copying events out of the rings (which frees them for the producers)
  * overlaps with writing the previous packets to disk, and the event loop
  * never waits for a disk.
  *
  * Jobs: write a filled buffer to a file, or close a file. The event-loop
- * thread fills a buffer (st_writer_buf), queues it (st_writer_queue) and,
- * when a stream ends, queues its close (st_writer_close); the writer thread
+ * thread fills a buffer (st_tracefile_buf), queues it (st_tracefile_queue) and,
+ * when a stream ends, queues its close (st_tracefile_close); the writer thread
  * runs jobs in FIFO order, so a file's packets are written in order and it
  * is closed after the last. A file (struct st_file) belongs to its stream
  * until its close is queued, then to the writer thread, which frees it.
@@ -21,12 +21,40 @@
  * is written only when the last packet written does not carry all the
  * losses; on a full disk it takes its room from the trace's reserve.
  *
- * `lock` protects the queue, the free lists, the in-flight count and every
+ * Three threads: the loop thread (the daemon's main thread: every function
+ * of tracefile.h), the writer (run: the jobs) and the flusher (flush_run:
+ * sending written ranges on to the disk). `lock` protects the queue, the
+ * free lists, the in-flight count, the ranges to send and sent, and every
  * struct st_wloss. A file's fd, `direct`, `size`, `lost` and `carried` are
  * used by the writer thread only; `failed` is set by it and read by the
- * loop thread (atomically). At most
- * NBUF data buffers exist: when all are in flight the loop thread waits,
- * the rings fill, and producers count their drops: memory stays bounded.
+ * loop thread (atomically). At most NBUF data buffers exist: when all are
+ * in flight the loop thread waits, the rings fill, and producers count
+ * their drops: memory stays bounded.
+ *
+ * What may run at once (x: concurrently with; lock: serialised by `lock`;
+ * -: never, one thread does both):
+ *
+ *                           | writer: a job | flusher: send | loop: same
+ *   ------------------------+---------------+---------------+-----------
+ *   loop: st_tracefile_buf  | x (other buf) | x             | -
+ *   loop: _queue, _close    | lock          | lock          | -
+ *   loop: _lost, _take_lost,| lock          | x             | -
+ *     _lost_total, _reserve,|               |               |
+ *     _release              |               |               |
+ *   loop: _sync, _stop      | waits (lock)  | x; _stop joins| -
+ *   writer: a job           | -             | lock; `busy`  | see left
+ *   flusher: send           | lock; `busy`  | -             | see left
+ *
+ * A buffer belongs to the loop thread between st_tracefile_buf and its
+ * queueing, then to the writer until the job ends; a file to its stream
+ * until its close is queued, then to the writer (which waits, under the
+ * lock, until the flusher is done with it: `busy`). The queue is a mutex,
+ * a condition variable and a list, not a wait-free queue (liburcu's
+ * wfcqueue): at most NBUF + streams jobs are in it, one per packet of
+ * hundreds of kilobytes to megabytes, a handful of lock round trips per
+ * millisecond at the fastest; and the loop thread must wait for a free
+ * buffer anyway when the writer is behind, which the condition variable
+ * gives.
  *
  * Files are written through the page cache, not with O_DIRECT: a thread
  * writing events as fast as it can makes about 1.6 GB/s of trace here,
@@ -157,14 +185,14 @@ static void __lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err)
 	l->owners[i].events += events;
 }
 
-void st_writer_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err)
+void st_tracefile_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err)
 {
 	pthread_mutex_lock(&lock);
 	__lost(l, owner, events, err);
 	pthread_mutex_unlock(&lock);
 }
 
-void st_writer_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
+void st_tracefile_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
 			 void *arg)
 {
 	struct st_wloss_owner *v;
@@ -181,7 +209,7 @@ void st_writer_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owne
 	free(v);
 }
 
-uint64_t st_writer_lost_total(struct st_wloss *l, int *err)
+uint64_t st_tracefile_lost_total(struct st_wloss *l, int *err)
 {
 	uint64_t n;
 
@@ -192,7 +220,7 @@ uint64_t st_writer_lost_total(struct st_wloss *l, int *err)
 	return n;
 }
 
-void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes)
+void st_tracefile_reserve(struct st_wloss *l, int dirfd, uint64_t bytes)
 {
 	/* (unnamed, and never to be linked into the directory: O_EXCL) */
 	int fd = openat(dirfd, ".", O_TMPFILE | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
@@ -216,7 +244,7 @@ void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes)
 	pthread_mutex_unlock(&lock);
 }
 
-void st_writer_release(struct st_wloss *l)
+void st_tracefile_release(struct st_wloss *l)
 {
 	pthread_mutex_lock(&lock);
 	if (l->reserved)
@@ -461,14 +489,14 @@ static int start(void)
 	return 0;
 }
 
-void st_writer_limits(uint64_t hold_, uint64_t send_, uint64_t window_)
+void st_tracefile_limits(uint64_t hold_, uint64_t send_, uint64_t window_)
 {
 	hold = hold_;
 	send_least = send_;
 	window = window_;
 }
 
-uint64_t st_writer_retired(void)
+uint64_t st_tracefile_retired(void)
 {
 	uint64_t n;
 
@@ -509,7 +537,7 @@ static bool grow(struct job *j, uint64_t len)
 	return true;
 }
 
-uint8_t *st_writer_buf(uint64_t len)
+uint8_t *st_tracefile_buf(uint64_t len)
 {
 	if (!current) {
 		if (start() < 0)
@@ -524,7 +552,7 @@ uint8_t *st_writer_buf(uint64_t len)
 	return grow(current, len) ? current->p : NULL;
 }
 
-void st_writer_prepare(uint64_t len)
+void st_tracefile_prepare(uint64_t len)
 {
 	if (start() < 0)
 		return;
@@ -551,17 +579,17 @@ static void queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t dis
 	enqueue(j);
 }
 
-void st_writer_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off)
+void st_tracefile_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off)
 {
 	queue(f, len, events, disc_off, false, false);
 }
 
-void st_writer_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force)
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force)
 {
 	queue(f, len, 0, disc_off, true, force);
 }
 
-void st_writer_close(struct st_file *f)
+void st_tracefile_close(struct st_file *f)
 {
 	struct job *j;
 
@@ -570,7 +598,7 @@ void st_writer_close(struct st_file *f)
 	j = calloc(1, sizeof(*j));
 	if (!j || start() < 0) {
 		/* no memory for the job: wait for the writes, close here */
-		st_writer_sync();
+		st_tracefile_sync();
 		forget(f);
 		close(f->fd);
 		free(f);
@@ -581,7 +609,7 @@ void st_writer_close(struct st_file *f)
 	enqueue(j);
 }
 
-void st_writer_sync(void)
+void st_tracefile_sync(void)
 {
 	if (!started)
 		return;
@@ -591,11 +619,11 @@ void st_writer_sync(void)
 	pthread_mutex_unlock(&lock);
 }
 
-void st_writer_stop(void)
+void st_tracefile_stop(void)
 {
 	if (!started)
 		return;
-	st_writer_sync();
+	st_tracefile_sync();
 	pthread_mutex_lock(&lock);
 	stopping = true;
 	pthread_cond_broadcast(&changed);

@@ -1,5 +1,6 @@
 /*
- * The packet writer thread (writer.c).
+ * The trace file writer (tracefile.c): the threads that write the trace's
+ * packets to their files, so that the event loop never waits for a disk.
  */
 #ifndef ST_DAEMON_WRITER_H
 #define ST_DAEMON_WRITER_H
@@ -12,8 +13,8 @@
  * written (a full disk, an I/O error, a file too large), counted by the
  * writer thread as it fails and by the loop thread when a packet cannot
  * even be queued (its metadata could not be written). Shared by the two
- * threads: every field under the writer's lock (st_writer_lost and
- * st_writer_take_lost take it).
+ * threads: every field under the writer's lock (st_tracefile_lost and
+ * st_tracefile_take_lost take it).
  */
 struct st_wloss {
 	uint64_t bytes;		/* of packets written (atomic) */
@@ -52,12 +53,12 @@ struct st_file {
 /* Tests: the bytes of trace left to the kernel's writeback before files
  * are sent on to the disk (0: the default), the least sent at once, and
  * the most on their way; and the bytes sent, waited for and dropped. */
-void st_writer_limits(uint64_t hold, uint64_t send, uint64_t window);
-uint64_t st_writer_retired(void);
+void st_tracefile_limits(uint64_t hold, uint64_t send, uint64_t window);
+uint64_t st_tracefile_retired(void);
 /* The buffer being filled: at least len bytes, 4 KiB aligned. */
-uint8_t *st_writer_buf(uint64_t len);
+uint8_t *st_tracefile_buf(uint64_t len);
 /* Makes the buffers hold len bytes, resident, before they are needed. */
-void st_writer_prepare(uint64_t len);
+void st_tracefile_prepare(uint64_t len);
 /*
  * Queues the first len bytes of that buffer, a packet of `events` events,
  * to be appended to f. The u64 at disc_off is its events_discarded: the
@@ -66,24 +67,24 @@ void st_writer_prepare(uint64_t len);
  * it says more than the last packet written (force: the loop thread knows
  * it does).
  */
-void st_writer_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off);
-void st_writer_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force);
+void st_tracefile_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off);
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force);
 /* Counts events of owner lost writing for a reason err (loop thread). */
-void st_writer_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err);
+void st_tracefile_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err);
 /* Hands the losses not taken yet to fn, one call per owner. */
-void st_writer_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
+void st_tracefile_take_lost(struct st_wloss *l, void (*fn)(void *arg, uint64_t owner, uint64_t events),
 			 void *arg);
 /* Totals so far: events lost writing, and the first error. */
-uint64_t st_writer_lost_total(struct st_wloss *l, int *err);
+uint64_t st_tracefile_lost_total(struct st_wloss *l, int *err);
 /* Sets bytes aside in the directory dirfd (see struct st_wloss). */
-void st_writer_reserve(struct st_wloss *l, int dirfd, uint64_t bytes);
-/* Gives the space set aside back (after st_writer_sync: nothing written
+void st_tracefile_reserve(struct st_wloss *l, int dirfd, uint64_t bytes);
+/* Gives the space set aside back (after st_tracefile_sync: nothing written
  * meanwhile), for the final metadata. */
-void st_writer_release(struct st_wloss *l);
+void st_tracefile_release(struct st_wloss *l);
 /* Queues the closing of f, after its writes; f is the writer's then. */
-void st_writer_close(struct st_file *f);
+void st_tracefile_close(struct st_file *f);
 /* Waits until every queued packet is written. */
-void st_writer_sync(void);
-void st_writer_stop(void);
+void st_tracefile_sync(void);
+void st_tracefile_stop(void);
 
 #endif

@@ -67,7 +67,7 @@ START_TEST(files_past_the_hold_are_whole)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	/* everything past the first byte is sent, 64 KiB at least, and at
 	 * most 256 KiB are on their way: the flusher retires ranges */
-	st_writer_limits(1, 65536, 262144);
+	st_tracefile_limits(1, 65536, 262144);
 	for (uint32_t n = 0; n < NFILES; n++) {
 		snprintf(path[n], sizeof(path[n]), "%s/f%u", dir, n);
 		f[n] = calloc(1, sizeof(*f[n]));
@@ -84,21 +84,21 @@ START_TEST(files_past_the_hold_are_whole)
 			/* file 1 is closed half way, with ranges queued */
 			if (n == 1 && i >= PACKETS / 2)
 				continue;
-			p = st_writer_buf(len);
+			p = st_tracefile_buf(len);
 			ck_assert_ptr_nonnull(p);
 			for (uint64_t k = 0; k < len; k++)
 				p[k] = pattern(n, i, k);
-			st_writer_queue(f[n], len, 1, 0);
+			st_tracefile_queue(f[n], len, 1, 0);
 			written[n]++;
 		}
 		if (i == PACKETS / 2)
-			st_writer_close(f[1]);
+			st_tracefile_close(f[1]);
 	}
-	st_writer_close(f[0]);
-	st_writer_close(f[2]);
-	st_writer_sync();
-	ck_assert_uint_gt(st_writer_retired(), 0);
-	st_writer_stop();
+	st_tracefile_close(f[0]);
+	st_tracefile_close(f[2]);
+	st_tracefile_sync();
+	ck_assert_uint_gt(st_tracefile_retired(), 0);
+	st_tracefile_stop();
 	ck_assert_uint_eq(loss.events, 0);
 	for (uint32_t n = 0; n < NFILES; n++) {
 		check_file(path[n], n, written[n]);
