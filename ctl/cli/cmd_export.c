@@ -12,7 +12,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_export.h"
 #include "ctl/common/cli.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/export_chrome.h"
 
 static const char *V = "export";
 

@@ -46,7 +46,7 @@
 #include "ctl/daemon/loop/reactor.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/report_locks.h"
 
 extern char **environ;
 

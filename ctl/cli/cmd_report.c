@@ -13,7 +13,11 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_report.h"
 #include "ctl/common/cli.h"
-#include "ctl/report/reports.h"
+#include "ctl/report/latest.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/report_io.h"
+#include "ctl/report/report_locks.h"
+#include "ctl/report/report_malloc.h"
 
 static const char *V = "report";
 

@@ -212,12 +212,11 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 	d->ticks += n;
 	how = d->ticks / 10 != before / 10 ? ST_DRAIN_FLUSH : ST_DRAIN_CLOSED;
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		if (p->ended)
+		if (p->conn.ended)
 			continue;
-		if (p->over_memory) {
+		if (p->memory.over) {
 			/* (its pools hold more than the bounds let it: memory.c) */
-			p->end_now = true;
-			st_proc_end(d, p);
+			st_proc_end_now(d, p);
 			continue;
 		}
 		/* we still serve it: its blocked writers wait on (core/block.c) */
@@ -225,7 +224,7 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 			__atomic_store_n(&p->control->heartbeat, d->ticks, __ATOMIC_RELAXED);
 		st_objects_refresh(d, p);
 		st_proc_apply_due(d, p);
-		if (p->end_deferred && !st_proc_waiting(p))
+		if (p->conn.end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);
 		else {
 			if (p->discovered) {
@@ -296,14 +295,14 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 	st_proc_end_gone(d, false);
 	/* what the buffers hold asks for the line tables it needs */
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && !st_proc_waiting(p))
+		if (!p->conn.ended && !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
 	/* (a stop request ends it, but one made before it began) */
 	while (st_now_ms() < end && (quit || !d->quit)) {
 		bool deferred = false;
 
 		for (struct st_proc *p = d->procs; p && !deferred; p = p->next)
-			deferred = p->end_deferred;
+			deferred = p->conn.end_deferred;
 		if (!st_insp_pending() && !deferred)
 			return;
 		if (st_loop_turn(&d->loop, 100, false) < 0)
@@ -321,8 +320,7 @@ void st_daemon_fini(struct st_daemon *d)
 	while (d->sessions)
 		st_session_destroy(d, d->sessions);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		p->end_now = true;
-		st_proc_end(d, p);
+		st_proc_end_now(d, p);
 	}
 	st_proc_reap(d);
 	st_lines_fini();

@@ -19,11 +19,13 @@
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/callsite.h"
+#include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/wire/msg.h"
 #include "ctl/daemon/wire/record.h"
 #include "ctl/daemon/wire/ring.h"
+#include "tests/fuzz/consume.h"
 #include "tests/fuzz/consume.h"
 #include "tests/fuzz/consume.h"
 
@@ -128,7 +130,7 @@ const struct st_session_stats *fz_stats(void)
 static int class_index(const struct st_evclass *c)
 {
 	for (int k = 0; k < FZ_NCLS; k++)
-		if (c && cur->p.cls[k] == c)
+		if (c && cur->p.classes.cls[k] == c)
 			return k;
 	return -1;
 }
@@ -140,6 +142,11 @@ int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid)
 	(void)t;
 	FZ_CHECK(uid == cur->p.uid);
 	return k < 0 ? -1 : trace_ids[k];
+}
+
+void st_objects_lines_wait(struct st_proc *p)
+{
+	p->objects.lines_waiting = true;
 }
 
 uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *unsettled)
@@ -356,9 +363,9 @@ int fz_env_init(struct fz_env *e, uint32_t mode, uint32_t sb_count, uint32_t nsl
 	e->p.traced_since[0] = since;
 	e->p.pools[0].generation = 1;
 	e->p.pools[0].slots = calloc(nslots, sizeof(*e->p.pools[0].slots));
-	e->p.cls = calloc(FZ_NCLS, sizeof(*e->p.cls));
-	e->p.ncls = FZ_NCLS;
-	if (!e->pool || !e->p.pools[0].slots || !e->p.cls || st_evreg_init(&e->d.reg) < 0 ||
+	e->p.classes.cls = calloc(FZ_NCLS, sizeof(*e->p.classes.cls));
+	e->p.classes.ncls = FZ_NCLS;
+	if (!e->pool || !e->p.pools[0].slots || !e->p.classes.cls || st_evreg_init(&e->d.reg) < 0 ||
 	    st_ring_init(&e->p.pools[0].ring, e->pool, -1, g.size, mode, ST_ABI_SB_SIZE_MIN, sb_count,
 			 nslots) < 0)
 		return -1;
@@ -366,8 +373,8 @@ int fz_env_init(struct fz_env *e, uint32_t mode, uint32_t sb_count, uint32_t nsl
 		char name[8];
 
 		snprintf(name, sizeof(name), "c%d", k);
-		e->p.cls[k] = st_evreg_intern(&e->d.reg, "fz", name, fields[k], nfields[k]);
-		if (!e->p.cls[k])
+		e->p.classes.cls[k] = st_evreg_intern(&e->d.reg, "fz", name, fields[k], nfields[k]);
+		if (!e->p.classes.cls[k])
 			return -1;
 	}
 	((struct st_abi_pool *)e->pool)->slots_used = nslots;
@@ -401,7 +408,7 @@ void fz_env_fini(struct fz_env *e)
 		free(pool->slots[i].in_place);
 	}
 	free(pool->slots);
-	free(e->p.cls);
+	free(e->p.classes.cls);
 	st_evreg_free(&e->d.reg);
 	if (pool->ring.fd >= 0) {
 		munmap(e->pool, e->size);

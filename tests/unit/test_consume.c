@@ -186,7 +186,7 @@ START_TEST(two_slots_and_a_wait)
 	fz_drain(&e, ST_DRAIN_CLOSED);
 	/* a caller whose line table is on its way: left where it is */
 	ck_assert_uint_eq(e.nev, 0);
-	ck_assert(e.p.lines_waiting);
+	ck_assert(e.p.objects.lines_waiting);
 	fz_drain(&e, ST_DRAIN_FINAL);
 	ck_assert_uint_eq(e.nev, 3);
 	ck_assert_uint_eq(e.ev[0].cls + e.ev[1].cls + e.ev[2].cls, FZ_U64 + 2 * FZ_MIXED);

@@ -73,10 +73,10 @@ static struct st_proc *proc(pid_t pid)
 static uint32_t grant(struct st_proc *p, uint32_t s)
 {
 	st_memory_grant(&d, p, s);
-	ck_assert_uint_eq(p->control->slots_allowed[s], p->grants[s].slots);
+	ck_assert_uint_eq(p->control->slots_allowed[s], p->memory.grants[s].slots);
 	ck_assert_uint_le(st_session_at(&d, s, p)->mem.granted, st_session_at(&d, s, p)->mem.bound);
 	ck_assert_uint_le(d.mem.granted, d.mem.bound);
-	return p->grants[s].slots;
+	return p->memory.grants[s].slots;
 }
 
 /* The process's threads claimed n buffers of its pool in session s. */
@@ -103,15 +103,15 @@ START_TEST(shrunk_then_taken_back_then_refused)
 	ck_assert_uint_eq(grant(p[0], 0), 4); /* its share */
 	/* what was left, and half of p[0]'s unclaimed beyond its first */
 	ck_assert_uint_eq(grant(p[1], 0), 2);
-	ck_assert_uint_eq(p[0]->grants[0].slots, 3);
+	ck_assert_uint_eq(p[0]->memory.grants[0].slots, 3);
 	ck_assert_uint_eq(p[0]->control->slots_allowed[0], 3);
 	/* nothing left: from the grant with the most unclaimed, at least one */
 	ck_assert_uint_eq(grant(p[2], 0), 1);
-	ck_assert_uint_eq(p[0]->grants[0].slots, 2);
+	ck_assert_uint_eq(p[0]->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(grant(p[3], 0), 1);
-	ck_assert_uint_eq(p[1]->grants[0].slots, 1);
+	ck_assert_uint_eq(p[1]->memory.grants[0].slots, 1);
 	ck_assert_uint_eq(grant(p[4], 0), 1);
-	ck_assert_uint_eq(p[0]->grants[0].slots, 1); /* each keeps one */
+	ck_assert_uint_eq(p[0]->memory.grants[0].slots, 1); /* each keeps one */
 	ck_assert_uint_eq(grant(p[5], 0), 0);	     /* refused */
 	ck_assert_uint_eq(p[5]->control->slots_allowed[0], 0);
 	ck_assert_uint_eq(ses->mem.granted, 5 * SLOT);
@@ -137,12 +137,12 @@ START_TEST(claimed_buffers_are_kept)
 	ck_assert_uint_eq(grant(a, 0), 4);
 	claim(a, 0, 3);
 	ck_assert_uint_eq(grant(b, 0), 3); /* the two left, and a's fourth */
-	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 3);
 	claim(b, 0, 2);
 	ck_assert_uint_eq(st_memory_committed(&d, ses), 5 * SLOT);
 	ck_assert_uint_eq(grant(c, 0), 1); /* b's third, never claimed */
-	ck_assert_uint_eq(a->grants[0].slots, 3);
-	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 3);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(grant(e, 0), 0);
 	/* a claim count of another pool (generation), or beyond the pool,
 	 * counts for nothing, or for the pool at most */
@@ -170,30 +170,30 @@ START_TEST(given_back_and_raised)
 	/* its threads lose events; nothing is free: no raise */
 	b->control->lost_no_memory[0] = 10;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 0);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 0);
 	ck_assert_uint_eq(ses->mem.committed_peak, 4 * SLOT);
 	/* a ends: its grant is free, but b lost nothing since */
 	st_memory_release(&d, a);
-	a->ended = true;
+	a->conn.ended = true;
 	ck_assert_uint_eq(ses->mem.granted, 0);
 	ck_assert_uint_eq(d.mem.granted, 0);
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 0);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 0);
 	/* b's threads lose more: one buffer, then twice as many, at most its
 	 * share */
 	b->control->lost_no_memory[0] = 11;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 1);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 1);
 	ck_assert_uint_eq(b->control->slots_allowed[0], 1);
 	b->control->lost_no_memory[0] = 12;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 2);
 	b->control->lost_no_memory[0] = 13;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 4);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 4);
 	b->control->lost_no_memory[0] = 14;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 4);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 4);
 	ck_assert_uint_eq(ses->memc.raised, 3);
 	ck_assert_uint_eq(ses->memc.refused, 1);
 	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
@@ -213,24 +213,24 @@ START_TEST(raised_from_unclaimed)
 	ck_assert_uint_eq(grant(a, 0), 4);
 	claim(a, 0, 1);
 	ck_assert_uint_eq(grant(b, 0), 1);
-	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 3);
 	/* b's threads claim its buffer and want more: a's unclaimed go to b,
 	 * one, then two more; a keeps the one it claimed */
 	claim(b, 0, 1);
 	b->control->lost_no_memory[0] = 5;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 2);
-	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 2);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(a->control->slots_allowed[0], 2);
 	claim(b, 0, 2);
 	b->control->lost_no_memory[0] = 9;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 3);
-	ck_assert_uint_eq(a->grants[0].slots, 1);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 3);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 1);
 	claim(b, 0, 3);
 	b->control->lost_no_memory[0] = 12;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(b->grants[0].slots, 3);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 3);
 	ck_assert_uint_eq(ses->memc.taken_back, 3);
 	ck_assert_uint_eq(ses->memc.raised, 2);
 	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
@@ -248,7 +248,7 @@ START_TEST(configured_again_keeps_its_grant)
 	b = proc(2);
 	ck_assert_uint_eq(grant(a, 0), 4);
 	ck_assert_uint_eq(grant(b, 0), 2);
-	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 3);
 	/* stopped and started: configured again, same pool, same grant */
 	a->control->slots_allowed[0] = 0;
 	ck_assert_uint_eq(grant(a, 0), 3);
@@ -273,7 +273,7 @@ START_TEST(daemon_bound_over_sessions)
 	ck_assert_uint_eq(grant(a, 0), 3);
 	/* session 1 has room, the daemon has none: taken back in session 0 */
 	ck_assert_uint_eq(grant(b, 1), 1);
-	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(s0->memc.taken_back, 1);
 	ck_assert_uint_eq(s1->memc.shrunk, 1);
 	claim(a, 0, 2);
@@ -283,10 +283,10 @@ START_TEST(daemon_bound_over_sessions)
 	/* session 0 goes: what it granted is the daemon's again */
 	session_gone(s0);
 	ck_assert_uint_eq(d.mem.granted, SLOT);
-	ck_assert_uint_eq(a->grants[0].generation, 0);
+	ck_assert_uint_eq(a->memory.grants[0].generation, 0);
 	c->control->lost_no_memory[1] = 1;
 	st_memory_tick(&d);
-	ck_assert_uint_eq(c->grants[1].slots, 1);
+	ck_assert_uint_eq(c->memory.grants[1].slots, 1);
 	ck_assert_uint_eq(d.mem.granted, 2 * SLOT);
 	ck_assert_uint_eq(d.mem.granted_peak, 3 * SLOT);
 }
@@ -308,8 +308,8 @@ START_TEST(session_bound_takes_back_in_its_session)
 	ck_assert_uint_eq(grant(b, 1), 2);
 	/* session 1's own bound is short: session 0's unclaimed do not help */
 	ck_assert_uint_eq(grant(c, 1), 1);
-	ck_assert_uint_eq(a->grants[0].slots, 8);
-	ck_assert_uint_eq(b->grants[1].slots, 1);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 8);
+	ck_assert_uint_eq(b->memory.grants[1].slots, 1);
 	ck_assert_uint_eq(s1->memc.taken_back, 1);
 }
 END_TEST
@@ -355,16 +355,16 @@ START_TEST(claims_without_pages_are_taken_back)
 	ck_assert_uint_eq(grant(b, 0), 0);
 	b->control->lost_no_memory[0] = 1;
 	st_memory_tick_at(&d, 5999); /* honoured until UNBACKED_MS */
-	ck_assert_uint_eq(b->grants[0].slots, 0);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 0);
 	ck_assert_uint_eq(st_memory_committed(&d, ses), 4 * SLOT);
 	b->control->lost_no_memory[0] = 2;
 	st_memory_tick_at(&d, 6000);
-	ck_assert_uint_eq(b->grants[0].slots, 1);
-	ck_assert_uint_eq(a->grants[0].slots, 3);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 1);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 3);
 	ck_assert_uint_eq(a->control->slots_allowed[0], 3); /* below its claims */
 	b->control->lost_no_memory[0] = 3;
 	st_memory_tick_at(&d, 6100);
-	ck_assert_uint_eq(b->grants[0].slots, 2);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(st_memory_committed(&d, ses), 0);
 	ck_assert_uint_eq(ses->mem.granted, 4 * SLOT);
 }
@@ -384,20 +384,20 @@ START_TEST(claims_with_pages_are_kept)
 	claim(a, 0, 3); /* the third never gets its pages */
 	st_memory_tick_at(&d, 1000);
 	st_memory_tick_at(&d, 7000);
-	ck_assert_uint_eq(a->grants[0].backed, 2);
+	ck_assert_uint_eq(a->memory.grants[0].backed, 2);
 	ck_assert_uint_eq(st_memory_committed(&d, ses), 2 * SLOT);
 	/* b: the two a has no pages for, beyond the two it has */
 	ck_assert_uint_eq(grant(b, 0), 1);
 	b->control->lost_no_memory[0] = 1;
 	st_memory_tick_at(&d, 7100);
-	ck_assert_uint_eq(b->grants[0].slots, 2);
-	ck_assert_uint_eq(a->grants[0].slots, 2);
-	ck_assert(!a->over_memory);
+	ck_assert_uint_eq(b->memory.grants[0].slots, 2);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 2);
+	ck_assert(!a->memory.over);
 	/* its third buffer gets its pages at last: honoured again */
 	memset(a->pools[0].ring.base + PG + 2 * 3 * PG + PG, 1, 2 * PG);
 	st_memory_tick_at(&d, 7200);
-	ck_assert_uint_eq(a->grants[0].backed, 3);
-	ck_assert_uint_eq(a->grants[0].unbacked_since, 0);
+	ck_assert_uint_eq(a->memory.grants[0].backed, 3);
+	ck_assert_uint_eq(a->memory.grants[0].unbacked_since, 0);
 }
 END_TEST
 
@@ -419,7 +419,7 @@ START_TEST(a_user_is_held_to_its_quota)
 	ck_assert_uint_eq(grant(a, 0), 3);
 	/* the user's bound is short: taken back from the user's own */
 	ck_assert_uint_eq(grant(b, 0), 1);
-	ck_assert_uint_eq(a->grants[0].slots, 2);
+	ck_assert_uint_eq(a->memory.grants[0].slots, 2);
 	ck_assert_uint_eq(a->user->used[ST_Q_MEMORY], 3 * SLOT);
 	/* another user is held to its own quota, not to the first's use */
 	ck_assert_uint_eq(grant(c, 0), 3);
@@ -445,16 +445,16 @@ START_TEST(pages_beyond_the_bounds_are_refused)
 	 * granted (nothing), the rest is over them */
 	pool(a, 0, 4, 4);
 	st_memory_tick_at(&d, 1000);
-	ck_assert(!a->over_memory);
+	ck_assert(!a->memory.over);
 	st_memory_tick_at(&d, 10999);
-	ck_assert(!a->over_memory);
+	ck_assert(!a->memory.over);
 	st_memory_tick_at(&d, 11100); /* (pages are counted once a second) */
-	ck_assert(!a->over_memory);
+	ck_assert(!a->memory.over);
 	st_memory_tick_at(&d, 12000);
-	ck_assert(a->over_memory);
+	ck_assert(a->memory.over);
 	ck_assert_uint_eq(a->user->refused[ST_Q_MEMORY], 1);
 	/* within its grant it is not */
-	ck_assert(!b->over_memory);
+	ck_assert(!b->memory.over);
 }
 END_TEST
 

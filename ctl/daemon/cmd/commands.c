@@ -59,7 +59,7 @@ static bool visible_proc(const struct st_request *r, const struct st_proc *p)
 static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r, pid_t pid)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->pid == pid && visible_proc(r, p))
+		if (!p->conn.ended && p->pid == pid && visible_proc(r, p))
 			return p;
 	return NULL;
 }
@@ -343,9 +343,9 @@ static bool may_wait(const struct pending_stop *ps)
 static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->control && st_session_covers(ses, p) &&
+		if (!p->conn.ended && p->control && st_session_covers(ses, p) &&
 		    p->control->session[ses->index].generation == ses->generation &&
-		    (p->end_deferred || st_proc_waiting(p) || st_pickup_due(d, p, ses->index)))
+		    (p->conn.end_deferred || st_proc_waiting(p) || st_pickup_due(d, p, ses->index)))
 			return true;
 	return false;
 }
@@ -361,7 +361,7 @@ static bool session_waiting(struct st_daemon *d, const struct st_session *ses)
 static void flush_asking(struct st_daemon *d, const struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->control && st_session_covers(ses, p) &&
+		if (!p->conn.ended && p->control && st_session_covers(ses, p) &&
 		    p->control->session[ses->index].generation == ses->generation &&
 		    !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
@@ -730,7 +730,7 @@ static int cmd_status(struct st_daemon *d, struct st_request *r)
 	if (name && !(named = session_of(d, r)))
 		return ST_EXIT_FAIL;
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		nprocs += !p->ended && visible_proc(r, p);
+		nprocs += !p->conn.ended && visible_proc(r, p);
 	if (json) {
 		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
 			 (unsigned)d->uid);
@@ -786,7 +786,7 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		uint32_t k = 0;
 
-		if (p->ended || !visible_proc(r, p) || (pid && p->pid != pid))
+		if (p->conn.ended || !visible_proc(r, p) || (pid && p->pid != pid))
 			continue;
 		if (json) {
 			st_reply(r, "%s{\"pid\": %d, \"ppid\": %d, \"uid\": %u, \"name\": ", n ? ", " : "",
@@ -803,11 +803,11 @@ static int cmd_list(struct st_daemon *d, struct st_request *r)
 				 st_esc(name, sizeof(name), p->name), (unsigned)p->uid, p->ppid,
 				 st_esc(exe, sizeof(exe), p->exe));
 		}
-		for (uint32_t i = 0; i < p->nprovs; i++) {
-			const struct st_proc_provider *pr = p->provs[i];
+		for (uint32_t i = 0; i < p->classes.nprovs; i++) {
+			const struct st_proc_provider *pr = p->classes.provs[i];
 
 			for (uint32_t t = 0; t < pr->count; t++) {
-				const struct st_evclass *c = p->cls[pr->tps[t].local];
+				const struct st_evclass *c = p->classes.cls[pr->tps[t].local];
 				uint32_t on = 0;
 
 				if (json) {

@@ -50,7 +50,7 @@ struct probe_load {
 static struct st_proc *target(struct st_daemon *d, const struct probe_load *pl)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (p->instance == pl->instance && !p->ended)
+		if (p->instance == pl->instance && !p->conn.ended)
 			return p;
 	return NULL;
 }

@@ -86,7 +86,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 		/* (a trace of its own: the names of a first run) */
 		st_stream_name(name, sizeof(name), p, 1, "meta");
 		if (st_stream_open(&t, &meta, name, p->pid, p->instance) == 0) {
-			st_statedump_into(p, &t, &meta, p->statedump_ts);
+			st_statedump_into(p, &t, &meta, p->objects.statedump_ts);
 			st_stream_close(&meta);
 		}
 		for (uint32_t i = 0; i < used; i++) {

@@ -19,7 +19,7 @@
  * in_place) read where it is; either way each byte is read once and what
  * is checked is what is written (the process could change the original
  * under us): each record must carry an event id of this process (an index
- * in p->cls) and a payload that fits; the id is replaced by the trace's id
+ * in p->classes.cls) and a payload that fits; the id is replaced by the trace's id
  * of the class (declared in the trace's metadata first), the vpid by the
  * process's real pid, and timestamps are clamped (below). What does not
  * parse is dropped and counted as corrupt, and only this process's stream
@@ -59,6 +59,7 @@
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/callsite.h"
+#include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/wire/record.h"
@@ -137,7 +138,7 @@ static inline void copy_words(uint8_t *dst, const uint8_t *src, int32_t n)
  * or a copy of it) into dst as trace records of trace t, up to the end, a
  * record that does not parse, or a thread record after the first event
  * (the next packet is another thread's). Each record must carry an event
- * id of this process (an index in p->cls, never one of the daemon's own
+ * id of this process (an index in p->classes.cls, never one of the daemon's own
  * classes, which it could otherwise forge) and fields that fit; the id
  * becomes the trace's, the process id is the process's real one, call
  * sites are refined, and each time is clamped to [min_ts, max_ts], never
@@ -242,7 +243,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 				swap(cls);
 			} else {
 				cls[1] = cls[0];
-				cls[0].c = r.id < p->ncls ? p->cls[r.id] : NULL;
+				cls[0].c = r.id < p->classes.ncls ? p->classes.cls[r.id] : NULL;
 				cls[0].tid = cls[0].c ? st_trace_class_id(t, cls[0].c, p->uid) : -1;
 				cls[0].id = r.id;
 				cls[0].fast = cls[0].tid >= 0 && cls[0].tid < (int32_t)ST_ABI_ID_EXTENDED &&
@@ -356,9 +357,7 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 			break;
 		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest, &sg);
 		if (sg.unsettled && may_wait) {
-			if (!p->lines_waiting)
-				p->lines_wait_since = st_now_ms();
-			p->lines_waiting = true;
+			st_objects_lines_wait(p);
 			break;
 		}
 		if (sg.events) {

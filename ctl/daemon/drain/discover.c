@@ -53,6 +53,7 @@
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/wire/inspect_msg.h"
 
 #define DISCOVER_DEADLINE_MS 5000
@@ -74,7 +75,7 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 	uint64_t end;
 	int ret = 0;
 
-	if (!p->control || p->ended)
+	if (!p->control || p->conn.ended)
 		return;
 	end = __atomic_load_n(&p->control->reglog_len, __ATOMIC_ACQUIRE);
 	if (end > ST_ABI_REGLOG_MAX || end < p->reglog_pos) {
@@ -110,7 +111,7 @@ void st_reglog_catch_up(struct st_daemon *d, struct st_proc *p)
 static bool registered(const struct st_daemon *d, pid_t pid)
 {
 	for (const struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && p->pid == pid)
+		if (!p->conn.ended && p->pid == pid)
 			return true;
 	return false;
 }
@@ -145,7 +146,8 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 	if (ctl->magic != ST_ABI_CONTROL_MAGIC || ctl->version != ST_ABI_VERSION ||
 	    (ctl->wanted_path[0] &&
 	     strncmp(ctl->wanted_path, d->sock_path, sizeof(ctl->wanted_path)) != 0) ||
-	    (ctl->daemon_pid != getpid() && alive(ctl->daemon_pid)) || !(p = calloc(1, sizeof(*p)))) {
+	    (ctl->daemon_pid != getpid() && alive(ctl->daemon_pid)) ||
+	    !(p = st_proc_new(d, c->pid, c->uid, c->gid))) {
 		munmap(ctl, ST_ABI_PAGE);
 		return;
 	}
@@ -156,10 +158,6 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 		return;
 	}
 	p->counts_process = true;
-	p->fd = -1;
-	p->pid = c->pid;
-	p->uid = c->uid;
-	p->gid = c->gid;
 	p->ppid = c->ppid;
 	memcpy(p->name, c->name, sizeof(p->name));
 	snprintf(p->exe, sizeof(p->exe), "%s", c->exe);
@@ -167,15 +165,13 @@ static void adopt(struct st_daemon *d, struct candidate *c)
 	c->status_fd = -1;
 	p->status_size = ST_ABI_REGLOG_OFF;
 	p->control = ctl;
-	p->instance = d->next_instance++;
 	p->hello = true;
 	p->discovered = true;
 	/* its objects, when read, are dated from here: before any event a
 	 * session it is enabled in from now can hold */
-	p->maps_changed_ts = st_clock_now(&d->clock);
+	st_objects_changed(p, st_clock_now(&d->clock));
 	p->pidfd = c->pidfd;
 	c->pidfd = -1;
-	p->d = d;
 	p->next = d->procs;
 	d->procs = p;
 	st_watch_add(&d->loop, &p->pidfd_watch, p->pidfd, EPOLLIN, st_proc_on_exit, p, false);

@@ -58,7 +58,7 @@ int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, siz
 		/* A process that kept its pool from an earlier run sends no
 		 * new one (on_pool gives a new pool its statedump): this run's
 		 * files must describe its objects all the same. */
-		if (!p->ended && pool->ring.base && pool->generation == ses->generation &&
+		if (!p->conn.ended && pool->ring.base && pool->generation == ses->generation &&
 		    st_session_traces(ses, p))
 			st_statedump_session(d, p, ses->index);
 	}
@@ -100,13 +100,13 @@ int st_session_stop(struct st_daemon *d, struct st_session *ses)
 	ses->active = false;
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		st_session_apply(d, p);
-		live |= !p->ended;
+		live |= !p->conn.ended;
 	}
 	if (live)
 		st_writers_quiesce(d, ses);
 	ses->active = true;
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->ended && st_session_covers(ses, p))
+		if (!p->conn.ended && st_session_covers(ses, p))
 			st_session_finish_proc(d, p, s);
 	ses->active = false;
 	ses->state = ST_SESSION_STOPPED;

@@ -37,9 +37,9 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 {
 	struct st_proc *p = ctx;
 
-	if (r && r->type == ST_INSP_FOUND && fd >= 0 && !p->ended) {
-		if (st_proc_pool_adopt(d, p, p->pickup_session, p->pickup_gen, fd) > 0)
-			st_statedump_session(d, p, p->pickup_session);
+	if (r && r->type == ST_INSP_FOUND && fd >= 0 && !p->conn.ended) {
+		if (st_proc_pool_adopt(d, p, p->pickup.session, p->pickup.gen, fd) > 0)
+			st_statedump_session(d, p, p->pickup.session);
 		st_fd_drop(fd, p->uid);
 		return;
 	}
@@ -49,7 +49,7 @@ static void on_taken(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 	if (r && r->done.status != 0)
 		st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): its buffer pool could not be taken: %s", p->pid,
 		       p->name, r->done.text);
-	p->pickup_pending = false;
+	p->pickup.pending = false;
 	st_pickup(d, p);     /* another session's, if any */
 	st_loop_news(&d->loop, ST_NEWS_POOL); /* a stop may wait for this one */
 }
@@ -65,7 +65,7 @@ static uint64_t offered(const struct st_daemon *d, const struct st_proc *p, uint
 	uint64_t offer;
 	uint32_t gen;
 
-	if (!ses || p->ended || p->fd >= 0 || !p->control || p->pidfd < 0)
+	if (!ses || p->conn.ended || p->conn.fd >= 0 || !p->control || p->pidfd < 0)
 		return 0;
 	offer = __atomic_load_n(&p->control->pool_offer[s], __ATOMIC_ACQUIRE);
 	gen = (uint32_t)(offer >> 32);
@@ -81,8 +81,8 @@ bool st_pickup_due(const struct st_daemon *d, const struct st_proc *p, uint32_t 
 
 	/* not asked for yet (and its user may still hand descriptors over),
 	 * or under way (a failed request is not waited for) */
-	return gen && ((p->pickup_tried[s] != gen && st_fd_room(p->uid)) ||
-		       (p->pickup_pending && p->pickup_session == s));
+	return gen && ((p->pickup.tried[s] != gen && st_fd_room(p->uid)) ||
+		       (p->pickup.pending && p->pickup.session == s));
 }
 
 void st_pickup(struct st_daemon *d, struct st_proc *p)
@@ -91,7 +91,7 @@ void st_pickup(struct st_daemon *d, struct st_proc *p)
 	 * daemon must keep: none for a user at its quota of those) */
 	if (!st_fd_room(p->uid))
 		return;
-	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS && !p->pickup_pending; s++) {
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS && !p->pickup.pending; s++) {
 		struct st_session *ses = st_session_at(d, s, p);
 		uint64_t offer = offered(d, p, s);
 		uint32_t gen = (uint32_t)(offer >> 32);
@@ -99,7 +99,7 @@ void st_pickup(struct st_daemon *d, struct st_proc *p)
 		struct st_abi_geometry g;
 		struct st_owner owner;
 
-		if (!gen || p->pickup_tried[s] == gen ||
+		if (!gen || p->pickup.tried[s] == gen ||
 		    st_abi_geometry(ses->mode, ses->sb_size, ses->sb_count, ses->nslots, &g) < 0)
 			continue;
 		memset(&t, 0, sizeof(t));
@@ -112,13 +112,13 @@ void st_pickup(struct st_daemon *d, struct st_proc *p)
 		t.size = g.size;
 		st_owner_of(&t.t, p->pidfd, &owner);
 		/* (set first: the handler may run before the request returns) */
-		p->pickup_tried[s] = gen;
-		p->pickup_session = s;
-		p->pickup_gen = gen;
-		p->pickup_pending = true;
+		p->pickup.tried[s] = gen;
+		p->pickup.session = s;
+		p->pickup.gen = gen;
+		p->pickup.pending = true;
 		if (st_insp_request(d, &owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
 				    PICKUP_DEADLINE_MS, on_taken, p) < 0)
-			p->pickup_pending = false;
+			p->pickup.pending = false;
 		return; /* one request at a time */
 	}
 }

@@ -49,6 +49,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/inspect.h"
 #include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/wire/msg.h"
@@ -84,9 +85,9 @@ static void say_late(struct st_proc *p)
 	uint32_t n = p->control ? __atomic_load_n(&p->control->late_answers, __ATOMIC_RELAXED) : 0;
 	char what[256];
 
-	if (n <= p->late_said)
+	if (n <= p->conn.late_said)
 		return;
-	p->late_said = n;
+	p->conn.late_said = n;
 	snprintf(what, sizeof(what),
 		 "stopped waiting for the daemon's answer %" PRIu32 " time%s (SHIMTRACE_TIMEOUT_MS; "
 		 "the daemon was busy): events of the providers it registered then may be missing "
@@ -204,25 +205,19 @@ void st_proc_accept(struct st_daemon *d)
 		close(fd);
 		return;
 	}
-	p = calloc(1, sizeof(*p));
+	p = st_proc_new(d, cred.pid, cred.uid, cred.gid);
 	if (!p) {
 		st_quota_give(u, ST_Q_CONNECTIONS, 1);
 		close(fd);
 		return;
 	}
-	p->fd = fd;
-	p->pid = cred.pid;
-	p->uid = cred.uid;
-	p->gid = cred.gid;
+	p->conn.fd = fd;
 	p->user = u;
-	p->counts_connection = true;
-	p->status_fd = -1;
-	p->instance = d->next_instance++;
+	p->conn.counts_connection = true;
 	p->pidfd = peer_pidfd(fd, p->pid);
-	p->d = d;
 	p->next = d->procs;
 	d->procs = p;
-	st_watch_add(&d->loop, &p->fd_watch, fd, EPOLLIN, st_proc_on_readable, p, false);
+	st_watch_add(&d->loop, &p->conn.fd_watch, fd, EPOLLIN, st_proc_on_readable, p, false);
 	if (p->pidfd >= 0)
 		st_watch_add(&d->loop, &p->pidfd_watch, p->pidfd, EPOLLIN, st_proc_on_exit, p, false);
 }
@@ -233,7 +228,7 @@ void st_proc_on_readable(struct st_loop *l, void *arg, uint32_t events)
 
 	(void)l;
 	(void)events;
-	if (!p->ended)
+	if (!p->conn.ended)
 		st_proc_readable(p->d, p);
 }
 
@@ -243,21 +238,21 @@ void st_proc_on_exit(struct st_loop *l, void *arg, uint32_t events)
 
 	(void)l;
 	(void)events;
-	if (!p->ended)
+	if (!p->conn.ended)
 		st_proc_end(p->d, p);
 }
 
 /* Closes p's connection and gives it back to its user's quota. */
 static void close_connection(struct st_daemon *d, struct st_proc *p)
 {
-	if (p->fd >= 0) {
-		st_watch_del(&d->loop, &p->fd_watch);
-		close(p->fd);
-		p->fd = -1;
+	if (p->conn.fd >= 0) {
+		st_watch_del(&d->loop, &p->conn.fd_watch);
+		close(p->conn.fd);
+		p->conn.fd = -1;
 	}
-	if (p->counts_connection) {
+	if (p->conn.counts_connection) {
 		st_quota_give(p->user, ST_Q_CONNECTIONS, 1);
-		p->counts_connection = false;
+		p->conn.counts_connection = false;
 	}
 }
 
@@ -281,17 +276,17 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 	struct st_proc *q;
 
 	for (q = d->procs; q; q = q->next)
-		if (q != p && q->discovered && !q->ended && q->pid == p->pid &&
+		if (q != p && q->discovered && !q->conn.ended && q->pid == p->pid &&
 		    same_file(q->status_fd, status_fd))
 			break;
 	if (!q)
 		return false;
-	st_watch_del(&d->loop, &p->fd_watch);
-	q->fd = p->fd;
-	p->fd = -1;
-	st_watch_add(&d->loop, &q->fd_watch, q->fd, EPOLLIN, st_proc_on_readable, q, false);
-	q->counts_connection = p->counts_connection;
-	p->counts_connection = false;
+	st_watch_del(&d->loop, &p->conn.fd_watch);
+	q->conn.fd = p->conn.fd;
+	p->conn.fd = -1;
+	st_watch_add(&d->loop, &q->conn.fd_watch, q->conn.fd, EPOLLIN, st_proc_on_readable, q, false);
+	q->conn.counts_connection = p->conn.counts_connection;
+	p->conn.counts_connection = false;
 	q->discovered = false;
 	q->ppid = h->ppid;
 	memcpy(q->name, h->name, sizeof(q->name));
@@ -301,7 +296,7 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 		close(p->pidfd);
 		p->pidfd = -1;
 	}
-	p->ended = true; /* reaped with nothing to finish */
+	p->conn.ended = true; /* reaped with nothing to finish */
 	st_log_user(q->uid, ST_LOG_INFO, "process %d (%s) connected again", q->pid, q->name);
 	return true;
 }
@@ -359,7 +354,7 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 	/* It was found running before, with another status memory (it ran
 	 * exec since): that one is over. */
 	for (struct st_proc *q = d->procs; q; q = q->next)
-		if (q != p && q->discovered && !q->ended && q->pid == p->pid)
+		if (q != p && q->discovered && !q->conn.ended && q->pid == p->pid)
 			st_proc_end(d, q);
 	st_proc_claim(d, p);
 	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) registered", p->pid, p->name);
@@ -434,8 +429,8 @@ enum taken { TAKEN, NONE_WAITING, CLOSED, FAILED };
 static void refuse_user(struct st_daemon *d, uid_t uid)
 {
 	for (struct st_proc *q = d->procs; q; q = q->next)
-		if (q->uid == uid && !q->ended && q->fd >= 0) {
-			q->end_now = true;
+		if (q->uid == uid && !q->conn.ended && q->conn.fd >= 0) {
+			q->conn.end_now = true;
 			st_proc_end(d, q);
 		}
 }
@@ -445,7 +440,7 @@ static enum taken take_message(struct st_daemon *d, struct st_proc *p)
 {
 	static uint8_t buf[ST_ABI_MSG_MAX];
 	int fd, ret, truncated;
-	ssize_t n = st_recv_fd(p->fd, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
+	ssize_t n = st_recv_fd(p->conn.fd, buf, sizeof(buf), &fd, MSG_DONTWAIT, &truncated);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return NONE_WAITING;
@@ -479,7 +474,7 @@ void st_proc_readable(struct st_daemon *d, struct st_proc *p)
 {
 	/* A few messages a turn: each may mean draining a sub-buffer, and a
 	 * control command (stop) must not wait behind a busy process. */
-	for (int budget = 0; budget < 16 && p->fd >= 0; budget++) {
+	for (int budget = 0; budget < 16 && p->conn.fd >= 0; budget++) {
 		/* (and none at all while a command waits: the loop takes it
 		 * first; the rest of the messages stay queued) */
 		if (budget && st_loop_urgent(&d->loop))
@@ -514,17 +509,17 @@ static void hang_up(struct st_daemon *d, struct st_proc *p)
 
 void st_proc_end(struct st_daemon *d, struct st_proc *p)
 {
-	if (p->ended)
+	if (p->conn.ended)
 		return;
-	if (!p->end_decided) {
-		p->end_decided = true;
-		p->gone = st_proc_gone(p);
+	if (!p->conn.end_decided) {
+		p->conn.end_decided = true;
+		p->conn.gone = st_proc_gone(p);
 		/* What it sent before it went is still queued when its pidfd
 		 * came first: taken in (a pool it offered among it). (Gone,
 		 * it sends no more: this ends.) */
-		while (p->gone && p->fd >= 0 && take_message(d, p) == TAKEN)
+		while (p->conn.gone && p->conn.fd >= 0 && take_message(d, p) == TAKEN)
 			;
-		if (p->ended)
+		if (p->conn.ended)
 			return; /* (its connection joined another record) */
 	}
 	say_late(p);
@@ -533,13 +528,13 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	 * tables its callers need; while they (or its objects) are on their
 	 * way, the final drain waits (a bounded time), so that its call
 	 * sites are refined. */
-	if (!p->end_now && !st_proc_waiting(p))
+	if (!p->conn.end_now && !st_proc_waiting(p))
 		st_consume_all(d, p, ST_DRAIN_FLUSH);
-	if (!p->end_now && st_proc_waiting(p)) {
-		p->end_deferred = true;
+	if (!p->conn.end_now && st_proc_waiting(p)) {
+		p->conn.end_deferred = true;
 		return;
 	}
-	p->end_deferred = false;
+	p->conn.end_deferred = false;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
 		st_proc_end_event(d, p, s);
@@ -554,7 +549,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		st_proc_pool_close(p, s);
 	}
 	st_memory_release(d, p);
-	p->ended = true;
+	p->conn.ended = true;
 	if (p->counts_process) {
 		st_quota_give(p->user, ST_Q_PROCESSES, 1);
 		p->counts_process = false;
@@ -562,18 +557,24 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	st_log_user(p->uid, ST_LOG_INFO, "process %d (%s) ended", p->pid, p->name);
 }
 
+void st_proc_end_now(struct st_daemon *d, struct st_proc *p)
+{
+	p->conn.end_now = true;
+	st_proc_end(d, p);
+}
+
 void st_proc_end_gone(struct st_daemon *d, bool now)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		bool due;
 
-		if (p->ended)
+		if (p->conn.ended)
 			continue;
 		/* (a deferred end waits for line tables: not once stopping) */
-		due = p->end_deferred ? now : st_proc_exited(p);
+		due = p->conn.end_deferred ? now : st_proc_exited(p);
 		if (!due)
 			continue;
-		p->end_now |= now;
+		p->conn.end_now |= now;
 		st_proc_end(d, p);
 	}
 }
@@ -582,7 +583,7 @@ void st_proc_recheck(struct st_daemon *d)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		st_proc_apply_due(d, p);
-		if (p->end_deferred && !st_proc_waiting(p))
+		if (p->conn.end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);
 	}
 }
@@ -590,7 +591,7 @@ void st_proc_recheck(struct st_daemon *d)
 void st_proc_lines_settled(struct st_daemon *d)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		p->lines_waiting = false; /* its next drain sees what came */
+		st_objects_lines_came(p); /* its next drain sees what came */
 	st_proc_recheck(d);
 }
 
@@ -602,7 +603,7 @@ void st_proc_reap(struct st_daemon *d)
 	while (*pp) {
 		struct st_proc *p = *pp;
 
-		if (!p->ended) {
+		if (!p->conn.ended) {
 			pp = &p->next;
 			continue;
 		}
@@ -611,6 +612,7 @@ void st_proc_reap(struct st_daemon *d)
 		 * the record */
 		st_insp_forget(p);
 		st_objects_forget(p);
+		st_callsites_reset(p);
 		st_proc_free(d, p);
 	}
 }

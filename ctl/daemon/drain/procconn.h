@@ -27,6 +27,9 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p);
 void st_proc_reap(struct st_daemon *d);
 /* Handles one message of process p (from its connection or its log). */
 int st_proc_message(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, size_t len);
+/* Ends p now, not waiting for its line tables (refused, or the daemon
+ * stops). */
+void st_proc_end_now(struct st_daemon *d, struct st_proc *p);
 /* Ends the processes whose pidfd says they have exited but whose end the
  * loop has not handled yet (before a stop, or after `record`'s command
  * ended); with now, without waiting for line tables. */

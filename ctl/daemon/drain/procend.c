@@ -186,7 +186,7 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	uint32_t n, threads;
 	uint64_t ts;
 
-	if (!p->gone || (!exited && p->discovered) || !ses || !ses->active ||
+	if (!p->conn.gone || (!exited && p->discovered) || !ses || !ses->active ||
 	    !pool->ring.base || pool->generation != ses->generation)
 		return;
 	ts = end_time(d, pool);

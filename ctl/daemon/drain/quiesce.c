@@ -34,7 +34,7 @@ static bool any_writing(struct st_daemon *d, const struct st_session *ses)
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		const struct st_proc_pool *pool = &p->pools[ses->index];
 
-		if (p->ended || !pool->ring.base || !st_session_covers(ses, p))
+		if (p->conn.ended || !pool->ring.base || !st_session_covers(ses, p))
 			continue;
 		for (uint32_t i = 0, n = st_ring_slots_used(&pool->ring); i < n; i++) {
 			const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);

@@ -124,9 +124,9 @@ uint32_t st_memory_claimed(const struct st_proc *p, uint32_t s, uint32_t gen, ui
 static struct st_grant *grant_of(const struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
 	const struct st_session *ses = st_session_at(d, s, p);
-	struct st_grant *g = &p->grants[s];
+	struct st_grant *g = &p->memory.grants[s];
 
-	return ses && !p->ended && p->control && g->generation == ses->generation ? g : NULL;
+	return ses && !p->conn.ended && p->control && g->generation == ses->generation ? g : NULL;
 }
 
 /* Whether every page of the sub-buffers of slot i of ring r is in the
@@ -206,8 +206,8 @@ static void check_pages(struct st_daemon *d, struct st_proc *p, struct st_sessio
 			g->over_since = 0;
 		} else if (!g->over_since) {
 			g->over_since = clock_ms ? clock_ms : 1;
-		} else if (clock_ms - g->over_since >= OVER_MS && !p->over_memory) {
-			p->over_memory = true;
+		} else if (clock_ms - g->over_since >= OVER_MS && !p->memory.over) {
+			p->memory.over = true;
 			if (p->user)
 				p->user->refused[ST_Q_MEMORY]++;
 			st_log_user(p->uid, ST_LOG_WARN, "process %d (uid %u) refused: its buffers of session %s hold "
@@ -299,11 +299,11 @@ static bool make_room(struct st_daemon *d, struct st_session *ses, const struct 
 		}
 		if (!best)
 			return false;
-		n = unclaimed(d, best, best_s, &best->grants[best_s]) / 2;
+		n = unclaimed(d, best, best_s, &best->memory.grants[best_s]) / 2;
 		missing = need - fit(d, ses, p, need);
 		if (st_session_at(d, best_s, best) == ses && n > missing)
 			n = missing;
-		if (take_back(d, best, best_s, &best->grants[best_s], n ? n : 1) && one)
+		if (take_back(d, best, best_s, &best->memory.grants[best_s], n ? n : 1) && one)
 			return true;
 	}
 	return true;
@@ -312,7 +312,7 @@ static bool make_room(struct st_daemon *d, struct st_session *ses, const struct 
 void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
 	struct st_session *ses = st_session_at(d, s, p);
-	struct st_grant *g = &p->grants[s];
+	struct st_grant *g = &p->memory.grants[s];
 	uint32_t n;
 
 	if (g->generation != ses->generation) {
@@ -380,7 +380,7 @@ void st_memory_release(struct st_daemon *d, struct st_proc *p)
 	sample(d); /* (its claims count in the peak) */
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st_session *ses = st_session_at(d, s, p);
-		struct st_grant *g = &p->grants[s];
+		struct st_grant *g = &p->memory.grants[s];
 
 		if (ses && g->generation == ses->generation)
 			set_slots(d, ses, p, g, 0);
@@ -391,7 +391,7 @@ void st_memory_release(struct st_daemon *d, struct st_proc *p)
 void st_memory_session_gone(struct st_daemon *d, struct st_session *ses)
 {
 	for (struct st_proc *p = d->procs; p; p = p->next) {
-		struct st_grant *g = &p->grants[ses->index];
+		struct st_grant *g = &p->memory.grants[ses->index];
 
 		if (!st_session_covers(ses, p))
 			continue;

@@ -9,7 +9,7 @@
  *
  * A process refers to its event classes by ids of its own, given here and
  * written into its provider pages: the id in each record it writes indexes
- * p->cls. A class it registers twice (one provider on two pages, or one
+ * p->classes.cls. A class it registers twice (one provider on two pages, or one
  * library loaded again) keeps its id.
  */
 #include <errno.h>
@@ -83,44 +83,44 @@ void st_proc_claim(struct st_daemon *d, struct st_proc *p)
 
 static struct st_proc_provider *provider_at(struct st_proc *p, uint32_t page)
 {
-	for (uint32_t i = 0; i < p->nprovs; i++)
-		if (p->provs[i]->page == page)
-			return p->provs[i];
+	for (uint32_t i = 0; i < p->classes.nprovs; i++)
+		if (p->classes.provs[i]->page == page)
+			return p->classes.provs[i];
 	return NULL;
 }
 
 /* The slot of class id in p's index, or where it would go. */
 static uint32_t *index_slot(const struct st_proc *p, uint32_t id)
 {
-	uint32_t mask = p->ids_size - 1, i = (id * 2654435761u) & mask;
+	uint32_t mask = p->classes.ids_size - 1, i = (id * 2654435761u) & mask;
 
-	while (p->ids_by_class[i] && p->cls[p->ids_by_class[i] - 1]->id != id)
+	while (p->classes.ids_by_class[i] && p->classes.cls[p->classes.ids_by_class[i] - 1]->id != id)
 		i = (i + 1) & mask;
-	return &p->ids_by_class[i];
+	return &p->classes.ids_by_class[i];
 }
 
-/* Room for one more class in p->cls and its index. */
+/* Room for one more class in p->classes.cls and its index. */
 static int grow_ids(struct st_proc *p)
 {
-	if (p->ncls == p->cls_cap) {
-		uint32_t cap = p->cls_cap ? p->cls_cap * 2 : 64;
-		struct st_evclass **v = realloc(p->cls, cap * sizeof(*v));
+	if (p->classes.ncls == p->classes.cls_cap) {
+		uint32_t cap = p->classes.cls_cap ? p->classes.cls_cap * 2 : 64;
+		struct st_evclass **v = realloc(p->classes.cls, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		p->cls = v;
-		p->cls_cap = cap;
+		p->classes.cls = v;
+		p->classes.cls_cap = cap;
 	}
-	if (2 * (p->ncls + 1) > p->ids_size) {
-		uint32_t size = p->ids_size ? p->ids_size * 2 : 128;
-		uint32_t *old = p->ids_by_class, *v = calloc(size, sizeof(*v));
+	if (2 * (p->classes.ncls + 1) > p->classes.ids_size) {
+		uint32_t size = p->classes.ids_size ? p->classes.ids_size * 2 : 128;
+		uint32_t *old = p->classes.ids_by_class, *v = calloc(size, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		p->ids_by_class = v;
-		p->ids_size = size;
-		for (uint32_t i = 0; i < p->ncls; i++)
-			*index_slot(p, p->cls[i]->id) = i + 1;
+		p->classes.ids_by_class = v;
+		p->classes.ids_size = size;
+		for (uint32_t i = 0; i < p->classes.ncls; i++)
+			*index_slot(p, p->classes.cls[i]->id) = i + 1;
 		free(old);
 	}
 	return 0;
@@ -138,13 +138,13 @@ static int class_id(struct st_daemon *d, struct st_proc *p, const char *provider
 	uint32_t *slot;
 
 	*why = -1;
-	if (c && p->ids_size && *(slot = index_slot(p, c->id)))
+	if (c && p->classes.ids_size && *(slot = index_slot(p, c->id)))
 		return (int)*slot - 1;
 	if (!st_quota_check(p->user, ST_Q_FIELDS, tp->nfields, p->pid,
 			    "an event class with too many fields") ||
-	    !st_quota_check(p->user, ST_Q_CLASSES, p->ncls + 1, p->pid,
+	    !st_quota_check(p->user, ST_Q_CLASSES, p->classes.ncls + 1, p->pid,
 			    "too many tracepoints in one process") ||
-	    p->ncls >= UINT16_MAX) {
+	    p->classes.ncls >= UINT16_MAX) {
 		*why = REFUSED;
 		return -1;
 	}
@@ -162,9 +162,9 @@ static int class_id(struct st_daemon *d, struct st_proc *p, const char *provider
 			goto refused;
 		}
 	}
-	p->cls[p->ncls] = c;
-	*index_slot(p, c->id) = p->ncls + 1;
-	return (int)p->ncls++;
+	p->classes.cls[p->classes.ncls] = c;
+	*index_slot(p, c->id) = p->classes.ncls + 1;
+	return (int)p->classes.ncls++;
 refused:
 	st_evclass_user_del(c, p->uid);
 	st_evclass_unref(&d->reg, c);
@@ -175,8 +175,8 @@ refused:
 /* Gives back p's classes (it is being freed). */
 static void release_classes(struct st_daemon *d, struct st_proc *p)
 {
-	for (uint32_t i = 0; i < p->ncls; i++) {
-		struct st_evclass *c = p->cls[i];
+	for (uint32_t i = 0; i < p->classes.ncls; i++) {
+		struct st_evclass *c = p->classes.cls[i];
 
 		if (st_evclass_user_del(c, p->uid)) {
 			st_quota_give(p->user, ST_Q_CLASSES, 1);
@@ -184,11 +184,11 @@ static void release_classes(struct st_daemon *d, struct st_proc *p)
 		}
 		st_evclass_unref(&d->reg, c);
 	}
-	free(p->cls);
-	free(p->ids_by_class);
-	p->cls = NULL;
-	p->ids_by_class = NULL;
-	p->ncls = p->ids_size = 0;
+	free(p->classes.cls);
+	free(p->classes.ids_by_class);
+	p->classes.cls = NULL;
+	p->classes.ids_by_class = NULL;
+	p->classes.ncls = p->classes.ids_size = 0;
 }
 
 /* Providers under the daemon's own names would shadow its events. */
@@ -200,7 +200,7 @@ static bool builtin_provider(const char *name)
 
 static void provider_free(struct st_proc *p, struct st_proc_provider *pr)
 {
-	p->registrations -= pr->count;
+	p->classes.registrations -= pr->count;
 	munmap(pr->map, ST_ABI_PAGE);
 	free(pr->tps);
 	free(pr);
@@ -234,7 +234,7 @@ int st_proc_on_provider(struct st_daemon *d, struct st_proc *p, const void *buf,
 	}
 	/* Tracepoints held at once count against the classes quota too: a
 	 * process cannot make us keep more than that, whatever it repeats. */
-	if (!st_quota_check(p->user, ST_Q_CLASSES, p->registrations - (pr ? pr->count : 0) + m.count,
+	if (!st_quota_check(p->user, ST_Q_CLASSES, p->classes.registrations - (pr ? pr->count : 0) + m.count,
 			    p->pid, "too many tracepoints in one process")) {
 		ret = REFUSED;
 		goto out;
@@ -252,14 +252,14 @@ int st_proc_on_provider(struct st_daemon *d, struct st_proc *p, const void *buf,
 		tps[i] = (struct st_proc_tp){ m.tps[i].slot, (uint32_t)id };
 	}
 	if (!pr) {
-		struct st_proc_provider **v = realloc(p->provs, (p->nprovs + 1) * sizeof(*v));
+		struct st_proc_provider **v = realloc(p->classes.provs, (p->classes.nprovs + 1) * sizeof(*v));
 
 		if (!v || !(pr = calloc(1, sizeof(*pr)))) {
 			if (v)
-				p->provs = v;
+				p->classes.provs = v;
 			goto out;
 		}
-		p->provs = v;
+		p->classes.provs = v;
 		pr->map = mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, p->status_fd,
 			       (off_t)m.page * ST_ABI_PAGE);
 		if (pr->map == MAP_FAILED) {
@@ -268,10 +268,10 @@ int st_proc_on_provider(struct st_daemon *d, struct st_proc *p, const void *buf,
 		}
 		pr->page = m.page;
 		memcpy(pr->name, m.name, sizeof(pr->name));
-		p->provs[p->nprovs++] = pr;
+		p->classes.provs[p->classes.nprovs++] = pr;
 	}
 	/* (a provider announced again, after a reconnection: its list anew) */
-	p->registrations += m.count - pr->count;
+	p->classes.registrations += m.count - pr->count;
 	free(pr->tps);
 	pr->tps = tps;
 	pr->count = m.count;
@@ -286,13 +286,13 @@ out:
 
 void st_proc_on_provider_gone(struct st_proc *p, const struct st_abi_provider_gone *m)
 {
-	for (uint32_t i = 0; i < p->nprovs; i++) {
-		struct st_proc_provider *pr = p->provs[i];
+	for (uint32_t i = 0; i < p->classes.nprovs; i++) {
+		struct st_proc_provider *pr = p->classes.provs[i];
 
 		if (pr->page != m->page)
 			continue;
 		provider_free(p, pr);
-		p->provs[i] = p->provs[--p->nprovs];
+		p->classes.provs[i] = p->classes.provs[--p->classes.nprovs];
 		return;
 	}
 }
@@ -395,11 +395,26 @@ int st_proc_pool_adopt(struct st_daemon *d, struct st_proc *p, uint32_t s, uint3
 	return ret;
 }
 
+struct st_proc *st_proc_new(struct st_daemon *d, pid_t pid, uid_t uid, gid_t gid)
+{
+	struct st_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->pid = pid;
+	p->uid = uid;
+	p->gid = gid;
+	p->instance = d->next_instance++;
+	p->pidfd = p->status_fd = p->conn.fd = -1;
+	return p;
+}
+
 void st_proc_free(struct st_daemon *d, struct st_proc *p)
 {
-	for (uint32_t i = 0; i < p->nprovs; i++)
-		provider_free(p, p->provs[i]);
-	free(p->provs);
+	for (uint32_t i = 0; i < p->classes.nprovs; i++)
+		provider_free(p, p->classes.provs[i]);
+	free(p->classes.provs);
 	release_classes(d, p);
 	if (p->control)
 		munmap(p->control, ST_ABI_PAGE);

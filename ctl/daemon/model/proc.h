@@ -98,28 +98,8 @@ enum st_proc_warning {
 	ST_PROC_WARNINGS
 };
 
-struct st_proc {
-	struct st_proc *next;
-	struct st_daemon *d;
-	uint64_t instance;
-	int fd, pidfd;
-	struct st_watch fd_watch, pidfd_watch; /* its connection, its pidfd */
-	pid_t pid, ppid;
-	uid_t uid;
-	gid_t gid;
-	char name[ST_PROC_NAME_SIZE];
-	char exe[ST_PATH_MAX];
-	bool hello, ended;
-	bool discovered;      /* not connected: found running (discover.c), or its
-			       * connection closed while it runs */
-	/* Taking an offered pool (pickup.c) */
-	bool pickup_pending;
-	uint32_t pickup_session, pickup_gen;
-	uint32_t pickup_tried[ST_ABI_MAX_SESSIONS]; /* generation asked for */
-	uint64_t reglog_pos;  /* bytes of its registration log taken in */
-	int status_fd;
-	uint64_t status_size;
-	struct st_abi_control *control;
+/* Its providers and event classes: proc.c's. */
+struct st_proc_classes {
 	struct st_proc_provider **provs;
 	uint32_t nprovs;
 	/* Its event ids: the id a record of this process carries is an index
@@ -130,43 +110,101 @@ struct st_proc {
 	uint32_t *ids_by_class;
 	uint32_t ids_size;
 	uint32_t registrations; /* tracepoints its providers hold now */
-	struct st_user *user;	/* its owner's quota account */
-	bool counts_connection, counts_process;
-	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];
-	/* When each session was last switched on for it: none of its events
-	 * in that session is older */
-	uint64_t traced_since[ST_ABI_MAX_SESSIONS];
-	struct st_object *objs;
-	uint32_t nobjs;
-	uint64_t statedump_ts;
-	uint64_t maps_ts;	/* when objs became what it is */
-	uint64_t maps_changed_ts; /* when the process last said its mappings changed */
-	bool statedump_done;
-	/* Reading its objects (maps.c): through the owner's inspector. */
-	bool objs_pending;	/* a request is out */
-	bool objs_again;	/* the mappings changed again meanwhile */
-	uint64_t objs_again_ts;	/* first of those changes */
-	bool apply_pending;	/* new_objs waits for line tables (maps.c) */
-	bool refresh_objects;	/* to be read again (a line table's file was lost) */
-	uint32_t objs_kind;	/* what the request is for (enum st_abi_maps_kind) */
-	uint64_t objs_ts;
-	struct st_object *new_objs; /* as they arrive */
-	struct st_owner *objs_owner; /* whose inspector the request went to */
-	uint32_t new_nobjs;
-	uint64_t ready_owed;	/* READY owed once the objects are in (a SYNC's seq) */
-	uint64_t wait_until;	/* ms: consumption waits for objects till then */
-	bool lines_waiting;	/* its events wait for line tables (consumer.c) */
-	uint64_t lines_wait_since; /* ms */
-	bool end_deferred;	/* it ended while waiting: finished when it stops */
-	bool end_now;		/* the daemon stops: no waiting any more */
+};
+
+/* Its connection and its end: procconn.c's. */
+struct st_proc_conn {
+	int fd;
+	struct st_watch fd_watch;
+	bool counts_connection; /* in its user's connections quota */
+	bool ended;
+	bool end_deferred; /* it ended while waiting: finished when it stops */
+	bool end_now;	   /* the daemon stops: no waiting any more */
 	/* How it ended (procend.c): its end is known to be its death (decided
 	 * once, when st_proc_end is first called). */
 	bool end_decided, gone;
 	uint32_t late_said; /* its control page's late_answers, as last logged */
-	struct st_callsites *callsites; /* callsite.c's cache */
-	bool warned[ST_PROC_WARNINGS]; /* one-time warnings already logged */
-	struct st_grant grants[ST_ABI_MAX_SESSIONS]; /* its buffer memory (memory.c) */
-	bool over_memory; /* its pools hold more than its grants: refused (memory.c) */
+};
+
+/* Its loaded objects, and what waits for them: maps.c's. */
+struct st_proc_objects {
+	struct st_object *objs;
+	uint32_t nobjs;
+	uint64_t version;	/* of objs: call sites cached for another are stale */
+	uint64_t statedump_ts;
+	uint64_t maps_ts;	/* when objs became what it is */
+	uint64_t maps_changed_ts; /* when the process last said its mappings changed */
+	bool statedump_done;
+	/* Reading its objects: through the owner's inspector. */
+	bool pending;		/* a request is out */
+	bool again;		/* the mappings changed again meanwhile */
+	uint64_t again_ts;	/* first of those changes */
+	bool apply_pending;	/* new_objs waits for line tables */
+	bool refresh;		/* to be read again (a line table's file was lost) */
+	uint32_t kind;		/* what the request is for (enum st_abi_maps_kind) */
+	uint64_t ts;
+	struct st_object *new_objs; /* as they arrive */
+	struct st_owner *owner;	/* whose inspector the request went to */
+	uint32_t new_nobjs;
+	uint64_t ready_owed;	/* READY owed once the objects are in (a SYNC's seq) */
+	uint64_t wait_until;	/* ms: consumption waits for objects till then */
+	bool lines_waiting;	/* its events wait for line tables (the consumer said) */
+	uint64_t lines_wait_since; /* ms */
+};
+
+/* Taking the pools it offers without a connection: pickup.c's. */
+struct st_proc_pickup {
+	bool pending;
+	uint32_t session, gen;
+	uint32_t tried[ST_ABI_MAX_SESSIONS]; /* generation asked for */
+};
+
+/* Its buffer memory: memory.c's. */
+struct st_proc_memory {
+	struct st_grant grants[ST_ABI_MAX_SESSIONS];
+	bool over; /* its pools hold more than its grants: refused */
+};
+
+/*
+ * A registered process. The record (up to `control`) is set when it
+ * registers (procconn.c) or is found running (discover.c); each part after
+ * it is written by the one module it names, which the others read, or ask
+ * through that module's functions.
+ */
+struct st_proc {
+	struct st_proc *next;
+	struct st_daemon *d;
+	uint64_t instance;
+	pid_t pid, ppid;
+	uid_t uid;
+	gid_t gid;
+	struct st_user *user;	/* its owner's quota account */
+	char name[ST_PROC_NAME_SIZE];
+	char exe[ST_PATH_MAX];
+	bool hello;
+	bool discovered;      /* not connected: found running (discover.c), or its
+			       * connection closed while it runs */
+	bool counts_process;  /* in its user's processes quota */
+	int pidfd;
+	struct st_watch pidfd_watch;
+	int status_fd;
+	uint64_t status_size;
+	struct st_abi_control *control;
+
+	struct st_proc_classes classes;		      /* proc.c */
+	struct st_proc_pool pools[ST_ABI_MAX_SESSIONS];	      /* proc.c maps them; consumer.c,
+							       * metastream.c own their streams */
+	/* When each session was last switched on for it: none of its events
+	 * in that session is older (session.c) */
+	uint64_t traced_since[ST_ABI_MAX_SESSIONS];
+	struct st_proc_conn conn;		      /* procconn.c */
+	struct st_proc_objects objects;		      /* maps.c */
+	struct st_proc_pickup pickup;		      /* pickup.c */
+	uint64_t reglog_pos; /* bytes of its registration log taken in (discover.c) */
+	struct st_callsites *callsites;		      /* callsite.c's cache */
+	struct st_proc_memory memory;		      /* memory.c */
+	/* one-time warnings already logged (each module its own) */
+	bool warned[ST_PROC_WARNINGS];
 };
 
 /* What a handler returns for a process refused for a quota: its
@@ -194,6 +232,9 @@ int st_proc_on_provider(struct st_daemon *d, struct st_proc *p, const void *buf,
 void st_proc_on_provider_gone(struct st_proc *p, const struct st_abi_provider_gone *m);
 /* A line naming p in the log (its user's rate). */
 void st_proc_warn(struct st_proc *p, const char *what);
+/* A new record of process pid (not in d->procs yet); NULL if out of
+ * memory. Its descriptors are -1. */
+struct st_proc *st_proc_new(struct st_daemon *d, pid_t pid, uid_t uid, gid_t gid);
 /* Frees p's record, what the process model holds of it (the modules above
  * let go of theirs first). */
 void st_proc_free(struct st_daemon *d, struct st_proc *p);

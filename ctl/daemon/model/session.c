@@ -251,7 +251,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 {
 	struct st_abi_control *c = p->control;
 
-	if (!c || p->ended)
+	if (!c || p->conn.ended)
 		return;
 	c->clock = d->clock.kind;
 	c->ns_mult = d->clock.ns_mult;
@@ -275,12 +275,12 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 			__atomic_store_n(&cs->generation, 0, __ATOMIC_RELEASE);
 		}
 	}
-	for (uint32_t i = 0; i < p->nprovs; i++) {
-		struct st_proc_provider *pr = p->provs[i];
+	for (uint32_t i = 0; i < p->classes.nprovs; i++) {
+		struct st_proc_provider *pr = p->classes.provs[i];
 
 		for (uint32_t k = 0; k < pr->count; k++) {
 			const struct st_proc_tp *tp = &pr->tps[k];
-			const struct st_evclass *cl = p->cls[tp->local];
+			const struct st_evclass *cl = p->classes.cls[tp->local];
 			uint32_t mask = 0;
 
 			for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {

@@ -23,6 +23,7 @@
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/linecache.h"
+#include "ctl/daemon/objects/maps.h"
 
 #define CACHE 1024 /* entries per process */
 
@@ -31,6 +32,7 @@ struct entry {
 };
 
 struct st_callsites {
+	uint64_t version; /* of the objects it was filled for (maps.c) */
 	struct entry e[CACHE];
 };
 
@@ -40,14 +42,14 @@ static uint64_t refine(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool
 		       bool *unsettled)
 {
 	*final = true;
-	for (uint32_t i = 0; i < p->nobjs; i++) {
-		const struct st_object *o = &p->objs[i];
+	for (uint32_t i = 0; i < p->objects.nobjs; i++) {
+		const struct st_object *o = &p->objects.objs[i];
 		uint64_t at, row;
 
 		if (ip <= o->base || ip - o->base > o->memsz)
 			continue;
 		if (st_lines_need(d, o->lines))
-			p->refresh_objects = true; /* (done between two drains) */
+			st_objects_want_refresh(p); /* (done between two drains) */
 		*final = !o->lines || st_lines_state(o->lines) == ST_LINES_READY ||
 			 st_lines_state(o->lines) == ST_LINES_NONE;
 		*unsettled |= !st_lines_settled(o->lines);
@@ -68,10 +70,14 @@ uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *
 
 	if (!ip)
 		return ip;
+	/* (the cache holds the answers for the objects as they were) */
+	if (p->callsites && p->callsites->version != p->objects.version)
+		st_callsites_reset(p);
 	if (!p->callsites) {
 		p->callsites = calloc(1, sizeof(*p->callsites));
 		if (!p->callsites)
 			return ip;
+		p->callsites->version = p->objects.version;
 	}
 	e = &p->callsites->e[(ip ^ (ip >> 10)) % CACHE];
 	if (e->in != ip) {

@@ -45,7 +45,6 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
-#include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/inspect.h"
 #include "ctl/daemon/objects/linecache.h"
 #include "ctl/daemon/objects/maps.h"
@@ -59,12 +58,33 @@
 
 void st_objects_forget(struct st_proc *p)
 {
-	st_objects_free(p->objs, p->nobjs);
-	st_objects_free(p->new_objs, p->new_nobjs);
-	free(p->objs_owner);
-	p->objs = p->new_objs = NULL;
-	p->objs_owner = NULL;
-	st_callsites_reset(p);
+	st_objects_free(p->objects.objs, p->objects.nobjs);
+	st_objects_free(p->objects.new_objs, p->objects.new_nobjs);
+	free(p->objects.owner);
+	p->objects.objs = p->objects.new_objs = NULL;
+	p->objects.owner = NULL;
+}
+
+void st_objects_lines_wait(struct st_proc *p)
+{
+	if (!p->objects.lines_waiting)
+		p->objects.lines_wait_since = st_now_ms();
+	p->objects.lines_waiting = true;
+}
+
+void st_objects_lines_came(struct st_proc *p)
+{
+	p->objects.lines_waiting = false;
+}
+
+void st_objects_changed(struct st_proc *p, uint64_t ts)
+{
+	p->objects.maps_changed_ts = ts;
+}
+
+void st_objects_want_refresh(struct st_proc *p)
+{
+	p->objects.refresh = true;
 }
 
 void st_objects_free(struct st_object *objs, uint32_t n)
@@ -189,13 +209,13 @@ static void build(struct rec_buf *b, struct st_proc *p, const struct st_object *
 		begin(b, ST_EV_STATEDUMP_END, ts);
 		return;
 	}
-	for (uint32_t i = 0; i < p->nobjs; i++)
-		if (!has(objs, n, &p->objs[i])) {
+	for (uint32_t i = 0; i < p->objects.nobjs; i++)
+		if (!has(objs, n, &p->objects.objs[i])) {
 			begin(b, ST_EV_LIB_UNLOAD, ts);
-			put_u64(b, p->objs[i].base);
+			put_u64(b, p->objects.objs[i].base);
 		}
 	for (uint32_t i = 0; i < n; i++)
-		if (!has(p->objs, p->nobjs, &objs[i]))
+		if (!has(p->objects.objs, p->objects.nobjs, &objs[i]))
 			object_events(b, &objs[i], true, ts);
 }
 
@@ -206,7 +226,7 @@ int st_statedump_into(struct st_proc *p, struct st_trace *t,
 	uint8_t *buf;
 	int ret = -ENOMEM;
 
-	build(&b, p, p->objs, p->nobjs, ST_MAPS_STATEDUMP, ts);
+	build(&b, p, p->objects.objs, p->objects.nobjs, ST_MAPS_STATEDUMP, ts);
 	buf = b.failed ? NULL : st_packet_buf(b.len);
 	if (buf) {
 		memcpy(buf, b.p, b.len);
@@ -238,17 +258,17 @@ static void send_ready(struct st_proc *p, uint64_t seq)
 {
 	struct st_abi_sync r = { { ST_MSG_READY, sizeof(r) }, seq };
 
-	if (p->fd >= 0)
-		send(p->fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (p->conn.fd >= 0)
+		send(p->conn.fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq)
 {
 	(void)d;
-	if (p->objs_pending) {
+	if (p->objects.pending) {
 		/* READY answers every SYNC up to its seq */
-		if (seq > p->ready_owed)
-			p->ready_owed = seq;
+		if (seq > p->objects.ready_owed)
+			p->objects.ready_owed = seq;
 		return;
 	}
 	send_ready(p, seq);
@@ -257,9 +277,9 @@ void st_proc_sync(struct st_daemon *d, struct st_proc *p, uint64_t seq)
 /* Whether p's events wait for line tables, and may wait on. */
 static bool lines_pending(struct st_proc *p)
 {
-	if (p->lines_waiting && st_now_ms() - p->lines_wait_since >= WAIT_MS)
-		p->lines_waiting = false; /* long enough */
-	return p->lines_waiting;
+	if (p->objects.lines_waiting && st_now_ms() - p->objects.lines_wait_since >= WAIT_MS)
+		p->objects.lines_waiting = false; /* long enough */
+	return p->objects.lines_waiting;
 }
 
 void (*st_objects_drain)(struct st_daemon *d, struct st_proc *p, bool wait);
@@ -268,11 +288,11 @@ bool st_proc_waiting(struct st_proc *p)
 {
 	if (lines_pending(p))
 		return true;
-	if (!p->wait_until)
+	if (!p->objects.wait_until)
 		return false;
-	if (st_now_ms() < p->wait_until && (p->objs_pending || p->apply_pending))
+	if (st_now_ms() < p->objects.wait_until && (p->objects.pending || p->objects.apply_pending))
 		return true;
-	p->wait_until = 0; /* nothing more on its way: stop looking */
+	p->objects.wait_until = 0; /* nothing more on its way: stop looking */
 	return false;
 }
 
@@ -288,15 +308,15 @@ static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 {
 	bool unloaded = false;
 
-	for (uint32_t i = 0; i < p->nobjs && !unloaded; i++)
-		unloaded = !has(objs, n, &p->objs[i]);
+	for (uint32_t i = 0; i < p->objects.nobjs && !unloaded; i++)
+		unloaded = !has(objs, n, &p->objects.objs[i]);
 	if (unloaded) {
 		st_objects_drain(d, p, wait);
 		if (wait && lines_pending(p))
 			return false;
 	}
 	if (kind == ST_MAPS_STATEDUMP)
-		p->statedump_ts = ts;
+		p->objects.statedump_ts = ts;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct rec_buf b = { .pid = p->pid };
 
@@ -311,12 +331,12 @@ static bool apply(struct st_daemon *d, struct st_proc *p, struct st_object *objs
 			st_meta_write(d, p, s, b.p, b.len, b.events, ts, ts);
 		free(b.p);
 	}
-	st_objects_free(p->objs, p->nobjs);
-	p->objs = objs;
-	p->nobjs = n;
-	p->maps_ts = ts;
-	p->statedump_done = true;
-	st_callsites_reset(p);
+	st_objects_free(p->objects.objs, p->objects.nobjs);
+	p->objects.objs = objs;
+	p->objects.nobjs = n;
+	p->objects.maps_ts = ts;
+	p->objects.statedump_done = true;
+	p->objects.version++; /* (call sites cached for the old list are stale) */
 	return true;
 }
 
@@ -325,12 +345,12 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 /* Makes the new object list p's, if it need wait no more (or not wait). */
 static void apply_waiting(struct st_daemon *d, struct st_proc *p, bool wait)
 {
-	if (!p->apply_pending ||
-	    !apply(d, p, p->new_objs, p->new_nobjs, p->objs_kind, p->objs_ts, wait))
+	if (!p->objects.apply_pending ||
+	    !apply(d, p, p->objects.new_objs, p->objects.new_nobjs, p->objects.kind, p->objects.ts, wait))
 		return;
-	p->apply_pending = false;
-	p->new_objs = NULL;
-	p->new_nobjs = 0;
+	p->objects.apply_pending = false;
+	p->objects.new_objs = NULL;
+	p->objects.new_nobjs = 0;
 }
 
 void st_proc_apply_due(struct st_daemon *d, struct st_proc *p)
@@ -345,13 +365,13 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 	struct st_proc *p = ctx;
 
 	if (r && r->type == ST_INSP_OBJECT) {
-		struct st_object *v = realloc(p->new_objs, (p->new_nobjs + 1) * sizeof(*v));
+		struct st_object *v = realloc(p->objects.new_objs, (p->objects.new_nobjs + 1) * sizeof(*v));
 		struct st_object *o;
 
 		st_fd_drop(fd, p->uid); /* (none is expected) */
 		if (v) {
-			p->new_objs = v;
-			o = &v[p->new_nobjs];
+			p->objects.new_objs = v;
+			o = &v[p->objects.new_nobjs];
 			memset(o, 0, sizeof(*o));
 			o->base = r->object.base;
 			o->memsz = r->object.memsz;
@@ -363,9 +383,9 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 			o->debug_link = r->object.link ? strdup(r->object.link) : NULL;
 			if (o->path && (!r->object.link || o->debug_link)) {
 				/* (the lines inspector of that pair holds the file) */
-				o->lines = st_lines_get(p->objs_owner, &r->object.key,
+				o->lines = st_lines_get(p->objects.owner, &r->object.key,
 							o->build_id, o->build_id_len);
-				p->new_nobjs++;
+				p->objects.new_nobjs++;
 			} else {
 				free(o->path);
 				free(o->debug_link);
@@ -375,16 +395,16 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 	}
 	st_fd_drop(fd, p->uid);
 	/* the end of the answer, or none will come */
-	p->objs_pending = false;
-	if (p->ended) {
+	p->objects.pending = false;
+	if (p->conn.ended) {
 		/* (too late: its streams are closed) */
-		st_objects_free(p->new_objs, p->new_nobjs);
-		p->new_objs = NULL;
-		p->new_nobjs = 0;
+		st_objects_free(p->objects.new_objs, p->objects.new_nobjs);
+		p->objects.new_objs = NULL;
+		p->objects.new_nobjs = 0;
 		return;
 	}
 	if (r && r->type == ST_INSP_DONE && r->done.status == 0) {
-		p->apply_pending = true;
+		p->objects.apply_pending = true;
 		apply_waiting(d, p, true);
 	} else {
 		if (!p->warned[ST_WARN_NO_STATEDUMP]) {
@@ -393,17 +413,17 @@ static void on_objects(struct st_daemon *d, void *ctx, const struct st_insp_repl
 					    "symbolised: %s",
 			       p->pid, p->name, r ? r->done.text : "its inspector failed");
 		}
-		st_objects_free(p->new_objs, p->new_nobjs);
-		p->new_objs = NULL;
-		p->new_nobjs = 0;
+		st_objects_free(p->objects.new_objs, p->objects.new_nobjs);
+		p->objects.new_objs = NULL;
+		p->objects.new_nobjs = 0;
 	}
-	if (p->ready_owed) {
-		send_ready(p, p->ready_owed);
-		p->ready_owed = 0;
+	if (p->objects.ready_owed) {
+		send_ready(p, p->objects.ready_owed);
+		p->objects.ready_owed = 0;
 	}
-	if (p->objs_again) {
-		p->objs_again = false;
-		request(d, p, ST_MAPS_DLOPEN, p->objs_again_ts);
+	if (p->objects.again) {
+		p->objects.again = false;
+		request(d, p, ST_MAPS_DLOPEN, p->objects.again_ts);
 	}
 	st_loop_news(&d->loop, ST_NEWS_OBJECTS);
 }
@@ -414,13 +434,13 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	struct st_insp_target t;
 	int ret;
 
-	if (p->objs_pending) {
+	if (p->objects.pending) {
 		/* its objects changed since the request: read again once it is
 		 * answered, dated at the first change (the earliest object it
 		 * may bring must not come after its constructors' events) */
-		if (!p->objs_again || ts < p->objs_again_ts)
-			p->objs_again_ts = ts;
-		p->objs_again = true;
+		if (!p->objects.again || ts < p->objects.again_ts)
+			p->objects.again_ts = ts;
+		p->objects.again = true;
 		return;
 	}
 	apply_waiting(d, p, false); /* what changed before comes first */
@@ -432,18 +452,18 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 	t.pid = p->pid;
 	t.uid = p->uid;
 	t.gid = p->gid;
-	if (!p->objs_owner && !(p->objs_owner = malloc(sizeof(*p->objs_owner))))
+	if (!p->objects.owner && !(p->objects.owner = malloc(sizeof(*p->objects.owner))))
 		return;
-	st_owner_of(&t, p->pidfd, p->objs_owner);
+	st_owner_of(&t, p->pidfd, p->objects.owner);
 	/* (set first: the handler may run before the request returns) */
-	p->objs_kind = p->statedump_done ? kind : ST_MAPS_STATEDUMP;
-	p->objs_ts = ts;
-	p->objs_pending = true;
-	p->wait_until = st_now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
-	ret = st_insp_request(d, p->objs_owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
+	p->objects.kind = p->objects.statedump_done ? kind : ST_MAPS_STATEDUMP;
+	p->objects.ts = ts;
+	p->objects.pending = true;
+	p->objects.wait_until = st_now_ms() + OBJECTS_DEADLINE_MS + WAIT_MS;
+	ret = st_insp_request(d, p->objects.owner, ST_INSP_ROLE_OBJECTS, &t, sizeof(t), p->pidfd,
 			      OBJECTS_DEADLINE_MS, on_objects, p);
 	if (ret < 0) {
-		p->objs_pending = false;
+		p->objects.pending = false;
 		st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): cannot read its objects: %s", p->pid, p->name,
 		       strerror(-ret));
 	}
@@ -451,20 +471,20 @@ static void request(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint6
 
 void st_objects_refresh(struct st_daemon *d, struct st_proc *p)
 {
-	if (!p->refresh_objects || p->ended || p->objs_pending)
+	if (!p->objects.refresh || p->conn.ended || p->objects.pending)
 		return;
-	p->refresh_objects = false;
+	p->objects.refresh = false;
 	request(d, p, ST_MAPS_DLOPEN, st_clock_now(&d->clock));
 }
 
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts)
 {
 	if (kind == ST_MAPS_STATEDUMP)
-		p->statedump_ts = ts;
-	p->maps_changed_ts = ts;
+		p->objects.statedump_ts = ts;
+	p->objects.maps_changed_ts = ts;
 	/* Nothing traces it: its objects are read when something does. */
 	if (!traced(d, p)) {
-		p->statedump_done = false;
+		p->objects.statedump_done = false;
 		return;
 	}
 	request(d, p, kind, ts);
@@ -481,16 +501,16 @@ void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s)
 
 	if (p->pools[s].has_meta)
 		return;
-	if (!p->statedump_done) {
+	if (!p->objects.statedump_done) {
 		/* not read yet (or stale): now, and the statedump follows,
 		 * dated when the mappings became what they are (before any
 		 * event of the session, which started after) */
 		request(d, p, ST_MAPS_STATEDUMP,
-			p->maps_changed_ts ? p->maps_changed_ts : st_clock_now(&d->clock));
+			p->objects.maps_changed_ts ? p->objects.maps_changed_ts : st_clock_now(&d->clock));
 		return;
 	}
-	build(&b, p, p->objs, p->nobjs, ST_MAPS_STATEDUMP, p->maps_ts);
+	build(&b, p, p->objects.objs, p->objects.nobjs, ST_MAPS_STATEDUMP, p->objects.maps_ts);
 	if (!b.failed && b.len)
-		st_meta_write(d, p, s, b.p, b.len, b.events, p->maps_ts, p->maps_ts);
+		st_meta_write(d, p, s, b.p, b.len, b.events, p->objects.maps_ts, p->objects.maps_ts);
 	free(b.p);
 }

@@ -35,7 +35,17 @@ extern void (*st_objects_drain)(struct st_daemon *d, struct st_proc *p, bool wai
 /* Applies p's new object list if it waited and may wait no more. */
 void st_proc_apply_due(struct st_daemon *d, struct st_proc *p);
 
-/* What maps.c and callsite.c hold of p, freed (p is being freed). */
+/* What maps.c holds of p, freed (p is being freed). */
 void st_objects_forget(struct st_proc *p);
+/* The consumer left p's events waiting for line tables (now), or a line
+ * table came: drains wait (st_proc_waiting), or wait no more. */
+void st_objects_lines_wait(struct st_proc *p);
+void st_objects_lines_came(struct st_proc *p);
+/* p's objects are dated from ts when next read (a process found running:
+ * the time it was found). */
+void st_objects_changed(struct st_proc *p, uint64_t ts);
+/* p's objects are to be read again between two drains (a line table's
+ * file must be handed to the lines inspector again: callsite.c). */
+void st_objects_want_refresh(struct st_proc *p);
 
 #endif
