@@ -10,7 +10,7 @@
  * SHIMTRACE_RUNDIR, while the command runs with the libraries preloaded.
  *
  * record and its command are one job: a signal record gets is passed on to
- * the command (loop.c), and the one it cannot catch, SIGKILL, reaches the
+ * the command (daemon.c), and the one it cannot catch, SIGKILL, reaches the
  * command through the kernel (PR_SET_PDEATHSIG), so that the command never
  * runs on untraced after record is gone. The private directory of a record
  * killed that way is removed by the next record (rundir_sweep).

@@ -12,6 +12,11 @@
  * never far behind the running program; it also raises each process's
  * heartbeat, which tells writers waiting for room (--blocking) that the
  * daemon still serves them.
+ *
+ * Owns: struct st_daemon: its sockets, signals, tick and end; every module
+ *       is started and stopped here.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, cmd, drain, loop, model, objects, out.
  */
 #include <errno.h>
 #include <fcntl.h>

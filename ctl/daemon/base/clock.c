@@ -12,6 +12,11 @@
  * (used for wait times); the estimate is refined over the whole session for
  * the CTF clock frequency. The CTF clock offset puts cycle 0 at its
  * CLOCK_REALTIME date, so readers show wall-clock times.
+ *
+ * Owns: nothing kept: the clock it calibrates is its caller's (struct
+ *       st_clock in the daemon's state).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include <errno.h>
 #include <stdio.h>

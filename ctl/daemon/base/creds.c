@@ -8,6 +8,12 @@
  * system calls change the calling thread only (glibc's setgroups would
  * change every thread); the writer thread only writes to files already
  * open.
+ *
+ * Owns: nothing kept: it switches the calling thread's filesystem
+ *       credentials and back.
+ * Thread: the daemon's, the reactor's one thread (the file writer's
+ *         threads only write to files already open).
+ * Calls: none.
  */
 #include <errno.h>
 #include <grp.h>

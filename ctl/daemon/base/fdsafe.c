@@ -12,6 +12,10 @@
  * closes a connection that sent another). A user who reached the quota
  * is refused altogether (st_fd_room): the daemon's descriptor table is
  * shared by every user, and one must not fill it.
+ *
+ * Owns: the received descriptors it keeps open for good.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base.
  */
 #include <fcntl.h>
 #include <stdlib.h>

@@ -8,6 +8,12 @@
  * the machine, and one must not flood it, nor hide another's lines in it.
  * What a user had suppressed is said, with how many, before its next line
  * that is written.
+ *
+ * Owns: the log's settings and each uid's rate of lines.
+ * Thread: the daemon's, the reactor's one thread; the file writer's
+ *         threads call st_log too, which only reads settings made before
+ *         they start (st_log_user is the daemon thread's alone).
+ * Calls: none.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,10 @@
 /*
  * The per-user quotas, their names, defaults and meaning: the one source
  * of `shimtraced --quota`, its --help and its man page (quota.h).
+ *
+ * Owns: the table of quotas (constant).
+ * Thread: any (nothing changes).
+ * Calls: none.
  */
 #include "ctl/daemon/base/quota.h"
 

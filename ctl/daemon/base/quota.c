@@ -1,5 +1,14 @@
 /*
  * Per-user quotas: the limits, and what each uid uses (see quota.h).
+ *
+ * The users are a list, one per uid that has used anything: not cds_lfht:
+ * only the daemon's thread reads and changes it, so an RCU table would add
+ * grace periods and a library to the one thread for no reader; cds_lfht is
+ * for a table another thread reads while this one changes it.
+ *
+ * Owns: each quota's limit and what each user uses of each (the users).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base.
  */
 #include <errno.h>
 #include <stdio.h>

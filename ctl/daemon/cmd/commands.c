@@ -10,6 +10,11 @@
  * -s NAME names the requester's session NAME, and only root reaches
  * another user's, as NAME@UID. Without -s a verb acts on the requester's
  * latest session, never another user's.
+ *
+ * Owns: the requests waiting for a drain (stops), and the sessions'
+ *       creation order.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, cmd, drain, model, objects, out.
  */
 #include <errno.h>
 #include <fnmatch.h>

@@ -26,6 +26,15 @@
  *
  * So a slow or silent client delays only itself. Each uid has at most
  * CLIENTS_PER_UID connections at once: one more is closed unread.
+ *
+ * The clients are a list: not cds_lfht: only the daemon's thread reads and
+ * changes it, so an RCU table would add grace periods and a library to the
+ * one thread for no reader; cds_lfht is for a table another thread reads
+ * while this one changes it.
+ *
+ * Owns: the control socket's clients: their requests and replies.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, loop, wire.
  */
 #include <errno.h>
 #include <grp.h>

@@ -17,6 +17,11 @@
  * changed): once the load succeeded, the daemon reads the process's
  * objects as for a dlopen, and the library's load event is dated when the
  * request was made, before its constructors ran and wrote their events.
+ *
+ * Owns: nothing kept: a load-probe request is its inspector's and its
+ *       client's.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, cmd, objects.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -13,6 +13,10 @@
  * new data): what the snapshot holds is whole records, in order. The
  * session's own consumer state is not touched. Each process's snapshot
  * starts with its statedump, so the snapshot is symbolised on its own.
+ *
+ * Owns: nothing kept: a snapshot is written and closed in one call.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: cmd, drain, model, objects, out, wire.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -41,6 +41,11 @@
  * timestamp_begin <= each record <= timestamp_end, and the trace's 16-bit
  * compact times are written only for deltas below 2^16 from a time below
  * the bound: a reader's reconstruction never wraps.
+ *
+ * Owns: the drain state of each slot of a pool (its cursor, stream and
+ *       what it emitted).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model, objects, out, wire.
  */
 #include <errno.h>
 #include <stdarg.h>

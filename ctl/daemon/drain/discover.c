@@ -26,6 +26,11 @@
  * the control page names its socket) if it is not this one. Everything
  * read is validated as a message from the process would be: a process can
  * spoil only its own registration.
+ *
+ * Owns: the search, at start, for processes already running, and their
+ *       registration logs.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, drain, loop, model, objects.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -123,7 +128,7 @@ struct candidate {
 	gid_t gid;
 	int pidfd;
 	int status_fd; /* what the inspector found */
-	char name[17];
+	char name[ST_PROC_NAME_SIZE];
 	int32_t ppid;
 	char exe[ST_PATH_MAX];
 };

@@ -2,6 +2,10 @@
  * The last drain of a process in a session: what its buffers still hold,
  * what it lost for want of a buffer, and its losses in the session's
  * statistics (when the process ended, or the session stops).
+ *
+ * Owns: nothing kept: it drains and counts into the state of others.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, drain, model, wire.
  */
 #include <string.h>
 

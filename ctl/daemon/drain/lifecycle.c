@@ -9,6 +9,11 @@
  * disk), started again (new stream files in the same trace, named with the
  * run's number, and a new statedump), destroyed. A process keeps its
  * buffer pool for a session across stop and start.
+ *
+ * Owns: nothing kept: a session's start, stop and destruction, carried out
+ *       on the model.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, drain, model, objects, out.
  */
 #include <errno.h>
 #include <stdio.h>

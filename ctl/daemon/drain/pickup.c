@@ -14,6 +14,10 @@
  * One request per process at a time; an offer that fails is not asked for
  * again in the same generation (the process's word is all it has, and a
  * process that lies about it spoils only its own trace).
+ *
+ * Owns: a process's pickup part (the pools offered and being taken).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, loop, model, objects.
  */
 #include <string.h>
 #include <unistd.h>

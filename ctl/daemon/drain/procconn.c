@@ -18,6 +18,17 @@
  * connection, its registration, and the event classes it brings. A
  * process refused for a quota has its connection closed: it runs on with
  * tracing off, and nothing it did reaches another user.
+ *
+ * The processes are a list, scanned to find one (a pid, a resumed
+ * connection): not cds_lfht: only the daemon's thread reads and changes
+ * it, so an RCU table would add grace periods and a library to the one
+ * thread for no reader; cds_lfht is for a table another thread reads while
+ * this one changes it.
+ *
+ * Owns: the registration socket's connections: a process's conn part, and
+ *       the daemon's list of processes (added, ended, reaped).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, drain, loop, model, objects, wire.
  */
 #include <errno.h>
 #include <fcntl.h>

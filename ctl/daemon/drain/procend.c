@@ -47,6 +47,10 @@
  * Dated by the daemon's clock when written, as the statedump is, and never
  * before the last event of any of the process's streams in the trace
  * (whose times never go back): after everything the process wrote.
+ *
+ * Owns: nothing kept: it writes process_end records.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model, wire.
  */
 #include <dirent.h>
 #include <fcntl.h>

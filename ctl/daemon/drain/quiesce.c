@@ -11,6 +11,10 @@
  * drop. A process stopped (SIGSTOP, a debugger) in the middle of a record
  * is not waited for beyond the deadline: its record, if it ever commits,
  * comes after the final drain.
+ *
+ * Owns: nothing kept: it waits on the processes' writing flags.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model, wire.
  */
 #include <errno.h>
 #include <linux/membarrier.h>

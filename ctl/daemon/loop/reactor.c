@@ -1,6 +1,11 @@
 /*
  * The reactor (reactor.h): epoll, a timerfd per periodic timer, and two
  * lists of calls run at the end of a turn.
+ *
+ * Owns: the epoll instance, the watches, the timers (and their timerfds),
+ *       the deferred calls and the news subscriptions of a loop.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include <errno.h>
 #include <poll.h>

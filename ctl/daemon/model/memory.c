@@ -7,6 +7,11 @@
  * (bounded by the pool's size), honours a claim only while the pool's
  * pages can back it, and counts its own decisions, never what a process
  * writes, in the bounds.
+ *
+ * Owns: the buffer memory bounds (the daemon's, each session's, each
+ *       user's) and each process's grants (its memory part).
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model.
  */
 #include <string.h>
 #include <sys/stat.h>

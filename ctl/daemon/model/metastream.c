@@ -2,6 +2,10 @@
  * The streams of the records the daemon writes for a process (its meta
  * streams: statedump, process events, what it lost for want of a buffer),
  * and the names of every stream file of a process.
+ *
+ * Owns: each process's meta streams in the traces of its sessions.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: model, out.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -11,6 +11,11 @@
  * written into its provider pages: the id in each record it writes indexes
  * p->classes.cls. A class it registers twice (one provider on two pages, or one
  * library loaded again) keeps its id.
+ *
+ * Owns: a process's classes part (providers, event ids) and its pools as
+ *       handed over; st_proc_new makes a process.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model, out, wire.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -8,6 +8,16 @@
  * Bit s of a process of uid U belongs to the one session with index s
  * that may trace U's processes: one of root's (every user's), or one of
  * U's own.
+ *
+ * A bit's session is found by a scan of the sessions: not cds_lfht: only
+ * the daemon's thread reads and changes it, so an RCU table would add
+ * grace periods and a library to the one thread for no reader; cds_lfht is
+ * for a table another thread reads while this one changes it.
+ *
+ * Owns: nothing kept: which session a bit means, computed from the
+ *       sessions.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include "core/abi.h"
 #include "ctl/daemon/model/proc.h"

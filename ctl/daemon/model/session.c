@@ -14,6 +14,16 @@
  * provider:name and whose filters select the process decides (enable or
  * disable). A session of a user other than root only ever traces that
  * user's processes.
+ *
+ * The sessions are a list, at most 32 tracing one user's processes: not
+ * cds_lfht: only the daemon's thread reads and changes it, so an RCU table
+ * would add grace periods and a library to the one thread for no reader;
+ * cds_lfht is for a table another thread reads while this one changes it.
+ *
+ * Owns: the sessions: each one's rules, geometry, mode and enable state,
+ *       and what it writes in the processes' control and provider pages.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, model, out.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -27,7 +27,7 @@ struct st_rule {
 	char pattern[2 * ST_ABI_NAME_MAX + 2];
 	pid_t pids[ST_RULE_MAX_PIDS];
 	uint32_t npids;	 /* 0: any process */
-	char procname[17]; /* "": any name; else the comm or the exe's basename */
+	char procname[ST_PROC_NAME_SIZE]; /* "": any name; else the comm or the exe's basename */
 	bool has_uid;
 	uid_t uid;
 	bool matched; /* an enabling rule that selected a tracepoint of some process */
@@ -57,7 +57,7 @@ extern const struct st_loss_kind st_loss_kinds[ST_LOSS_KINDS];
 struct st_session_stats {
 	uint64_t instance;
 	pid_t pid, ppid;
-	char name[17];
+	char name[ST_PROC_NAME_SIZE];
 	uint64_t events;	/* taken from its buffers, not lost writing */
 	uint64_t lost;		/* by its buffers: the sum of lost_by */
 	uint64_t lost_by[ST_LOSS_KINDS]; /* (ST_LOSS_WRITING stays 0: write_lost) */

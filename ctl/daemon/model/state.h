@@ -21,14 +21,14 @@ struct st_session;
 struct st_proc;
 
 /* News the daemon's modules tell the modules above them (st_loop_news),
- * which the wiring (loop.c) subscribes to. */
+ * which the wiring (daemon.c) subscribes to. */
 enum st_news {
 	ST_NEWS_LINES,	 /* a line table came, or will not (linecache.c) */
 	ST_NEWS_OBJECTS, /* a process's objects came, or will not (maps.c) */
 	ST_NEWS_POOL,	 /* a pool offered was taken, or could not be (pickup.c) */
 };
 
-/* The daemon's tick: drains, heartbeats, deadlines (loop.c); writers
+/* The daemon's tick: drains, heartbeats, deadlines (daemon.c); writers
  * waiting for room count on its heartbeat (core/abi.h). */
 #define ST_TICK_MS ST_ABI_HEARTBEAT_MS
 
@@ -52,7 +52,7 @@ struct st_daemon {
 	bool quit;
 	bool accept_paused;	/* out of descriptors: lfd unwatched for a tick */
 	bool private_instance;
-	/* record: the command's pidfd, to pass signals on to it (loop.c) */
+	/* record: the command's pidfd, to pass signals on to it (daemon.c) */
 	int child_pidfd;
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };

@@ -16,6 +16,10 @@
  * direct-mapped cache keeps the cost per event to a lookup; it is emptied
  * when the process's objects change (dlopen, dlclose), and an answer is
  * cached only once the object's table is here (or known to be none).
+ *
+ * Owns: each process's call-site cache.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: objects.
  */
 #include <stdlib.h>
 

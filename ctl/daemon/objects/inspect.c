@@ -35,6 +35,16 @@
  * process of another user namespace, whose capabilities count in that
  * namespace only), and owners that differ in them get inspectors of their
  * own.
+ *
+ * The inspectors are a list, a few per user: not cds_lfht: only the
+ * daemon's thread reads and changes it, so an RCU table would add grace
+ * periods and a library to the one thread for no reader; cds_lfht is for a
+ * table another thread reads while this one changes it.
+ *
+ * Owns: the inspectors: their processes, sockets and request queues, and
+ *       those being reaped.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, loop, wire.
  */
 #include <errno.h>
 #include <fcntl.h>

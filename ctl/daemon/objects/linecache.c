@@ -21,6 +21,15 @@
  * an entry nobody holds is freed a minute later, or at once when its user
  * needs the room. What an entry keeps counts against the user's symbols
  * quota; beyond it an object gets no table.
+ *
+ * The tables are in a hash of BUCKETS chains: not cds_lfht: only the
+ * daemon's thread reads and changes it, so an RCU table would add grace
+ * periods and a library to the one thread for no reader; cds_lfht is for a
+ * table another thread reads while this one changes it.
+ *
+ * Owns: the line tables, per uid, and the requests for them.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, loop, objects.
  */
 #include <errno.h>
 #include <fcntl.h>

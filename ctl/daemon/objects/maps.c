@@ -25,6 +25,11 @@
  * An inspector that refuses (the process changed credentials, or is not
  * dumpable) or fails leaves the process without a statedump: its events
  * are recorded, their callers not symbolised.
+ *
+ * Owns: a process's objects part (its loaded objects, their version, what
+ *       waits for them) and its statedump.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: base, loop, model, objects, out.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -22,6 +22,16 @@
  * shimtrace:process and process_end, a process's name and how it ended.
  * They are never freed, and every trace declares them first, under the
  * same ids.
+ *
+ * The registry is a hash of its own: not cds_lfht: only the daemon's
+ * thread reads and changes it, so an RCU table would add grace periods and
+ * a library to the one thread for no reader; cds_lfht is for a table
+ * another thread reads while this one changes it.
+ *
+ * Owns: the registry of event classes: each class, interned, and its
+ *       references.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -35,6 +35,12 @@
  * and why, so that readers can tell a trace that is not whole. Space is
  * set aside at the start (tracefile.h) so that the final metadata and the
  * packets that count the losses can be written on a full disk.
+ *
+ * Owns: each session's trace: its directory, metadata, stream files, and
+ *       the ids of the classes it declared.
+ * Thread: the daemon's, the reactor's one thread; what it hands the file
+ *         writer is then the writer's (tracefile.c).
+ * Calls: base, out.
  */
 #include <errno.h>
 #include <fcntl.h>

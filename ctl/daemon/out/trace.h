@@ -18,7 +18,7 @@
 struct st_trace;
 
 struct st_stream {
-	struct st_file *file;	/* NULL once closed (see writer.h) */
+	struct st_file *file;	/* NULL once closed (see tracefile.h) */
 	struct st_trace *trace;
 	uint64_t instance_id;
 	uint64_t seq_num;	/* packet_seq_num of the next packet */
@@ -56,7 +56,7 @@ struct st_trace {
 	uid_t owner;		/* files are given to the session's owner */
 	gid_t owner_gid;
 	mode_t umask;		/* the owner's, for the modes of its files */
-	/* Writing it: what was lost (writer.h); the metadata says so once
+	/* Writing it: what was lost (tracefile.h); the metadata says so once
 	 * final (st_trace_finish), and until then that it is not. */
 	struct st_wloss wloss;
 	const struct st_clock *clk; /* of its last metadata */

@@ -25,6 +25,10 @@
  *
  * The caller runs these with the owner's file system credentials
  * (st_creds_become), so the kernel's checks are the owner's as well.
+ *
+ * Owns: nothing kept: the descriptors it opens are its caller's.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -54,7 +54,11 @@
  * hundreds of kilobytes to megabytes, a handful of lock round trips per
  * millisecond at the fastest; and the loop thread must wait for a free
  * buffer anyway when the writer is behind, which the condition variable
- * gives.
+ * gives. Measured (`perf record -g -- shimtrace record -- mutex-pairs
+ * 8000000 1`: 16.2M events, 479 MiB of trace): the mutex, condition
+ * variable and futex functions took 0.14% of the samples of the run, in
+ * all the daemon's threads; a wait-free queue could save at most that, and
+ * its threads would still need a way to sleep.
  *
  * Files are written through the page cache, not with O_DIRECT: a thread
  * writing events as fast as it can makes about 1.6 GB/s of trace here,
@@ -77,6 +81,12 @@
  * drops them from the cache (posix_fadvise). The writer waits only when
  * more than `window` bytes are queued and not sent: then the disk is
  * slower than the trace, and memory stays bounded.
+ *
+ * Owns: the trace files' write queue, its buffers, and the writer and
+ *       flusher threads.
+ * Thread: the daemon's queues and waits; the writer and the flusher
+ *         threads write, as the table above says.
+ * Calls: base.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,10 @@
  * files they chose: it is no more trusted than they are. Pure functions
  * over a byte buffer, fuzzed with the process messages (tests/fuzz/): every
  * length, count and string is checked, a bad message rejected whole.
+ *
+ * Owns: nothing: pure functions over the bytes given.
+ * Thread: any.
+ * Calls: none.
  */
 #include <string.h>
 

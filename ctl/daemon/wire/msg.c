@@ -5,6 +5,10 @@
  * fuzzed on their own (tests/fuzz/). A process can send anything; every
  * length, count and string is checked before use and a bad message is
  * rejected whole with a one-line reason.
+ *
+ * Owns: nothing: pure functions over the bytes given.
+ * Thread: any.
+ * Calls: none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +134,7 @@ int st_msg_parse_hello(const void *buf, size_t len, struct st_msg_hello *out, co
 	 * process event holds them, --procname compares them): whatever
 	 * shows them to people escapes them (ctl/common/escape.h). */
 	memcpy(out->name, h.name, sizeof(h.name));
-	out->name[16] = '\0';
-	out->name[strnlen(out->name, 16)] = '\0';
+	out->name[sizeof(h.name)] = '\0';
 	if (take_str(&p, end, out->exe, sizeof(out->exe)) < 0 || p != end) {
 		*err = "HELLO executable path is not a terminated string";
 		return -1;

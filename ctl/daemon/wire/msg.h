@@ -21,7 +21,7 @@ struct st_evfield {
 };
 
 /* A process's name: the kernel's comm, 16 bytes and its NUL. */
-#define ST_PROC_NAME_SIZE 17
+#define ST_PROC_NAME_SIZE (sizeof(((struct st_abi_hello *)0)->name) + 1)
 
 struct st_msg_tracepoint {
 	uint32_t slot;

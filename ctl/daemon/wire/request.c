@@ -3,6 +3,10 @@
  * bytes received, fuzzed (tests/fuzz/fuzz_ctl.c). Only allowed peers get
  * this far, but a request is still checked whole: the verb, then
  * "key=value" items, each NUL-terminated, at most ST_REQ_MAX_ITEMS.
+ *
+ * Owns: nothing: pure functions over the bytes given.
+ * Thread: any.
+ * Calls: none.
  */
 #include <string.h>
 

@@ -15,6 +15,10 @@
  * race with a new lap: the producer stores the new seq before writing new
  * data, hence an acquire fence after the copy and an unchanged seq prove
  * the copy holds the old lap's bytes only.
+ *
+ * Owns: nothing kept: reads and checks a ring its caller mapped.
+ * Thread: the daemon's, the reactor's one thread.
+ * Calls: none.
  */
 #include <errno.h>
 #include <limits.h>
