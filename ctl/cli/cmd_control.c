@@ -169,141 +169,185 @@ static int default_output(struct items *it, const char *verb, const char *name)
 	return add(it, "output", dir);
 }
 
-int st_cmd_control(const struct st_verb *v, int argc, char **argv)
-{
-	const char *verb = v->name, *arg, *output = NULL;
-	const struct st_opt *o;
-	struct items it = { .n = 0 };
-	char path[PATH_MAX], why[256];
-	uint64_t buffer_size = 0, subbuf_size = 0, max_memory = 0, process_memory = 0;
-	struct st_memory_bounds mem;
-	struct st_geometry geo;
-	int nops, ret = ST_EXIT_USAGE;
-	bool create = strcmp(verb, "create") == 0, rules = false, probe = false, named;
-	bool blocking_bare = false;
-	uint32_t ms;
+/* What the options and operands of a control verb gathered. */
+struct control {
+	const struct st_verb *v;
+	const char *verb, *output;
+	struct items it;
+	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
+	bool create, rules, probe, named, blocking_bare;
+};
 
-	rules = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0;
-	probe = strcmp(verb, "load-probe") == 0;
-	/* Verbs on one session take its name as -s NAME or as an operand. */
-	named = strcmp(verb, "destroy") == 0 || strcmp(verb, "start") == 0 ||
-		strcmp(verb, "stop") == 0 || strcmp(verb, "status") == 0 ||
-		strcmp(verb, "snapshot") == 0;
-	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
+/* The options, as request items: 0, 1 after --help, -1 after an error
+ * message. */
+static int options_items(struct control *c, int argc, char **argv)
+{
+	const char *verb = c->verb, *arg;
+	const struct st_opt *o;
+	char why[256];
+
+	while ((o = st_getopt(c->v, argc, argv, false, &arg)) != NULL) {
 		int bad = 0;
 
 		if (o == &st_opt_error)
-			goto out;
+			return -1;
 		if (st_opt_is(o, "help")) {
-			st_verb_help(v);
-			ret = ST_EXIT_OK;
-			goto out;
+			st_verb_help(c->v);
+			return 1;
 		} else if (st_opt_is(o, "output")) {
-			output = arg;
+			c->output = arg;
 		} else if (st_opt_is(o, "buffer-size")) {
-			bad = size_item(&it, verb, o->name, arg, &buffer_size);
+			bad = size_item(&c->it, verb, o->name, arg, &c->buffer_size);
 		} else if (st_opt_is(o, "subbuf-size")) {
-			bad = size_item(&it, verb, o->name, arg, &subbuf_size);
+			bad = size_item(&c->it, verb, o->name, arg, &c->subbuf_size);
 		} else if (st_opt_is(o, "max-memory")) {
-			bad = size_item(&it, verb, o->name, arg, &max_memory);
+			bad = size_item(&c->it, verb, o->name, arg, &c->max_memory);
 		} else if (st_opt_is(o, "process-memory")) {
-			bad = size_item(&it, verb, o->name, arg, &process_memory);
+			bad = size_item(&c->it, verb, o->name, arg, &c->process_memory);
 		} else if (st_opt_is(o, "blocking")) {
-			bad = blocking_item(&it, verb, arg);
-			blocking_bare = !arg;
+			bad = blocking_item(&c->it, verb, arg);
+			c->blocking_bare = !arg;
 		} else if (st_opt_is(o, "pid")) {
-			bad = rules ? pids_item(&it, verb, arg) : pid_item(&it, verb, arg);
+			bad = c->rules ? pids_item(&c->it, verb, arg) : pid_item(&c->it, verb, arg);
 		} else if (st_opt_is(o, "uid")) {
-			bad = number_item(&it, verb, "uid", arg);
+			bad = number_item(&c->it, verb, "uid", arg);
 		} else if (st_opt_is(o, "procname")) {
 			bad = st_procname_check(arg, why, sizeof(why)) < 0;
 			if (bad)
 				st_err(verb, "--procname: %s", why);
 			else
-				bad = add(&it, o->name, arg);
+				bad = add(&c->it, o->name, arg);
 		} else if (st_opt_is(o, "session")) {
-			bad = add(&it, o->name, arg);
+			bad = add(&c->it, o->name, arg);
 		} else {
-			bad = add(&it, o->name, "1"); /* flags: overwrite, all, json */
+			bad = add(&c->it, o->name, "1"); /* flags: overwrite, all, json */
 		}
 		if (bad)
-			goto out;
+			return -1;
 	}
-	nops = argc - st_optind();
-	if (rules && nops == 0) {
-		st_err(verb, "missing PATTERN (usage: shimtrace %s %s)", verb, v->synopsis);
-		goto out;
+	return 0;
+}
+
+/* The operands (nops of them, from argv[first]), as request items: 0, or
+ * -1 after an error message. */
+static int operand_items(struct control *c, int nops, char **argv, int first)
+{
+	const char *verb = c->verb;
+	char path[PATH_MAX], why[256];
+	uint32_t ms;
+
+	if (c->rules && nops == 0) {
+		st_err(verb, "missing PATTERN (usage: shimtrace %s %s)", verb, c->v->synopsis);
+		return -1;
 	}
-	if (probe && (nops != 1 || !has(&it, "pid"))) {
+	if (c->probe && (nops != 1 || !has(&c->it, "pid"))) {
 		st_err(verb, "usage: shimtrace load-probe --pid PID LIBRARY.so");
-		goto out;
+		return -1;
 	}
-	if (!rules && !probe && nops > (create || named ? 1 : 0)) {
-		st_err(verb, "unexpected argument '%s'", argv[st_optind() + (create || named ? 1 : 0)]);
-		goto out;
+	if (!c->rules && !c->probe && nops > (c->create || c->named ? 1 : 0)) {
+		st_err(verb, "unexpected argument '%s'", argv[first + (c->create || c->named ? 1 : 0)]);
+		return -1;
 	}
-	if (named && nops == 1) {
-		if (has(&it, "session")) {
-			st_err(verb, "session given twice: '%s' and -s", argv[st_optind()]);
-			goto out;
+	if (c->named && nops == 1) {
+		if (has(&c->it, "session")) {
+			st_err(verb, "session given twice: '%s' and -s", argv[first]);
+			return -1;
 		}
-		if (add(&it, "session", argv[st_optind()]) < 0)
-			goto out;
+		if (add(&c->it, "session", argv[first]) < 0)
+			return -1;
 	}
 	/* "--blocking 2s" would name the session 2s */
-	if (blocking_bare && nops && st_blocking_parse(argv[st_optind()], &ms, why, sizeof(why)) == 0) {
-		st_err(verb, "--blocking takes its TIMEOUT after an '=': --blocking=%s", argv[st_optind()]);
-		goto out;
+	if (c->blocking_bare && nops && st_blocking_parse(argv[first], &ms, why, sizeof(why)) == 0) {
+		st_err(verb, "--blocking takes its TIMEOUT after an '=': --blocking=%s", argv[first]);
+		return -1;
 	}
-	for (int i = st_optind(); i < argc; i++) {
-		if (rules) {
+	for (int i = first; i < first + nops; i++) {
+		if (c->rules) {
 			if (st_pattern_check(argv[i], why, sizeof(why)) < 0) {
 				st_err(verb, "pattern '%s': %s", argv[i], why);
-				goto out;
+				return -1;
 			}
-			if (add(&it, "pattern", argv[i]) < 0)
-				goto out;
-		} else if (create) {
+			if (add(&c->it, "pattern", argv[i]) < 0)
+				return -1;
+		} else if (c->create) {
 			if (!st_session_name_ok(argv[i])) {
 				st_err(verb, "'%s' is not a session name (" ST_SESSION_NAME_RULE ")",
 				       argv[i]);
-				goto out;
+				return -1;
 			}
-			if (add(&it, "name", argv[i]) < 0)
-				goto out;
-		} else if (probe) {
+			if (add(&c->it, "name", argv[i]) < 0)
+				return -1;
+		} else if (c->probe) {
 			if (absolute(argv[i], path, sizeof(path)) < 0 || access(path, R_OK) < 0) {
 				st_err(verb, "cannot read %s", argv[i]);
-				goto out;
+				return -1;
 			}
-			if (add(&it, "library", path) < 0)
-				goto out;
+			if (add(&c->it, "library", path) < 0)
+				return -1;
 		}
 	}
-	if (create) {
-		/* before a daemon is started for it (the daemon checks again) */
-		if (st_geometry(buffer_size, subbuf_size, &geo, why, sizeof(why)) < 0 ||
-		    st_memory_bounds(max_memory, process_memory, st_default_max_memory(), &geo, &mem,
-				     why, sizeof(why)) < 0 ||
-		    st_blocking_check(has(&it, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
-				      has(&it, "blocking") ? 1 : 0, why, sizeof(why)) < 0) {
-			st_err(verb, "%s", why);
-			goto out;
-		}
-		if (output) {
-			if (absolute(output, path, sizeof(path)) < 0 || add(&it, "output", path) < 0) {
-				st_err(verb, "bad output directory %s", output);
-				goto out;
-			}
-		} else if (default_output(&it, verb, nops ? argv[st_optind()] : NULL) < 0) {
-			goto out;
-		}
-		snprintf(why, sizeof(why), "%04o", (unsigned)st_user_umask());
-		if (add(&it, "umask", why) < 0)
-			goto out;
+	return 0;
+}
+
+/* create's checks, before a daemon is started for it (the daemon checks
+ * again), and its output directory and umask: 0, or -1 after an error
+ * message. name: the session's, or NULL. */
+static int create_items(struct control *c, const char *name)
+{
+	const char *verb = c->verb;
+	char path[PATH_MAX], why[256];
+	struct st_memory_bounds mem;
+	struct st_geometry geo;
+
+	if (st_geometry(c->buffer_size, c->subbuf_size, &geo, why, sizeof(why)) < 0 ||
+	    st_memory_bounds(c->max_memory, c->process_memory, st_default_max_memory(), &geo, &mem,
+			     why, sizeof(why)) < 0 ||
+	    st_blocking_check(has(&c->it, "overwrite") ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
+			      has(&c->it, "blocking") ? 1 : 0, why, sizeof(why)) < 0) {
+		st_err(verb, "%s", why);
+		return -1;
 	}
-	ret = st_client_request(verb, it.v, it.n, create);
+	if (c->output) {
+		if (absolute(c->output, path, sizeof(path)) < 0 || add(&c->it, "output", path) < 0) {
+			st_err(verb, "bad output directory %s", c->output);
+			return -1;
+		}
+	} else if (default_output(&c->it, verb, name) < 0) {
+		return -1;
+	}
+	snprintf(why, sizeof(why), "%04o", (unsigned)st_user_umask());
+	return add(&c->it, "umask", why) < 0 ? -1 : 0;
+}
+
+int st_cmd_control(const struct st_verb *v, int argc, char **argv)
+{
+	const char *verb = v->name;
+	struct control c = {
+		.v = v,
+		.verb = verb,
+		.it = { .n = 0 },
+		.create = strcmp(verb, "create") == 0,
+		.rules = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0,
+		.probe = strcmp(verb, "load-probe") == 0,
+		/* Verbs on one session take its name as -s NAME or as an operand. */
+		.named = strcmp(verb, "destroy") == 0 || strcmp(verb, "start") == 0 ||
+			 strcmp(verb, "stop") == 0 || strcmp(verb, "status") == 0 ||
+			 strcmp(verb, "snapshot") == 0,
+	};
+	int nops, ret = ST_EXIT_USAGE, got;
+
+	got = options_items(&c, argc, argv);
+	if (got > 0)
+		ret = ST_EXIT_OK;
+	if (got)
+		goto out;
+	nops = argc - st_optind();
+	if (operand_items(&c, nops, argv, st_optind()) < 0)
+		goto out;
+	if (c.create && create_items(&c, nops ? argv[st_optind()] : NULL) < 0)
+		goto out;
+	ret = st_client_request(verb, c.it.v, c.it.n, c.create);
 out:
-	free_items(&it);
+	free_items(&c.it);
 	return ret;
 }

@@ -569,6 +569,59 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
+/* The preload list of the core and each family wrapped: 0, or -1 after
+ * an error message. */
+static int preload_of(const struct families *fam, char *preload, size_t n)
+{
+	snprintf(preload, n, "%s/libshimtrace.so", st_libdir_core());
+	for (size_t f = 0; f < fam->n; f++) {
+		char lib[PATH_MAX];
+
+		if (!fam->wrapped[f])
+			continue;
+		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam->name[f]);
+		if (access(lib, R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", lib, strerror(errno));
+			return -1;
+		}
+		strncat(preload, ":", n - strlen(preload) - 1);
+		strncat(preload, lib, n - strlen(preload) - 1);
+	}
+	return 0;
+}
+
+/* record's one session, made with its options and rules, and started; NULL
+ * with the reason in err. */
+static struct st_session *session_start(struct st_daemon *d, const struct record *r, char *err,
+					size_t errlen)
+{
+	struct st_session_config scfg = {
+		.name = "record",
+		.outdir = r->outdir,
+		.mode = r->overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
+		.block_ms = r->block_ms,
+		.buffer_size = r->buffer_size,
+		.subbuf_size = r->subbuf_size,
+		.max_memory = r->max_memory,
+		.process_memory = r->process_memory,
+		.owner = getuid(),
+		.owner_gid = getgid(),
+		.umask = st_user_umask(),
+		.all_users = true, /* the command's processes, whoever they become */
+	};
+	struct st_session *ses;
+
+	if (st_session_create(d, &scfg, &ses, err, errlen) < 0)
+		return NULL;
+	for (int i = 0; i < r->npatterns; i++) {
+		struct st_rule rule = { .enable = true };
+
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r->patterns[i]);
+		st_session_add_rule(d, ses, &rule);
+	}
+	return st_session_start(d, ses, err, errlen) < 0 ? NULL : ses;
+}
+
 int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 {
 	struct families fam;
@@ -584,7 +637,6 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	char defaults[MAX_FAMILIES][80];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
-	struct st_session_config scfg = { 0 };
 	struct st_daemon d;
 	struct st_session *ses = NULL;
 	char **env;
@@ -616,20 +668,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		r.outdir = outdir;
 	}
 
-	snprintf(preload, sizeof(preload), "%s/libshimtrace.so", st_libdir_core());
-	for (size_t f = 0; f < fam.n; f++) {
-		char lib[PATH_MAX];
-
-		if (!fam.wrapped[f])
-			continue;
-		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam.name[f]);
-		if (access(lib, R_OK) < 0) {
-			st_err(V, "cannot find %s: %s", lib, strerror(errno));
-			return 2;
-		}
-		strncat(preload, ":", sizeof(preload) - strlen(preload) - 1);
-		strncat(preload, lib, sizeof(preload) - strlen(preload) - 1);
-	}
+	if (preload_of(&fam, preload, sizeof(preload)) < 0)
+		return 2;
 	rundir_sweep();
 	lockfd = rundir_make(rundir, sizeof(rundir));
 	if (lockfd < 0) {
@@ -646,30 +686,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		rundir_remove(rundir, lockfd);
 		return 2;
 	}
-	scfg.name = "record";
-	scfg.outdir = r.outdir;
-	scfg.mode = r.overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD;
-	scfg.block_ms = r.block_ms;
-	scfg.buffer_size = r.buffer_size;
-	scfg.subbuf_size = r.subbuf_size;
-	scfg.max_memory = r.max_memory;
-	scfg.process_memory = r.process_memory;
-	scfg.owner = getuid();
-	scfg.owner_gid = getgid();
-	scfg.umask = st_user_umask();
-	scfg.all_users = true; /* the command's processes, whoever they become */
-	if (st_session_create(&d, &scfg, &ses, err, sizeof(err)) < 0) {
-		st_err(V, "%s", err);
-		ret = 2;
-		goto out;
-	}
-	for (int i = 0; i < r.npatterns; i++) {
-		struct st_rule rule = { .enable = true };
-
-		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r.patterns[i]);
-		st_session_add_rule(&d, ses, &rule);
-	}
-	if (st_session_start(&d, ses, err, sizeof(err)) < 0) {
+	ses = session_start(&d, &r, err, sizeof(err));
+	if (!ses) {
 		st_err(V, "%s", err);
 		ret = 2;
 		goto out;

@@ -1,15 +1,12 @@
 /*
  * The verbs the daemon takes from the shimtrace command: create, destroy,
- * start, stop, status, enable, disable, list, snapshot, load-probe.
+ * start, stop, enable, disable, snapshot, load-probe, and the dispatch of
+ * every verb (status and list: status.c).
  *
  * The command line parses and checks the options (ctl/cli/cmd_control.c); the
- * daemon checks again what concerns it, and what a user may do: a user sees
- * and controls only the sessions they created and the processes of their
- * uid; root sees everything. A session created by a user other than root
- * traces only that user's processes. Session names are each user's own:
- * -s NAME names the requester's session NAME, and only root reaches
- * another user's, as NAME@UID. Without -s a verb acts on the requester's
- * latest session, never another user's.
+ * daemon checks again what concerns it, and what a user may do (what a
+ * requester sees and names: requester.c). A session created by a user
+ * other than root traces only that user's processes.
  *
  * Owns: the requests waiting for a drain (stops), and the sessions'
  *       creation order.
@@ -35,7 +32,9 @@
 #include "ctl/daemon/cmd/commands.h"
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/cmd/probe.h"
+#include "ctl/daemon/cmd/requester.h"
 #include "ctl/daemon/cmd/snapshot.h"
+#include "ctl/daemon/cmd/status.h"
 #include "ctl/daemon/drain/consumer.h"
 #include "ctl/daemon/drain/lifecycle.h"
 #include "ctl/daemon/drain/pickup.h"
@@ -49,93 +48,6 @@
 #include "ctl/daemon/wire/request.h"
 
 static uint64_t created_seq;
-
-static bool visible(const struct st_request *r, const struct st_session *ses)
-{
-	return r->root || ses->owner == r->uid;
-}
-
-static bool visible_proc(const struct st_request *r, const struct st_proc *p)
-{
-	return r->root || p->uid == r->uid;
-}
-
-/* The registered process pid the requester may see, or NULL. */
-static struct st_proc *find_proc(struct st_daemon *d, const struct st_request *r, pid_t pid)
-{
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->conn.ended && p->pid == pid && visible_proc(r, p))
-			return p;
-	return NULL;
-}
-
-/* How the requester names ses: NAME if it is theirs, else NAME@UID. */
-static const char *label(const struct st_request *r, const struct st_session *ses, char *buf,
-			 size_t n)
-{
-	if (ses->owner == r->uid)
-		return ses->name;
-	snprintf(buf, n, "%s@%u", ses->name, (unsigned)ses->owner);
-	return buf;
-}
-
-static const char *state_name(const struct st_session *ses)
-{
-	switch (ses->state) {
-	case ST_SESSION_CREATED:
-		return "created";
-	case ST_SESSION_STARTED:
-		return "started";
-	default:
-		return "stopped";
-	}
-}
-
-/*
- * The session named in the request (NAME: the requester's; NAME@UID: uid's,
- * for root or uid itself), else the requester's latest; NULL after an
- * error reply.
- */
-static struct st_session *session_of(struct st_daemon *d, struct st_request *r)
-{
-	const char *arg = st_req_get(r, "session"), *at = arg ? strchr(arg, '@') : NULL;
-	struct st_session *best = NULL;
-	char name[sizeof(best->name)];
-	uid_t owner = r->uid;
-
-	if (at) {
-		char *end;
-		unsigned long v = strtoul(at + 1, &end, 10);
-
-		if (at == arg || (size_t)(at - arg) >= sizeof(name) || !at[1] || *end ||
-		    v > UINT32_MAX - 1) {
-			st_reply_error(r, 0, "shimtrace %s: '%s' is not a session name, nor NAME@UID",
-				       r->verb, arg);
-			return NULL;
-		}
-		owner = (uid_t)v;
-		memcpy(name, arg, (size_t)(at - arg));
-		name[at - arg] = '\0';
-		arg = name;
-	}
-	if (owner == r->uid || r->root)
-		for (struct st_session *ses = d->sessions; ses; ses = ses->next)
-			if (ses->owner == owner &&
-			    (arg ? strcmp(ses->name, arg) == 0 : !best || ses->created > best->created))
-				best = ses;
-	if (!best) {
-		if (arg && at)
-			st_reply_error(r, 0, "shimtrace %s: uid %u has no session named '%s'", r->verb,
-				       (unsigned)owner, arg);
-		else if (arg)
-			st_reply_error(r, 0, "shimtrace %s: no session named '%s'%s", r->verb, arg,
-				       r->root ? " (another user's: NAME@UID)" : "");
-		else
-			st_reply_error(r, 0, "shimtrace %s: no session (create one with shimtrace create)",
-				       r->verb);
-	}
-	return best;
-}
 
 /* Reads an unsigned number item; def when absent, -1 when malformed. */
 static int64_t num(const struct st_request *r, const char *key, int64_t def)
@@ -236,20 +148,6 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	return ST_EXIT_OK;
 }
 
-/* "N events[ recorded], M lost[ (K writing the trace: why)], from P processes" */
-static void totals_text(struct st_request *r, struct st_session *ses, const char *events)
-{
-	struct st_session_totals t;
-
-	st_session_totals(ses, &t);
-	st_reply(r, "%llu %s, %llu lost", (unsigned long long)t.events, events,
-		 (unsigned long long)t.lost);
-	if (t.write_lost)
-		st_reply(r, " (%llu writing the trace: %s)", (unsigned long long)t.write_lost,
-			 strerror(t.write_err));
-	st_reply(r, ", from %u processes", t.processes);
-}
-
 static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_session *ses)
 {
 	char name[sizeof(ses->name)], dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
@@ -263,22 +161,13 @@ static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_ses
 		st_reply(r, "session %s destroyed, trace in %s\n", name, dir);
 }
 
-/* The session's losses by cause, each with what would have kept them. */
-static void losses_text(struct st_request *r, const struct st_session *ses)
-{
-	char text[1024];
-
-	st_session_loss_report(ses, "  ", text, sizeof(text));
-	st_reply(r, "%s", text);
-}
-
 static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session *ses;
 	int n = 0;
 
 	if (!st_req_get(r, "all")) {
-		ses = session_of(d, r);
+		ses = st_requester_session(d, r);
 		if (!ses)
 			return ST_EXIT_FAIL;
 		destroy_one(d, r, ses);
@@ -300,7 +189,7 @@ static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 
 static int cmd_start(struct st_daemon *d, struct st_request *r)
 {
-	struct st_session *ses = session_of(d, r);
+	struct st_session *ses = st_requester_session(d, r);
 	char err[512];
 
 	if (!ses)
@@ -380,15 +269,15 @@ static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
 	st_reply(r, "session %s stopped: ", ses->name);
-	totals_text(r, ses, "events recorded");
+	st_reply_totals(r, ses, "events recorded");
 	st_reply(r, "; trace in %s\n", st_esc(dir, sizeof(dir), ses->trace.dir));
-	losses_text(r, ses);
+	st_reply_losses(r, ses);
 	return ST_EXIT_OK;
 }
 
 static int cmd_stop(struct st_daemon *d, struct st_request *r)
 {
-	struct st_session *ses = session_of(d, r);
+	struct st_session *ses = st_requester_session(d, r);
 	struct pending_stop *ps;
 
 	if (!ses)
@@ -472,7 +361,7 @@ static bool known_pattern(const struct st_daemon *d, const struct st_request *r,
  */
 static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t pid)
 {
-	if (find_proc(d, r, pid))
+	if (st_requester_proc(d, r, pid))
 		return;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		st_reply_error(r, 0, "shimtrace %s: warning: no process %d runs (the rule applies to "
@@ -504,7 +393,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: malformed uid", r->verb);
 	if (procname && st_procname_check(procname, why, sizeof(why)) < 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: --procname: %s", r->verb, why);
-	ses = session_of(d, r);
+	ses = st_requester_session(d, r);
 	if (!ses)
 		return ST_EXIT_FAIL;
 	if (uid >= 0 && !ses->all_users && (uid_t)uid != ses->owner)
@@ -537,323 +426,9 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 	return ST_EXIT_OK;
 }
 
-/* ---- status and list, as text or JSON ---- */
-
-static void json_str(struct st_request *r, const char *s)
-{
-	size_t n = strlen(s);
-
-	st_reply(r, "\"");
-	while (n) {
-		char buf[256];
-		size_t used, k = st_esc_part(buf, sizeof(buf), s, n, ST_ESC_JSON, &used);
-
-		st_reply(r, "%.*s", (int)k, buf);
-		s += used;
-		n -= used;
-	}
-	st_reply(r, "\"");
-}
-
-static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
-{
-	if (json) {
-		st_reply(r, "{\"enable\": %s, \"pattern\": ", ru->enable ? "true" : "false");
-		json_str(r, ru->pattern);
-		st_reply(r, ", \"pids\": [");
-		for (uint32_t k = 0; k < ru->npids; k++)
-			st_reply(r, "%s%d", k ? ", " : "", ru->pids[k]);
-		st_reply(r, "], \"procname\": ");
-		if (ru->procname[0])
-			json_str(r, ru->procname);
-		else
-			st_reply(r, "null");
-		if (ru->has_uid)
-			st_reply(r, ", \"uid\": %u}", (unsigned)ru->uid);
-		else
-			st_reply(r, ", \"uid\": null}");
-		return;
-	}
-	st_reply(r, "    %s %s", ru->enable ? "enable " : "disable", ru->pattern);
-	if (ru->npids) {
-		st_reply(r, " --pid ");
-		for (uint32_t k = 0; k < ru->npids; k++)
-			st_reply(r, "%s%d", k ? "," : "", ru->pids[k]);
-	}
-	if (ru->procname[0]) {
-		char name[ST_ESC_SIZE(sizeof(ru->procname))];
-
-		st_reply(r, " --procname %s", st_esc(name, sizeof(name), ru->procname));
-	}
-	if (ru->has_uid)
-		st_reply(r, " --uid %u", (unsigned)ru->uid);
-	st_reply(r, "\n");
-}
-
-/* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
-static void memory_json(struct st_request *r, const struct st_daemon *d, const struct st_session *ses)
-{
-	const struct st_membound *m = ses ? &ses->mem : &d->mem;
-
-	st_reply(r,
-		 "{\"bound\": %llu, \"committed\": %llu, \"granted\": %llu, "
-		 "\"committed_peak\": %llu, \"granted_peak\": %llu",
-		 (unsigned long long)m->bound, (unsigned long long)st_memory_committed(d, ses),
-		 (unsigned long long)m->granted, (unsigned long long)m->committed_peak,
-		 (unsigned long long)m->granted_peak);
-	if (ses)
-		st_reply(r, ", \"shrunk\": %u, \"refused\": %u, \"raised\": %u, \"taken_back\": %u",
-			 ses->memc.shrunk, ses->memc.refused, ses->memc.raised, ses->memc.taken_back);
-	st_reply(r, "}");
-}
-
-static void session_text(struct st_request *r, const struct st_daemon *d, struct st_session *ses,
-			 bool json)
-{
-	struct st_session_totals t;
-	uint64_t by[ST_LOSS_KINDS];
-	struct st_geometry geo;
-	char geotext[128], mm[32], memory[512], mode[64], lab[96];
-	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
-
-	st_session_totals(ses, &t);
-	if (json) {
-		st_reply(r, "{\"name\": ");
-		json_str(r, ses->name);
-		st_reply(r, ", \"state\": \"%s\", \"mode\": \"%s\", \"blocking\": %s", state_name(ses),
-			 ses->mode == ST_MODE_OVERWRITE ? "overwrite" : "discard",
-			 ses->block_ms ? "true" : "false");
-		if (ses->block_ms && ses->block_ms != ST_ABI_BLOCK_FOREVER)
-			st_reply(r, ", \"blocking_timeout_ms\": %u", ses->block_ms);
-		else
-			st_reply(r, ", \"blocking_timeout_ms\": null");
-		st_reply(r, ", \"output\": ");
-		json_str(r, ses->trace.dir);
-		st_reply(r,
-			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
-			 "\"max_memory\": %llu, \"process_memory\": %llu, \"thread_buffers\": %u, "
-			 "\"processes\": %u, \"events\": %llu, \"lost\": %llu, "
-			 "\"lost_writing\": %llu, \"write_error\": ",
-			 (unsigned)ses->owner, (unsigned long long)ses->buffer_size, ses->sb_size,
-			 (unsigned long long)ses->max_memory, (unsigned long long)ses->process_memory,
-			 ses->nslots, t.processes, (unsigned long long)t.events,
-			 (unsigned long long)t.lost, (unsigned long long)t.write_lost);
-		if (t.write_lost)
-			json_str(r, strerror(t.write_err));
-		else
-			st_reply(r, "null");
-		st_reply(r, ", \"rules\": [");
-		for (uint32_t i = 0; i < ses->nrules; i++) {
-			st_reply(r, "%s", i ? ", " : "");
-			rule_text(r, &ses->rules[i], true);
-		}
-		st_session_losses(ses, by);
-		st_reply(r, "], \"lost_by\": {");
-		for (int k = 0; k < ST_LOSS_KINDS; k++)
-			st_reply(r, "%s\"%s\": %llu", k ? ", " : "", st_loss_kinds[k].key,
-				 (unsigned long long)by[k]);
-		st_reply(r, "}, \"memory\": ");
-		memory_json(r, d, ses);
-		st_reply(r, "}");
-		return;
-	}
-	st_mode_text(ses->mode, ses->block_ms, mode, sizeof(mode));
-	/* (a directory another user named: escaped) */
-	st_reply(r, "session %s: %s, %s mode, trace in %s\n", label(r, ses, lab, sizeof(lab)),
-		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
-	st_session_geometry(ses, &geo);
-	st_geometry_text(&geo, geotext, sizeof(geotext));
-	st_size_text(ses->process_memory, mm, sizeof(mm));
-	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
-		 ses->nslots);
-	st_session_memory_text(d, ses, true, memory, sizeof(memory));
-	st_reply(r, "  memory: %s\n", memory);
-	st_reply(r, "  recorded: ");
-	totals_text(r, ses, "events");
-	st_reply(r, "\n");
-	losses_text(r, ses);
-	st_reply(r, "  rules (the last that applies decides):%s\n", ses->nrules ? "" : " none");
-	for (uint32_t i = 0; i < ses->nrules; i++)
-		rule_text(r, &ses->rules[i], false);
-}
-
-/* What each user the requester may see uses of its quotas, and what it
- * was refused (quota.h). */
-static void users_text(struct st_request *r, bool json)
-{
-	uint32_t n = 0;
-
-	if (json)
-		st_reply(r, ", \"users\": [");
-	for (const struct st_user *u = st_users(); u; u = u->next) {
-		bool refused = false;
-
-		if (!r->root && u->uid != r->uid)
-			continue;
-		if (json) {
-			st_reply(r, "%s{\"uid\": %u", n ? ", " : "", (unsigned)u->uid);
-			for (int k = 0; k < ST_Q_COUNT; k++)
-				st_reply(r, ", \"%s\": {\"used\": %llu, \"limit\": %llu, \"refused\": %llu}",
-					 st_quota_defs[k].name, (unsigned long long)u->used[k],
-					 (unsigned long long)st_quota_limit(k),
-					 (unsigned long long)u->refused[k]);
-			st_reply(r, "}");
-		} else {
-			st_reply(r, "uid %u:", (unsigned)u->uid);
-			for (int k = 0; k < ST_Q_COUNT; k++)
-				if (k != ST_Q_FIELDS)
-					st_reply(r, "%s %llu %s%s", k ? "," : "",
-						 (unsigned long long)u->used[k], st_quota_defs[k].name,
-						 *st_quota_defs[k].unit ? " bytes" : "");
-			st_reply(r, "\n");
-			for (int k = 0; k < ST_Q_COUNT; k++)
-				if (u->refused[k]) {
-					st_reply(r, "%s %llu over the %s quota (%llu)",
-						 refused ? "," : "  refused:",
-						 (unsigned long long)u->refused[k], st_quota_defs[k].name,
-						 (unsigned long long)st_quota_limit(k));
-					refused = true;
-				}
-			if (refused)
-				st_reply(r, "\n");
-		}
-		n++;
-	}
-	if (json)
-		st_reply(r, "]");
-}
-
-static int cmd_status(struct st_daemon *d, struct st_request *r)
-{
-	bool json = st_req_get(r, "json") != NULL;
-	const char *name = st_req_get(r, "session");
-	uint32_t nprocs = 0, n = 0;
-
-	struct st_session *named = NULL;
-
-	/* a session that is not there is an error, and only that */
-	if (name && !(named = session_of(d, r)))
-		return ST_EXIT_FAIL;
-	for (struct st_proc *p = d->procs; p; p = p->next)
-		nprocs += !p->conn.ended && visible_proc(r, p);
-	if (json) {
-		st_reply(r, "{\"daemon\": {\"pid\": %d, \"uid\": %u, \"rundir\": ", (int)getpid(),
-			 (unsigned)d->uid);
-		json_str(r, d->rundir);
-		st_reply(r, ", \"clock\": \"%s\", \"memory\": ",
-			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
-		memory_json(r, d, NULL);
-		st_reply(r, ", \"processes\": %u}", nprocs);
-		users_text(r, true);
-		st_reply(r, ", \"sessions\": [");
-	} else {
-		char com[32], gr[32], bound[32];
-
-		st_size_approx(st_memory_committed(d, NULL), com, sizeof(com));
-		st_size_approx(d->mem.granted, gr, sizeof(gr));
-		st_size_approx(d->mem.bound, bound, sizeof(bound));
-		st_reply(r, "daemon %d (uid %u) in %s: %u registered processes, %s clock; buffer "
-			    "memory of all sessions: %s committed, %s granted of %s\n",
-			 (int)getpid(), (unsigned)d->uid, d->rundir, nprocs,
-			 d->clock.kind == ST_CLOCK_TSC ? "tsc" : "monotonic", com, gr, bound);
-		users_text(r, false);
-	}
-	for (struct st_session *ses = d->sessions; ses; ses = ses->next) {
-		if (!visible(r, ses) || (name && ses != named))
-			continue;
-		if (json)
-			st_reply(r, "%s", n ? ", " : "");
-		session_text(r, d, ses, json);
-		n++;
-	}
-	if (json)
-		st_reply(r, "]}\n");
-	else if (!n)
-		st_reply(r, "no session\n");
-	return ST_EXIT_OK;
-}
-
-static int cmd_list(struct st_daemon *d, struct st_request *r)
-{
-	bool json = st_req_get(r, "json") != NULL;
-	const char *pidarg = st_req_get(r, "pid");
-	pid_t pid = 0;
-	uint32_t n = 0;
-	char why[256];
-
-	if (pidarg && st_pid_parse(pidarg, &pid, why, sizeof(why)) < 0)
-		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace list: --pid: %s", why);
-	if (pid && !find_proc(d, r, pid))
-		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace list: no registered process %d",
-				      (int)pid);
-	if (json)
-		st_reply(r, "{\"processes\": [");
-	for (struct st_proc *p = d->procs; p; p = p->next) {
-		uint32_t k = 0;
-
-		if (p->conn.ended || !visible_proc(r, p) || (pid && p->pid != pid))
-			continue;
-		if (json) {
-			st_reply(r, "%s{\"pid\": %d, \"ppid\": %d, \"uid\": %u, \"name\": ", n ? ", " : "",
-				 p->pid, p->ppid, (unsigned)p->uid);
-			json_str(r, p->name);
-			st_reply(r, ", \"exe\": ");
-			json_str(r, p->exe);
-			st_reply(r, ", \"tracepoints\": [");
-		} else {
-			/* (what the process says of itself: escaped) */
-			char name[ST_ESC_SIZE(sizeof(p->name))], exe[ST_ESC_SIZE(sizeof(p->exe))];
-
-			st_reply(r, "pid %d (%s) uid %u ppid %d %s\n", p->pid,
-				 st_esc(name, sizeof(name), p->name), (unsigned)p->uid, p->ppid,
-				 st_esc(exe, sizeof(exe), p->exe));
-		}
-		for (uint32_t i = 0; i < p->classes.nprovs; i++) {
-			const struct st_proc_provider *pr = p->classes.provs[i];
-
-			for (uint32_t t = 0; t < pr->count; t++) {
-				const struct st_evclass *c = p->classes.cls[pr->tps[t].local];
-				uint32_t on = 0;
-
-				if (json) {
-					st_reply(r, "%s{\"name\": \"%s:%s\", \"sessions\": [", k ? ", " : "",
-						 c->provider, c->name);
-				} else {
-					st_reply(r, "  %s:%s", c->provider, c->name);
-				}
-				for (const struct st_session *ses = d->sessions; ses; ses = ses->next) {
-					if (!visible(r, ses) || !ses->active ||
-					    !st_session_records(ses, p, c->provider, c->name))
-						continue;
-					if (json) {
-						st_reply(r, "%s", on ? ", " : "");
-						json_str(r, ses->name);
-					} else {
-						char lab[96];
-
-						st_reply(r, "%s%s", on ? ", " : " enabled in ",
-							 label(r, ses, lab, sizeof(lab)));
-					}
-					on++;
-				}
-				st_reply(r, json ? "]}" : "\n");
-				k++;
-			}
-		}
-		if (json)
-			st_reply(r, "]}");
-		n++;
-	}
-	if (json)
-		st_reply(r, "]}\n");
-	else if (!n)
-		st_reply(r, "no registered process\n");
-	return ST_EXIT_OK;
-}
-
 static int cmd_snapshot(struct st_daemon *d, struct st_request *r)
 {
-	struct st_session *ses = session_of(d, r);
+	struct st_session *ses = st_requester_session(d, r);
 
 	return ses ? st_cmd_snapshot(d, r, ses) : ST_EXIT_FAIL;
 }
@@ -867,7 +442,7 @@ static int cmd_load_probe(struct st_daemon *d, struct st_request *r)
 	if (pid <= 0 || !lib || lib[0] != '/')
 		return st_reply_error(r, ST_EXIT_USAGE,
 				      "shimtrace load-probe: needs --pid PID and an absolute LIBRARY path");
-	p = find_proc(d, r, (pid_t)pid);
+	p = st_requester_proc(d, r, (pid_t)pid);
 	if (p)
 		return st_cmd_load_probe(d, r, p, lib);
 	return st_reply_error(r, ST_EXIT_FAIL, "shimtrace load-probe: no registered process %lld",
@@ -881,7 +456,7 @@ int st_command(struct st_daemon *d, struct st_request *r)
 		int (*run)(struct st_daemon *, struct st_request *);
 	} verbs[] = {
 		{ "create", cmd_create },     { "destroy", cmd_destroy },   { "start", cmd_start },
-		{ "stop", cmd_stop },	      { "status", cmd_status },	    { "list", cmd_list },
+		{ "stop", cmd_stop },	      { "status", st_cmd_status },	    { "list", st_cmd_list },
 		{ "snapshot", cmd_snapshot }, { "load-probe", cmd_load_probe },
 	};
 
