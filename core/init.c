@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "rseq.h"
 #include "sys.h"
 
 static int initialised;
@@ -66,6 +67,7 @@ void st__init(void)
 	live->pid = st__getpid();
 	st__live = live;
 	st__writer_init();
+	st__rseq_init();
 	st__reg_setup();
 	pthread_atfork(NULL, NULL, atfork_child);
 	/* the registration's statedump describes every object loaded now (a

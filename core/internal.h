@@ -4,7 +4,8 @@
  * Layers, each file using only those below it (tests/integration/
  * layers.test checks that no two files need each other):
  *   1. system calls, atomics, the ABI, descriptor identity, process-wide
- *      state: sys.h atomic.h abi.h fdid.c process.c
+ *      state, the per-CPU commit: sys.h atomic.h abi.h fdid.c process.c
+ *      rseq.c
  *   2. shared memory: status.c (status pages, registration log), pool.c
  *      (buffer pools), clock.c (reads the control page)
  *   3. the transport, the one socket and its lock: transport.c
