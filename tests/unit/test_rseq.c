@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/rseq.h"
+#include "run.h"
 
 /* ---- the compares ---- */
 
@@ -325,11 +326,6 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-	Suite *s = suite_create("rseq");
-	TCase *tc = tcase_create("commit");
-	SRunner *sr;
-	int failed;
-
 	st__rseq_init();
 	if (argc > 1 && strcmp(argv[1], "--usable") == 0) {
 		/* (for the fallback test: what a process started with rseq
@@ -337,14 +333,6 @@ int main(int argc, char **argv)
 		puts(st__rseq_usable() ? "usable" : "not usable");
 		return 0;
 	}
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, usable_here);
-	tcase_add_test(tc, commit_and_compares);
-	tcase_add_test(tc, migrations_and_signals);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return st_run_tests("rseq", ST_TESTS(usable_here, commit_and_compares,
+					     migrations_and_signals));
 }
