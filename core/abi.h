@@ -58,7 +58,7 @@
 
 #include <stdint.h>
 
-#define ST_ABI_VERSION 2
+#define ST_ABI_VERSION 3
 #define ST_ABI_PAGE 4096u
 
 #define ST_ABI_MAX_SESSIONS 32
@@ -248,10 +248,17 @@ struct st_abi_subbuf {
 	uint32_t pad;
 };
 
+/*
+ * A slot's header. The producer's words and the consumer's position are on
+ * cache lines of their own: the consumer gives a sub-buffer back while the
+ * producer writes, and on one line each would take the line from the other.
+ */
+#define ST_ABI_CACHE_LINE 64u
+
 struct st_abi_slot {
+	/* ---- the producer's line ---- */
 	uint32_t owner; /* tid of the owning thread; 0 when free (CAS) */
 	uint32_t pad;
-	uint64_t rseq;	      /* consumer: next sequence to consume */
 	uint64_t lost_full;   /* producer: dropped, buffer full */
 	uint64_t lost_nested; /* producer, in signal handlers: dropped, nested */
 	uint64_t overwritten; /* producer: events overwritten (overwrite mode) */
@@ -260,14 +267,20 @@ struct st_abi_slot {
 	 * the session clears the bits, runs a global memory barrier, then waits
 	 * for this to be 0 (see core/writer.c) */
 	uint32_t writing;
-	uint32_t pad2;
 	/* producer (--blocking): 1 while the owner waits for the consumer to
 	 * give a sub-buffer back, which then wakes it (FUTEX_WAKE on rseq) */
 	uint32_t waiting;
-	uint32_t pad3;
-	uint64_t reserved;
+	uint64_t reserved[3];
+	/* ---- the consumer's line ---- */
+	uint64_t rseq; /* consumer: next sequence to consume */
+	uint64_t reserved2[7];
 	struct st_abi_subbuf sb[]; /* sb_count */
-};
+} __attribute__((aligned(ST_ABI_CACHE_LINE)));
+
+_Static_assert(__builtin_offsetof(struct st_abi_slot, rseq) == ST_ABI_CACHE_LINE,
+	       "the consumer's position begins the second cache line");
+_Static_assert(__builtin_offsetof(struct st_abi_slot, sb) == 2 * ST_ABI_CACHE_LINE,
+	       "the sub-buffer controls begin the third");
 
 /* The slot header area, rounded to whole pages. */
 static inline uint64_t st_abi_slot_hdr_size(uint32_t sb_count)

@@ -107,14 +107,23 @@ struct st__writer {
 	uint64_t overwritten;	    /* mirrors slot->overwritten */
 	bool gave_up;		    /* --blocking: a wait timed out, and the
 				     * buffer has had no room since */
-};
+} __attribute__((aligned(ST_ABI_CACHE_LINE))); /* (threads' writers share no line) */
 
 struct st__thread {
 	uint32_t busy; /* inside an event write or tracer code */
 	int32_t tid;   /* cached; 0 until first needed */
 	bool exit_hook; /* the thread-exit destructor is armed */
 	struct st__writer *w[ST_ABI_MAX_SESSIONS];
+	/* A claim of session s's pool found no buffer: what the pool looked
+	 * like then (st__pool_mark, never 0), so that the thread's next events
+	 * try again only once it changed, or every ST_NOBUF_RETRY events,
+	 * rather than scan the slots each time; and whether memory lacked. */
+	uint32_t nobuf_mark[ST_ABI_MAX_SESSIONS];
+	uint16_t nobuf_skip[ST_ABI_MAX_SESSIONS];
+	uint32_t nobuf_memory; /* bit s */
 };
+
+#define ST_NOBUF_RETRY 1024
 
 extern __thread struct st__thread st__tls ST_HIDDEN __attribute__((tls_model("initial-exec")));
 
@@ -143,6 +152,9 @@ struct st__pool {
 	/* --blocking: 1 + the daemon's heartbeat when a wait found it gone
 	 * (block.c): no thread waits again until the heartbeat moves */
 	uint64_t unserved;
+	/* Raised each time a slot is given back (st__writer_release): a
+	 * thread that found none free tries again when it moved. */
+	uint32_t releases;
 	struct st__writer *writers; /* nslots, process-private */
 };
 
@@ -152,6 +164,9 @@ struct st__pool *st__pool_get(uint32_t s) ST_HIDDEN;
 /* Claims a free ring buffer of the pool for the calling thread; NULL if
  * none is free, with *no_memory set if one was, beyond the daemon's grant. */
 struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_memory) ST_HIDDEN;
+/* What decides whether a claim of p can succeed now: its generation, the
+ * slots given back, the daemon's grant (never 0). */
+uint32_t st__pool_mark(const struct st__pool *p) ST_HIDDEN;
 /* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */

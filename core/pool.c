@@ -44,6 +44,11 @@ struct pool_ref {
 
 static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
 
+/* Where a pool's writers begin in its private mapping (page-aligned). */
+#define WRITERS_OFF                                                                \
+	((sizeof(struct st__pool) + ST_ABI_CACHE_LINE - 1) / ST_ABI_CACHE_LINE * \
+	 ST_ABI_CACHE_LINE)
+
 static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
 {
 	return (struct st_abi_slot *)(p->base + st_abi_slot_offset(p->geo.slot_size, i));
@@ -90,13 +95,14 @@ static struct st__pool *pool_create(uint32_t s)
 	tmp.base = st__mmap(NULL, tmp.geo.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (!tmp.base)
 		goto fail_fd;
-	/* The pool descriptor and the writers live in one private mapping. */
-	wsize = sizeof(struct st__pool) + (uint64_t)tmp.nslots * sizeof(struct st__writer);
+	/* The pool descriptor and the writers live in one private mapping,
+	 * the writers each on cache lines of their own. */
+	wsize = WRITERS_OFF + (uint64_t)tmp.nslots * sizeof(struct st__writer);
 	p = st__mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!p)
 		goto fail_map;
 	*p = tmp;
-	p->writers = (struct st__writer *)(p + 1);
+	p->writers = (struct st__writer *)((uint8_t *)p + WRITERS_OFF);
 	for (uint32_t i = 0; i < p->nslots; i++) {
 		struct st__writer *w = &p->writers[i];
 
@@ -327,6 +333,17 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
 void st__writer_release(struct st__writer *w)
 {
 	st_store_release(&w->slot->owner, 0);
+	/* (a thread's exit, not the event path: the one atomic add there) */
+	st_add_relaxed(&w->pool->releases, 1);
+}
+
+uint32_t st__pool_mark(const struct st__pool *p)
+{
+	uint32_t allowed = st__control ? st_load_relaxed(&st__control->slots_allowed[p->session]) : 0;
+	uint32_t m = p->generation * 0x9E3779B1u ^ st_load_relaxed(&p->releases) * 0x85EBCA77u ^
+		     allowed * 0xC2B2AE3Du;
+
+	return m ? m : 1;
 }
 
 void st__pools_forget(void)

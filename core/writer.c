@@ -151,18 +151,37 @@ static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
 	st_store_release(&w->ctl->commit, w->off);
 }
 
+/*
+ * A buffer of session s's pool for t, or NULL (*no_memory: for want of a
+ * grant, not of a slot). A thread that found none looks again only when
+ * the pool changed (a slot given back, a new grant) or every
+ * ST_NOBUF_RETRY events, which also finds the slots of threads that died
+ * without giving theirs back: until then its events cost this check.
+ */
 static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s, bool *no_memory)
 {
 	struct st__pool *pool = st__pool_get(s);
 	struct st__writer *w;
+	uint32_t mark;
 
 	if (!pool)
 		return NULL;
+	mark = st__pool_mark(pool);
+	if (t->nobuf_mark[s] == mark && t->nobuf_skip[s]) {
+		t->nobuf_skip[s]--;
+		*no_memory = t->nobuf_memory >> s & 1;
+		return NULL;
+	}
 	if (!t->tid)
 		t->tid = st__gettid();
 	w = st__pool_claim(pool, t->tid, no_memory);
-	if (!w)
+	if (!w) {
+		t->nobuf_mark[s] = mark;
+		t->nobuf_skip[s] = ST_NOBUF_RETRY;
+		t->nobuf_memory = (t->nobuf_memory & ~(1u << s)) | (uint32_t)*no_memory << s;
 		return NULL;
+	}
+	t->nobuf_mark[s] = 0;
 	if (!t->exit_hook && exit_key_ok) {
 		/* The thread's buffers are flushed by this key's destructor. */
 		pthread_setspecific(exit_key, (void *)1);
@@ -370,6 +389,7 @@ ST_TLS_USER void st__thread_forget(void)
 	struct st__thread *t = &st__tls;
 
 	memset(t->w, 0, sizeof(t->w));
+	memset(t->nobuf_mark, 0, sizeof(t->nobuf_mark));
 	t->tid = 0;
 }
 

@@ -586,6 +586,63 @@ START_TEST(dead_owner_taken_over)
 }
 END_TEST
 
+static void *sleep_forever(void *arg)
+{
+	*(volatile int32_t *)arg = (int32_t)syscall(SYS_gettid);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A thread that found no buffer does not look through the slots again on
+ * each event: only once a buffer was given back or the grant changed, or
+ * after ST_NOBUF_RETRY events (which is how the buffer of a thread that
+ * died without giving it back is found). */
+START_TEST(no_buffer_costs_a_check)
+{
+	volatile int32_t helper_tid = 0;
+	struct st_ring ring;
+	pthread_t helper;
+
+	ring = started_pool(ST_MODE_DISCARD, 4096, 4);
+	st__thread_forget();
+	st__live->pid = getpid();
+	pthread_create(&helper, NULL, sleep_forever, (void *)&helper_tid);
+	while (!helper_tid)
+		sched_yield();
+	/* the only buffer is a live thread's */
+	st_ring_slot(&ring, 0)->owner = (uint32_t)helper_tid;
+	emit(1);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 1);
+	/* its owner dies without giving it back: a scan would find that, but
+	 * nothing the thread watches changed */
+	st_ring_slot(&ring, 0)->owner = 0x3fffffff;
+	for (int i = 0; i < ST_NOBUF_RETRY; i++)
+		emit(2);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 1 + ST_NOBUF_RETRY);
+	/* the retry after ST_NOBUF_RETRY events takes the dead owner's buffer */
+	emit(3);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 1 + ST_NOBUF_RETRY);
+	ck_assert_uint_eq(st_ring_slot(&ring, 0)->owner, (uint32_t)syscall(SYS_gettid));
+	/* a buffer given back is looked for at the next event */
+	st__thread_forget();
+	st_ring_slot(&ring, 0)->owner = (uint32_t)helper_tid;
+	emit(4);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 2 + ST_NOBUF_RETRY);
+	{
+		struct st__pool *pool = st__pool_get(0);
+		struct st__writer *w = &pool->writers[0];
+
+		st__writer_release(w);
+	}
+	emit(5);
+	ck_assert_uint_eq(st__control->lost_no_buffer[0], 2 + ST_NOBUF_RETRY);
+	ck_assert_uint_eq(sb_events(&ring, 0, 0), 3);
+	pthread_cancel(helper);
+	pthread_join(helper, NULL);
+}
+END_TEST
+
 START_TEST(session_recreated_gets_new_pool)
 {
 	struct st_ring old, fresh;
@@ -849,6 +906,7 @@ int main(void)
 						buffer_reused_after_thread_exit,
 						no_free_buffer_counted, claims_within_the_grant,
 						claimed_buffers_need_no_grant, dead_owner_taken_over,
+					     no_buffer_costs_a_check,
 						session_recreated_gets_new_pool,
 						bad_config_refused, ring_record_decode,
 						trace_record_header, blocking_loses_nothing,
