@@ -123,9 +123,21 @@ struct st_abi_session {
 	uint32_t mode;	     /* enum st_abi_mode */
 	uint32_t sb_size;    /* bytes per sub-buffer, a multiple of ST_ABI_PAGE */
 	uint32_t sb_count;   /* sub-buffers per thread buffer */
-	uint32_t nslots;     /* thread buffers per process: the memory bound */
+	uint32_t nslots;     /* thread buffers per process: the memory bound;
+			      * per-CPU: the possible CPUs */
 	uint32_t block_ms;   /* --blocking: 0 not blocking, else the longest
 			      * wait for room in ms, or ST_ABI_BLOCK_FOREVER */
+	uint32_t buffers;    /* enum st_abi_buffers */
+	uint32_t pad;
+};
+
+/* A pool's buffers: one per thread that writes (claimed), or one per CPU,
+ * written by whichever thread runs there (doc/percpu.md). A process that
+ * cannot write per-CPU buffers (no rseq) makes a per-thread pool of the
+ * same geometry, and says so in the pool header. */
+enum st_abi_buffers {
+	ST_BUFFERS_PER_THREAD = 0,
+	ST_BUFFERS_PER_CPU = 1,
 };
 
 #define ST_ABI_BLOCK_FOREVER UINT32_MAX
@@ -233,20 +245,29 @@ struct st_abi_pool {
 	 * take the lowest free slot); the consumer looks no further, so the
 	 * pages of unused slots are never touched */
 	uint32_t slots_used;
-	uint32_t pad;
+	uint32_t buffers; /* enum st_abi_buffers: what the process made */
 };
 
 #define ST_ABI_POOL_MAGIC 0x53545031u /* "STP1" */
 
 struct st_abi_subbuf {
 	uint64_t seq;	 /* s + 1 of the content; 0 when never used */
-	uint64_t commit; /* bytes of complete records */
-	uint64_t events; /* records in the sub-buffer, written when closed */
-	uint64_t lost;	 /* the slot's events lost so far, written when closed:
-			  * the packet's events_discarded */
-	uint32_t closed; /* 1 once the producer left this sub-buffer */
+	/* bytes of complete records in the low 32 bits; per-CPU buffers: the
+	 * tid of the last record's thread in the high 32, and the time of the
+	 * last record in last_ts, both written by the commit's one 16-byte
+	 * store (doc/percpu.md) */
+	uint64_t commit;
+	uint64_t last_ts;
+	uint64_t events; /* per-thread: records in the sub-buffer, written when closed */
+	uint64_t lost;	 /* the slot's events lost so far, written when closed
+			  * (per-CPU: when opened, the losses before it) */
+	uint32_t closed; /* per-thread: 1 once the producer left this sub-buffer
+			  * (per-CPU: once slot.cur is past it) */
 	uint32_t pad;
 };
+
+/* The offset in a commit word. */
+#define ST_ABI_COMMIT_OFF(word) ((uint32_t)(word))
 
 /*
  * A slot's header. The producer's words and the consumer's position are on
@@ -270,7 +291,10 @@ struct st_abi_slot {
 	/* producer (--blocking): 1 while the owner waits for the consumer to
 	 * give a sub-buffer back, which then wakes it (FUTEX_WAKE on rseq) */
 	uint32_t waiting;
-	uint64_t reserved[3];
+	/* per-CPU buffers: the sequence of the open sub-buffer, and its index
+	 * (cur % sb_count), both stored by the commit of a switch */
+	uint64_t cur, cur_pad;
+	uint64_t reserved;
 	/* ---- the consumer's line ---- */
 	uint64_t rseq; /* consumer: next sequence to consume */
 	uint64_t reserved2[7];

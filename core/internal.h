@@ -12,7 +12,7 @@
  *   4. registration: registry.c (the provider table and its messages),
  *      registration.c (connecting, announcing, the dlopen reports), dl.c
  *   5. the event writer: block.c (the one wait, blocking sessions only),
- *      writer.c
+ *      percpu.c (per-CPU buffers), writer.c
  *   6. process start, fork and exit: init.c
  *
  * Concurrency map of the process side:
@@ -107,6 +107,10 @@ struct st__writer {
 	uint64_t overwritten;	    /* mirrors slot->overwritten */
 	bool gave_up;		    /* --blocking: a wait timed out, and the
 				     * buffer has had no room since */
+	bool percpu;		    /* the buffer of CPU `index`, not a thread's:
+				     * written by percpu.c only (off stays
+				     * sb_size, so the fast path's room check
+				     * sends every event there) */
 } __attribute__((aligned(ST_ABI_CACHE_LINE))); /* (threads' writers share no line) */
 
 struct st__thread {
@@ -146,6 +150,7 @@ struct st__pool {
 	uint32_t sb_size;
 	uint32_t sb_count;
 	uint32_t nslots;
+	bool percpu;	    /* a buffer per CPU (doc/percpu.md), not per thread */
 	bool handed;	    /* the daemon has it (release store) */
 	uint8_t *base;
 	uint32_t block_ms;	    /* --blocking (abi.h), 0 when not */
@@ -167,6 +172,9 @@ struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_m
 /* What decides whether a claim of p can succeed now: its generation, the
  * slots given back, the daemon's grant (never 0). */
 uint32_t st__pool_mark(const struct st__pool *p) ST_HIDDEN;
+/* Per-CPU pools: makes slot i (CPU i) the process's, within the daemon's
+ * grant, and resident; false beyond the grant. */
+bool st__pool_claim_cpu(struct st__pool *p, uint32_t i) ST_HIDDEN;
 /* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
@@ -184,6 +192,76 @@ enum st__wait {
  * enabled: the event's enable mask, bit s its session's. Async-signal-
  * safe; leaves errno changed (the caller restores it). */
 enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled) ST_HIDDEN;
+
+/* ---- record encoding (writer.c, percpu.c) ---- */
+
+/*
+ * Writes a record's header and call site at p (core/abi.h): compact (id,
+ * the time's low 24 bits and the site's low 32 in one store, its high 16
+ * in a second) when the id fits and the time is less than 2^24 ticks after
+ * the stream's previous record, else extended. Up to 16 bytes past the
+ * header are written (the writers keep ST_PAYLOAD_SLACK of room). Returns
+ * where the payload goes.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+st__put_header(uint8_t *p, uint32_t id, uint64_t ts, uint64_t since_previous, uint64_t site)
+{
+	if (__builtin_expect(id < ST_ABI_ID_EXTENDED && since_previous < (1u << ST_ABI_TS_BITS), 1)) {
+		uint64_t w0 = id | (ts & 0xffffff) << 8 | site << 32;
+		uint64_t w1 = site >> 32;
+
+		__builtin_memcpy(p, &w0, 8);
+		__builtin_memcpy(p + 8, &w1, 8);
+		return p + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES;
+	}
+	p[0] = ST_ABI_ID_EXTENDED;
+	__builtin_memcpy(p + 1, &id, 4);
+	__builtin_memcpy(p + 5, &ts, 8);
+	__builtin_memcpy(p + 13, &site, 8);
+	return p + ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES;
+}
+
+/* Writes at p the thread record that says whose records follow, from ts
+ * (core/abi.h); returns its end. */
+static inline uint8_t *st__put_thread_record(uint8_t *p, int32_t tid, uint64_t ts)
+{
+	uint32_t id = ST_ABI_ID_THREAD;
+
+	p[0] = ST_ABI_ID_EXTENDED;
+	__builtin_memcpy(p + 1, &id, 4);
+	__builtin_memcpy(p + 5, &ts, 8);
+	__builtin_memcpy(p + 13, &tid, 4);
+	return p + ST_ABI_THREAD_REC;
+}
+
+/*
+ * Copies a payload in whole 8-byte words: up to 7 bytes past `len` are read
+ * (the emitters' buffers have ST_PAYLOAD_SLACK spare bytes) and written
+ * (the writers keep that much room past a record, and bytes past the
+ * commit offset are not data yet). Payloads are a few dozen bytes: a call
+ * to memcpy, or its string instructions, would cost more than the copy.
+ */
+static inline __attribute__((always_inline)) void st__copy_words(uint8_t *dst, const uint8_t *src,
+								 uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i += 8) {
+		uint64_t v;
+
+		__builtin_memcpy(&v, src + i, 8);
+		__builtin_memcpy(dst + i, &v, 8);
+	}
+}
+
+/* ---- the per-CPU writer (percpu.c) ---- */
+
+/* Writes one event into the buffer of the CPU the thread runs on, in pool
+ * p (per-CPU) of session s; counts it lost if it cannot. */
+void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
+		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
+		      uint32_t len) ST_HIDDEN;
+/* Counts an event lost in the buffer of the CPU the thread runs on
+ * (nested: a signal handler's, while the thread wrote). */
+void st__percpu_lost(struct st__pool *p, bool nested) ST_HIDDEN;
 
 /* ---- writer slow paths (writer.c) ---- */
 

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
+#include "rseq.h"
 #include "sys.h"
 
 struct pool_ref {
@@ -43,6 +44,8 @@ struct pool_ref {
 };
 
 static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
+
+static bool claim_cpu(struct st__pool *p, uint32_t i, bool touch);
 
 /* Where a pool's writers begin in its private mapping (page-aligned). */
 #define WRITERS_OFF                                                                \
@@ -65,6 +68,9 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->sb_size = st_load_shared(&c->sb_size);
 	p->sb_count = st_load_shared(&c->sb_count);
 	p->nslots = st_load_shared(&c->nslots);
+	/* per-CPU buffers need rseq; without it, per-thread ones of the same
+	 * geometry (the pool header says which) */
+	p->percpu = st_load_shared(&c->buffers) == ST_BUFFERS_PER_CPU && st__rseq_usable();
 	/* (a blocking overwrite session would be the daemon's mistake) */
 	p->block_ms = p->mode == ST_MODE_DISCARD ? st_load_shared(&c->block_ms) : 0;
 	if (p->generation == 0)
@@ -114,6 +120,7 @@ static struct st__pool *pool_create(uint32_t s)
 		w->index = i;
 		w->generation = p->generation;
 		w->live_generation = &st__control->session[s].generation;
+		w->percpu = p->percpu;
 	}
 	hdr = (struct st_abi_pool *)p->base;
 	hdr->magic = ST_ABI_POOL_MAGIC;
@@ -126,6 +133,7 @@ static struct st__pool *pool_create(uint32_t s)
 	hdr->nslots = p->nslots;
 	hdr->slot_size = p->geo.slot_size;
 	hdr->hdr_size = p->geo.hdr_size;
+	hdr->buffers = p->percpu ? ST_BUFFERS_PER_CPU : ST_BUFFERS_PER_THREAD;
 	if (st__fdid_take(&p->fd, (int)fd) < 0) {
 		st__munmap(p, wsize);
 		goto fail_map;
@@ -133,6 +141,14 @@ static struct st__pool *pool_create(uint32_t s)
 	/* No slot of the new pool is claimed (a fork child may have counted
 	 * one of its parent's, finishing a claim a signal handler interrupted). */
 	st_store_seq_cst(&st__control->slots_claimed[s], (uint64_t)p->generation << 32);
+	if (p->percpu) {
+		/* Every CPU's buffer, as far as the grant goes, claimed and made
+		 * resident now, before any thread writes: no thread's first
+		 * event pays for it. The consumer looks at all of them. */
+		hdr->slots_used = p->nslots;
+		for (uint32_t i = 0; i < p->nslots && claim_cpu(p, i, true); i++)
+			;
+	}
 	st_store_release(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd);
 	return p;
 
@@ -195,7 +211,7 @@ struct st__pool *st__pool_get(uint32_t s)
  * thread reuses is mapped already. On a kernel without MADV_POPULATE_WRITE
  * the stores fault the pages in.
  */
-static void populate(struct st__pool *p, uint32_t i)
+static void populate(struct st__pool *p, uint32_t i, bool touch)
 {
 	struct st__writer *w = &p->writers[i];
 	uint8_t *base = (uint8_t *)slot_at(p, i);
@@ -204,6 +220,10 @@ static void populate(struct st__pool *p, uint32_t i)
 		return;
 	w->populated = true;
 	st__sys3(SYS_madvise, base, p->geo.slot_size, MADV_POPULATE_WRITE);
+	/* (a per-CPU buffer claimed late may have writers already: its data
+	 * pages are not touched then) */
+	if (!touch)
+		return;
 	for (uint64_t off = 0; off < p->geo.hdr_size; off += ST_ABI_PAGE)
 		st_or_relaxed((uint32_t *)(base + off), 0);
 	for (uint64_t off = p->geo.hdr_size; off < p->geo.slot_size; off += ST_ABI_PAGE)
@@ -262,8 +282,24 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	}
 	while (used <= i && !st_cas_release(&hdr->slots_used, &used, i + 1))
 		;
-	populate(p, i);
+	populate(p, i, true);
 	return &p->writers[i];
+}
+
+/* Per-CPU pools: slot i claimed (within the grant) and made resident. */
+static bool claim_cpu(struct st__pool *p, uint32_t i, bool touch)
+{
+	if (p->writers[i].populated)
+		return true;
+	if (i >= claimed(p) && !grant_covers(p, i))
+		return false;
+	populate(p, i, touch);
+	return true;
+}
+
+bool st__pool_claim_cpu(struct st__pool *p, uint32_t i)
+{
+	return claim_cpu(p, i, false);
 }
 
 /* Whether slot i is beyond the daemon's grant and not among the first
@@ -332,6 +368,8 @@ struct st__writer *st__pool_claim(struct st__pool *p, int32_t tid, bool *no_memo
  */
 void st__writer_release(struct st__writer *w)
 {
+	if (w->percpu)
+		return; /* (a CPU's: nobody's to give back) */
 	st_store_release(&w->slot->owner, 0);
 	/* (a thread's exit, not the event path: the one atomic add there) */
 	st_add_relaxed(&w->pool->releases, 1);

@@ -53,7 +53,9 @@ static void drop_nested(struct st__thread *t, uint32_t mask)
 		struct st__writer *w = t->w[s];
 
 		mask &= mask - 1;
-		if (w)
+		if (w && w->percpu)
+			st__percpu_lost(w->pool, true); /* (a CPU's counters: a commit) */
+		else if (w)
 			/* One instruction: a further nested handler cannot split it,
 			 * and only this thread writes this slot's counters. */
 			st_add_unlocked(&w->slot->lost_nested, 1);
@@ -138,13 +140,7 @@ static bool writer_switch(struct st__writer *w)
  */
 static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
 {
-	uint8_t *p = w->sb + w->off;
-	uint32_t id = ST_ABI_ID_THREAD;
-
-	p[0] = ST_ABI_ID_EXTENDED;
-	memcpy(p + 1, &id, 4);
-	memcpy(p + 5, &ts, 8);
-	memcpy(p + 13, &tid, 4);
+	st__put_thread_record(w->sb + w->off, tid, ts);
 	w->off += ST_ABI_THREAD_REC;
 	w->tid = tid;
 	w->last_ts = ts;
@@ -174,6 +170,12 @@ static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s, bool 
 	}
 	if (!t->tid)
 		t->tid = st__gettid();
+	if (pool->percpu) {
+		/* (every thread writes through the pool: its first writer
+		 * stands for it) */
+		t->w[s] = &pool->writers[0];
+		return t->w[s];
+	}
 	w = st__pool_claim(pool, t->tid, no_memory);
 	if (!w) {
 		t->nobuf_mark[s] = mark;
@@ -249,6 +251,8 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts,
 		}
 	}
 	st__reg_offer_pool(w->pool); /* (until the daemon has it) */
+	if (w->percpu)
+		goto out; /* (percpu.c writes the event) */
 	/* The slow path connected to a daemon that found the process running,
 	 * and took its clock: ts is of the old one. */
 	if (__builtin_expect(tsc != st__clock_tsc, 0))
@@ -271,23 +275,6 @@ writer_slow(struct st__thread *t, uint32_t s, uint32_t rec, uint64_t *ts,
 out:
 	errno = saved_errno;
 	return w;
-}
-
-/*
- * Copies a payload in whole 8-byte words: up to 7 bytes past `len` are read
- * (the emitters' buffers have ST_PAYLOAD_SLACK spare bytes) and written
- * (the fast path keeps that much room at the end of the sub-buffer, and
- * bytes past the commit offset are not data yet). Payloads are a few dozen
- * bytes: a call to memcpy would cost more than the copy.
- */
-static inline void copy_words(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	for (uint32_t i = 0; i < len; i += 8) {
-		uint64_t v;
-
-		memcpy(&v, src + i, 8);
-		memcpy(dst + i, &v, 8);
-	}
 }
 
 ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
@@ -318,9 +305,16 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		if (__builtin_expect(w == NULL || w->off + rec + ST_PAYLOAD_SLACK > w->sb_size ||
 					     w->generation != *w->live_generation,
 				     0)) {
-			w = writer_slow(t, s, rec, &ts, tp);
+			/* (a per-CPU pool's writer always comes here: its off
+			 * stays at the end) */
+			if (!w || !w->percpu || w->generation != *w->live_generation)
+				w = writer_slow(t, s, rec, &ts, tp);
 			if (!w)
 				continue;
+			if (w->percpu) {
+				st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len);
+				continue;
+			}
 		}
 		st_store_relaxed(&w->slot->writing, 1);
 		st_barrier();
@@ -335,25 +329,10 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 		delta = ts - w->last_ts;
 		w->last_ts = ts;
 		p = w->sb + w->off;
-		if (__builtin_expect(id < ST_ABI_ID_EXTENDED && delta < (1u << ST_ABI_TS_BITS), 1)) {
-			/* id, the timestamp's low 24 bits and the ip's low 32 in
-			 * one store, the ip's high 16 in a second */
-			uint64_t w0 = id | (ts & 0xffffff) << 8 | site << 32;
-			uint64_t w1 = site >> 32;
-
-			memcpy(p, &w0, 8);
-			memcpy(p + 8, &w1, 8);
-			p += ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES;
-		} else {
-			p[0] = ST_ABI_ID_EXTENDED;
-			memcpy(p + 1, &id, 4);
-			memcpy(p + 5, &ts, 8);
-			memcpy(p + 13, &site, 8);
-			p += ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES;
-		}
+		p = st__put_header(p, id, ts, delta, site);
 		/* (the ST_PAYLOAD_SLACK bytes of room past the record cover the
-		 * stores above and copy_words' last word) */
-		copy_words(p, payload, len);
+		 * header's stores and the copy's last word) */
+		st__copy_words(p, payload, len);
 		p += len;
 		w->off = (uint32_t)(p - w->sb);
 		w->events++;

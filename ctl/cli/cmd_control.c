@@ -204,6 +204,14 @@ static int options_items(struct control *c, int argc, char **argv)
 			bad = size_item(&c->it, verb, o->name, arg, &c->max_memory);
 		} else if (st_opt_is(o, "process-memory")) {
 			bad = size_item(&c->it, verb, o->name, arg, &c->process_memory);
+		} else if (st_opt_is(o, "buffers")) {
+			uint32_t kind;
+
+			bad = st_buffers_parse(arg, &kind, why, sizeof(why)) < 0;
+			if (bad)
+				st_err(verb, "%s", why);
+			else
+				bad = add(&c->it, o->name, arg);
 		} else if (st_opt_is(o, "blocking")) {
 			bad = blocking_item(&c->it, verb, arg);
 			c->blocking_bare = !arg;

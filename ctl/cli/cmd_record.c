@@ -67,6 +67,7 @@ struct record {
 	int npatterns;
 	bool overwrite, quiet;
 	uint32_t block_ms;	  /* --blocking (ctl/common/checks.h), 0 without */
+	uint32_t buffers;	  /* --buffers: enum st_abi_buffers */
 	bool blocking_bare;	  /* --blocking without =TIMEOUT */
 	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
 	uint32_t clock;
@@ -122,6 +123,11 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 				return -1;
 			}
 			r->blocking_bare = !arg;
+		} else if (st_opt_is(o, "buffers")) {
+			if (st_buffers_parse(arg, &r->buffers, why, sizeof(why)) < 0) {
+				st_err(V, "%s", why);
+				return -1;
+			}
 		} else if (st_opt_is(o, "buffer-size")) {
 			if (parse_size_opt(o->name, arg, &r->buffer_size) < 0)
 				return -1;
@@ -561,10 +567,9 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
 		st_esc(dir, sizeof(dir), ses->trace.dir), size);
 	st_session_geometry(ses, &geo);
-	st_geometry_text(&geo, buffers, sizeof(buffers));
-	st_size_text(ses->process_memory, size, sizeof(size));
-	fprintf(stderr, "shimtrace record: buffers of %s; at most %s per process (%u thread buffers)\n",
-		buffers, size, ses->nslots);
+	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, buffers,
+			sizeof(buffers));
+	fprintf(stderr, "shimtrace record: buffers of %s\n", buffers);
 	st_session_memory_text(d, ses, false, memory, sizeof(memory));
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
@@ -600,6 +605,7 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 		.outdir = r->outdir,
 		.mode = r->overwrite ? ST_MODE_OVERWRITE : ST_MODE_DISCARD,
 		.block_ms = r->block_ms,
+		.buffers = r->buffers,
 		.buffer_size = r->buffer_size,
 		.subbuf_size = r->subbuf_size,
 		.max_memory = r->max_memory,

@@ -45,6 +45,20 @@
 	  "that is gone: when the daemon has exited, or has not served the process for 10 "    \
 	  "seconds, its events are lost (counted) instead. A signal handler that interrupts "  \
 	  "an event being written never waits: its event is lost (nested)." }
+/* --buffers of record and create (st_buffers_parse, ctl/common/checks.h). */
+#define BUFFERS_OPT                                                                         \
+	{ "buffers", 0, "per-thread|per-cpu",                                                 \
+	  "one ring buffer per thread that writes (default), or one per CPU",                  \
+	  "per-cpu: each process has a buffer for every CPU of the machine, made when its "   \
+	  "first event is written, and every thread writes into the buffer of the CPU it "     \
+	  "runs on, in a restartable sequence (rseq) that the kernel restarts when the thread " \
+	  "is preempted, moved or signalled: no lock and no atomic instruction, and a "        \
+	  "thread's first event costs what any other does, whatever the number of threads. "  \
+	  "A process's share is then CPUs x --buffer-size, which must fit --process-memory. "  \
+	  "Discard mode only, not --blocking, so far. A process whose glibc registered no "    \
+	  "rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread " \
+	  "buffers of the same geometry instead (one per CPU's worth of memory). See "        \
+	  "doc/percpu.md." }
 /* The memory bounds of record and create (st_memory_bounds, ctl/common/checks.h;
  * ctl/daemon/model/memory.h). */
 #define MAX_MEMORY_OPT                                                                     \
@@ -106,6 +120,7 @@ static const struct st_opt record_opts[] = {
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
 	  "is recorded in the trace and shown in the summary (or waits: --blocking)." },
 	BLOCKING_OPT,
+	BUFFERS_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
 	MAX_MEMORY_OPT,
@@ -135,6 +150,7 @@ static const struct st_opt create_opts[] = {
 	  "creates the trace as you: " OUTPUT_RULES },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
 	BLOCKING_OPT,
+	BUFFERS_OPT,
 	BUFFER_OPT,
 	SUBBUF_OPT,
 	MAX_MEMORY_OPT,

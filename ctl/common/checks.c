@@ -174,6 +174,23 @@ void st_geometry_text(const struct st_geometry *g, char *buf, size_t n)
 	snprintf(buf, n, "%s per thread: %u sub-buffers of %s", b, g->sb_count, s);
 }
 
+void st_buffers_text(uint32_t buffers, const struct st_geometry *g, uint64_t process_memory,
+		     uint32_t nslots, char *buf, size_t n)
+{
+	char b[32], s[32], p[32];
+
+	st_size_text(g->buffer_size, b, sizeof(b));
+	st_size_text(g->sb_size, s, sizeof(s));
+	st_size_text(process_memory, p, sizeof(p));
+	if (buffers == ST_BUFFERS_PER_CPU)
+		snprintf(buf, n, "%s per CPU: %u sub-buffers of %s; %s per process (%u CPUs)", b,
+			 g->sb_count, s, p, nslots);
+	else
+		snprintf(buf, n, "%s per thread: %u sub-buffers of %s; at most %s per process (%u "
+				 "thread buffers)",
+			 b, g->sb_count, s, p, nslots);
+}
+
 int st_geometry(uint64_t b, uint64_t s, struct st_geometry *g, char *why, size_t n)
 {
 	char bt[32], st[32];
@@ -272,6 +289,68 @@ int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n)
 		return -1;
 	}
 	return 0;
+}
+
+int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
+{
+	if (strcmp(arg, "per-thread") == 0)
+		*out = ST_BUFFERS_PER_THREAD;
+	else if (strcmp(arg, "per-cpu") == 0)
+		*out = ST_BUFFERS_PER_CPU;
+	else {
+		snprintf(why, n, "--buffers: '%s' is neither per-thread nor per-cpu", arg);
+		return -1;
+	}
+	return 0;
+}
+
+const char *st_buffers_name(uint32_t buffers)
+{
+	return buffers == ST_BUFFERS_PER_CPU ? "per-cpu" : "per-thread";
+}
+
+static int per_cpu_check(uint32_t mode, uint32_t block_ms, struct st_memory_bounds *m,
+			 char *why, size_t n)
+{
+	long cpus;
+	char need[32], share[32];
+
+	if (mode != ST_MODE_DISCARD || block_ms) {
+		snprintf(why, n, "--buffers per-cpu is for discard mode, not blocking, so far "
+				 "(--overwrite and --blocking use per-thread buffers)");
+		return -1;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (cpus < 1 || cpus > ST_ABI_SLOTS_MAX) {
+		snprintf(why, n, "--buffers per-cpu: cannot count this machine's CPUs");
+		return -1;
+	}
+	if ((uint64_t)cpus * m->slot_bytes > m->session ||
+	    (uint64_t)cpus > m->process / m->slot_bytes) {
+		st_size_text((uint64_t)cpus * m->slot_bytes, need, sizeof(need));
+		st_size_text(m->process, share, sizeof(share));
+		snprintf(why, n, "--buffers per-cpu: %ld CPUs need %s of buffers per process, above "
+				 "its share (%s): a smaller --buffer-size, or a larger --process-memory",
+			 cpus, need, share);
+		return -1;
+	}
+	m->nslots = (uint32_t)cpus;
+	m->process = (uint64_t)cpus * m->slot_bytes;
+	return 0;
+}
+
+int st_buffers_check(uint32_t buffers, uint32_t mode, uint32_t block_ms,
+		     struct st_memory_bounds *m, char *why, size_t n)
+{
+	switch (buffers) {
+	case ST_BUFFERS_PER_THREAD:
+		return 0;
+	case ST_BUFFERS_PER_CPU:
+		return per_cpu_check(mode, block_ms, m, why, n);
+	default:
+		snprintf(why, n, "--buffers: unknown kind %u", buffers);
+		return -1;
+	}
 }
 
 void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n)

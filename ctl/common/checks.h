@@ -100,6 +100,25 @@ void st_size_approx(uint64_t bytes, char *buf, size_t n);
 int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n);
 /* A session's mode: --blocking only with discard mode, within bounds. */
 int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n);
+/*
+ * --buffers per-thread|per-cpu: *out, an enum st_abi_buffers; 0, or -1
+ * with the reason in why. Without the option: per-thread (per-CPU buffers
+ * become the default with the daemon-made pools of doc/percpu.md).
+ */
+int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n);
+const char *st_buffers_name(uint32_t buffers);
+/* "32 MiB per thread: 32 sub-buffers of 1 MiB; at most 2 GiB per process
+ * (63 thread buffers)", or "32 MiB per CPU: ...; 64 MiB per process (2
+ * CPUs)". */
+void st_buffers_text(uint32_t buffers, const struct st_geometry *g, uint64_t process_memory,
+		     uint32_t nslots, char *buf, size_t n);
+/*
+ * Per-CPU buffers (so far): discard mode, not blocking, and a buffer for
+ * each possible CPU within the process's share, which m then holds: nslots
+ * the CPUs, process their buffers' bytes. 0, or -1 with the reason.
+ */
+int st_buffers_check(uint32_t buffers, uint32_t mode, uint32_t block_ms,
+		     struct st_memory_bounds *m, char *why, size_t n);
 /* "discard", "discard, blocking (no timeout)", "discard, blocking
  * (timeout 2s)", "overwrite" */
 void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n);

@@ -24,17 +24,25 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 10, n = argc > 2 ? atoi(argv[2]) : 8;
-	pthread_t t[256];
-	pthread_mutex_t m[256];
+	pthread_t *t;
+	pthread_mutex_t *m;
+	pthread_attr_t attr;
 
 	pairs = argc > 3 ? atol(argv[3]) : 100;
-	if (n < 1 || n > 256)
+	if (n < 1 || n > 4096)
 		return 2;
+	t = calloc((size_t)n, sizeof(*t));
+	m = calloc((size_t)n, sizeof(*m));
+	/* (small stacks: thousands of threads at once) */
+	if (!t || !m || pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 256 * 1024) != 0)
+		return 1;
 	for (int i = 0; i < n; i++)
 		pthread_mutex_init(&m[i], NULL);
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < n; i++)
-			pthread_create(&t[i], NULL, work, &m[i]);
+			if (pthread_create(&t[i], &attr, work, &m[i]) != 0)
+				return 1;
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i], NULL);
 	}

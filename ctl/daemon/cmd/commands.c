@@ -89,7 +89,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	const char *blocking = st_req_get(r, "blocking");
 	struct st_session *ses;
 	struct st_geometry geo;
-	char geotext[128], share[32], bound[32], mode[64];
+	char geotext[192], bound[32], mode[64];
 	int ret;
 
 	if (!outdir || outdir[0] != '/')
@@ -124,6 +124,9 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 		cfg.block_ms = (uint32_t)bl;
 	else if (blocking)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: malformed --blocking");
+	if (st_req_get(r, "buffers") &&
+	    st_buffers_parse(st_req_get(r, "buffers"), &cfg.buffers, err, sizeof(err)) < 0)
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: %s", err);
 	cfg.buffer_size = (uint64_t)bs;
 	cfg.subbuf_size = (uint64_t)sb;
 	cfg.max_memory = (uint64_t)mm;
@@ -138,13 +141,12 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 				      "shimtrace create: %s", err);
 	ses->created = ++created_seq;
 	st_session_geometry(ses, &geo);
-	st_geometry_text(&geo, geotext, sizeof(geotext));
+	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, geotext,
+			sizeof(geotext));
 	st_mode_text(cfg.mode, cfg.block_ms, mode, sizeof(mode));
-	st_size_text(ses->process_memory, share, sizeof(share));
 	st_size_text(ses->max_memory, bound, sizeof(bound));
-	st_reply(r, "session %s created (%s mode; buffers of %s; at most %s (%u thread buffers) per "
-		    "process, %s in all), trace in %s\n",
-		 name, mode, geotext, share, ses->nslots, bound, ses->trace.dir);
+	st_reply(r, "session %s created (%s mode; buffers of %s, %s in all), trace in %s\n", name,
+		 mode, geotext, bound, ses->trace.dir);
 	return ST_EXIT_OK;
 }
 

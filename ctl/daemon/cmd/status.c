@@ -137,7 +137,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	struct st_session_totals t;
 	uint64_t by[ST_LOSS_KINDS];
 	struct st_geometry geo;
-	char geotext[128], mm[32], memory[512], mode[64], lab[96];
+	char geotext[192], memory[512], mode[64], lab[96];
 	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
 	st_session_totals(ses, &t);
@@ -151,7 +151,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 			st_reply(r, ", \"blocking_timeout_ms\": %u", ses->block_ms);
 		else
 			st_reply(r, ", \"blocking_timeout_ms\": null");
-		st_reply(r, ", \"output\": ");
+		st_reply(r, ", \"buffers\": \"%s\", \"output\": ", st_buffers_name(ses->buffers));
 		json_str(r, ses->trace.dir);
 		st_reply(r,
 			 ", \"owner\": %u, \"buffer_size\": %llu, \"subbuf_size\": %u, "
@@ -186,10 +186,9 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", st_requester_label(r, ses, lab, sizeof(lab)),
 		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
 	st_session_geometry(ses, &geo);
-	st_geometry_text(&geo, geotext, sizeof(geotext));
-	st_size_text(ses->process_memory, mm, sizeof(mm));
-	st_reply(r, "  buffers: %s; at most %s per process (%u thread buffers)\n", geotext, mm,
-		 ses->nslots);
+	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, geotext,
+			sizeof(geotext));
+	st_reply(r, "  buffers: %s\n", geotext);
 	st_session_memory_text(d, ses, true, memory, sizeof(memory));
 	st_reply(r, "  memory: %s\n", memory);
 	st_reply(r, "  recorded: ");

@@ -359,7 +359,9 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	    hdr->session != m->session || hdr->generation != m->generation ||
 	    hdr->sb_size != ses->sb_size || hdr->sb_count != ses->sb_count ||
 	    hdr->nslots != ses->nslots || hdr->slot_size != g.slot_size ||
-	    hdr->hdr_size != g.hdr_size) {
+	    hdr->hdr_size != g.hdr_size ||
+	    (hdr->buffers != ST_BUFFERS_PER_THREAD &&
+	     !(hdr->buffers == ST_BUFFERS_PER_CPU && ses->buffers == ST_BUFFERS_PER_CPU))) {
 		munmap(base, g.size);
 		st_proc_warn(p, "buffer pool header does not match the session");
 		return -1;
@@ -378,6 +380,9 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 		memset(pool, 0, sizeof(*pool));
 		return -1;
 	}
+	/* (a process without rseq makes per-thread buffers of the same
+	 * geometry: read as it made them) */
+	pool->ring.percpu = hdr->buffers == ST_BUFFERS_PER_CPU;
 	pool->generation = ses->generation;
 	/* the process may close its descriptor of the pool now */
 	__atomic_store_n(&p->control->pool_taken[m->session], m->generation, __ATOMIC_RELEASE);

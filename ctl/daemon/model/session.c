@@ -173,7 +173,8 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	    st_memory_bounds(cfg->max_memory, cfg->process_memory, st_default_max_memory(), &geo,
 			     &mem, err, errlen) < 0)
 		return -EINVAL;
-	if (st_blocking_check(cfg->mode, cfg->block_ms, err, errlen) < 0)
+	if (st_blocking_check(cfg->mode, cfg->block_ms, err, errlen) < 0 ||
+	    st_buffers_check(cfg->buffers, cfg->mode, cfg->block_ms, &mem, err, errlen) < 0)
 		return -EINVAL;
 	ses = calloc(1, sizeof(*ses));
 	if (!ses) {
@@ -196,6 +197,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	ses->sb_size = geo.sb_size;
 	ses->sb_count = geo.sb_count;
 	ses->nslots = mem.nslots;
+	ses->buffers = cfg->buffers;
 	ses->buffer_size = geo.buffer_size;
 	ses->max_memory = ses->mem.bound = mem.session;
 	ses->process_memory = mem.process;
@@ -276,6 +278,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->sb_size = ses->sb_size;
 				cs->sb_count = ses->sb_count;
 				cs->nslots = ses->nslots;
+				cs->buffers = ses->buffers;
 				cs->block_ms = ses->block_ms;
 				st_memory_grant(d, p, s);
 				p->traced_since[s] = st_clock_now(&d->clock);

@@ -87,7 +87,9 @@ struct st_session {
 	bool all_users;	    /* traces every user's processes (root's sessions) */
 	enum st_session_state state;
 	uint32_t mode, sb_size, sb_count;
-	uint32_t nslots;	 /* thread buffers of a process's share (its pool) */
+	uint32_t nslots;	 /* thread buffers of a process's share (its pool);
+				  * per-CPU: the possible CPUs */
+	uint32_t buffers;	 /* enum st_abi_buffers */
 	uint32_t block_ms;	 /* --blocking: 0 not, else abi.h's st_abi_session */
 	uint64_t buffer_size;
 	uint64_t max_memory;	 /* the bound of all its processes (= mem.bound) */
@@ -117,6 +119,7 @@ struct st_session_config {
 	uint64_t process_memory; /* one process; 0: chosen */
 	uint32_t block_ms;	 /* --blocking: 0 not, 1 to ST_BLOCK_MAX_MS, or
 				  * ST_ABI_BLOCK_FOREVER (ctl/common/checks.h) */
+	uint32_t buffers;	 /* enum st_abi_buffers: --buffers */
 	uid_t owner;
 	gid_t owner_gid;
 	mode_t umask;	 /* the owner's: the modes of its trace (tracedir.h) */

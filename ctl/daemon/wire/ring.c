@@ -47,6 +47,7 @@ int st_ring_init(struct st_ring *r, uint8_t *base, int fd, uint64_t size, uint32
 	r->nslots = nslots;
 	r->slot_size = g.slot_size;
 	r->hdr_size = g.hdr_size;
+	r->percpu = false;
 	return 0;
 }
 
@@ -84,13 +85,16 @@ bool st_ring_next(const struct st_ring *r, uint32_t i, const struct st_ring_curs
 	struct st_abi_slot *slot = st_ring_slot(r, i);
 	uint32_t idx = (uint32_t)(c->rseq % r->sb_count);
 	struct st_abi_subbuf *sb = &slot->sb[idx];
+	/* (per-CPU: the switch's commit of cur comes after the new control,
+	 * and after every record of the sub-buffer it closes) */
+	uint64_t cur = r->percpu ? __atomic_load_n(&slot->cur, __ATOMIC_ACQUIRE) : 0;
 	uint64_t seq = __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE), commit;
 	uint32_t closed;
 
-	if (seq != c->rseq + 1)
+	if (seq != c->rseq + 1 || (r->percpu && cur < c->rseq))
 		return false;
-	closed = __atomic_load_n(&sb->closed, __ATOMIC_ACQUIRE);
-	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+	closed = r->percpu ? cur > c->rseq : __atomic_load_n(&sb->closed, __ATOMIC_ACQUIRE);
+	commit = ST_ABI_COMMIT_OFF(__atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE));
 	memset(out, 0, sizeof(*out));
 	if (commit > r->sb_size || commit < c->roff) {
 		/* nothing more is taken from it: it is given back */
@@ -105,8 +109,12 @@ bool st_ring_next(const struct st_ring *r, uint32_t i, const struct st_ring_curs
 	out->off = c->roff;
 	out->len = commit - c->roff;
 	out->closed = closed;
+	/* (per-CPU: the losses before the next sub-buffer opened, which it
+	 * holds: the consumer has not given it back, so it is that one) */
 	if (closed)
-		out->lost = __atomic_load_n(&sb->lost, __ATOMIC_RELAXED);
+		out->lost = __atomic_load_n(
+			r->percpu ? &slot->sb[(c->rseq + 1) % r->sb_count].lost : &sb->lost,
+			__ATOMIC_RELAXED);
 	return true;
 }
 
@@ -175,7 +183,7 @@ uint64_t st_ring_commit(const struct st_ring *r, uint32_t i, uint32_t idx, uint6
 
 	if (__atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != seq)
 		return 0;
-	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+	commit = ST_ABI_COMMIT_OFF(__atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE));
 	return commit <= r->sb_size ? commit : 0;
 }
 

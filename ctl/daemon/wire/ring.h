@@ -34,6 +34,9 @@ struct st_ring {
 	uint64_t size;
 	uint32_t mode, sb_size, sb_count, nslots;
 	uint64_t slot_size, hdr_size;
+	/* a buffer per CPU (doc/percpu.md): a sub-buffer is there once
+	 * slot.cur reached it, and closed once slot.cur is past it */
+	bool percpu;
 };
 
 /* Sets r up for the pool mapped at base (size bytes) with this buffer

@@ -1,0 +1,231 @@
+/*
+ * The per-CPU event writer (doc/percpu.md): a pool with one ring buffer
+ * per CPU, written by whichever thread runs there, each record committed
+ * by a restartable sequence (rseq.c). No lock, no atomic read-modify-write,
+ * no system call on the way of a record.
+ *
+ * A record: read the CPU (the rseq area's cpu_id_start), the open
+ * sub-buffer of its slot (slot.cur) and that sub-buffer's commit word
+ * (offset | tid of the last record's thread << 32, and the last record's
+ * time); prepare the record on the stack (after a thread record when the
+ * last record was another thread's; the time clamped to the last one, the
+ * compact header when the time since it fits); then the commit compares
+ * slot.cur, the commit word and the tracepoint's enable word with what was
+ * read, copies the record into the ring, and stores the new commit word.
+ * Another commit on that CPU in between (a thread that ran there, a signal
+ * handler of this one) changes what the compares look at; a preemption,
+ * migration or signal during the commit restarts it. Either way the
+ * record is prepared again.
+ *
+ * The switch to the next sub-buffer is a commit too: it compares slot.cur,
+ * copies a fresh control (sequence, offset 0, no thread, the time) over the
+ * next sub-buffer's, and stores slot.cur. The consumer reads a sub-buffer
+ * only once slot.cur reached it (ctl/daemon/wire/ring.c), so it never sees
+ * a half-written control.
+ *
+ * Discard mode, not blocking (the daemon configures per-CPU buffers for
+ * those sessions only, so far): a full buffer drops the event, counted in
+ * the slot's lost_full by a commit of its own.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "rseq.h"
+
+/* The largest payload written (on the stack first); beyond, the event is
+ * counted lost. The wrappers' are a few dozen bytes. */
+#define PAYLOAD_MAX 1024u
+/* A commit retried this many times without success (never seen: the
+ * compares fail only when another record was committed on the CPU in
+ * between) gives up, the event counted lost. */
+#define TRIES 1000
+
+static struct st_abi_slot *slot_of(struct st__pool *p, uint32_t cpu)
+{
+	return p->writers[cpu].slot;
+}
+
+/* Adds one to the slot's lost_full or lost_nested: both are compared and
+ * stored together (a 16-byte commit). */
+static void count(struct st__pool *p, bool nested)
+{
+	for (int tries = 0; tries < TRIES; tries++) {
+		uint32_t cpu = st__rseq_cpu();
+		struct st_abi_slot *slot;
+		struct st_rseq_op op;
+
+		if (cpu >= p->nslots)
+			break;
+		slot = slot_of(p, cpu);
+		st__rseq_op_init(&op);
+		op.cmp[0] = &slot->lost_full;
+		op.expect[0] = st_load_relaxed(&slot->lost_full);
+		op.cmp[1] = &slot->lost_nested;
+		op.expect[1] = st_load_relaxed(&slot->lost_nested);
+		op.store = &slot->lost_full;
+		op.lo = op.expect[0] + !nested;
+		op.hi = op.expect[1] + nested;
+		op.cpu = cpu;
+		if (st__rseq_commit(&op) == ST_RSEQ_DONE)
+			return;
+	}
+	if (st__control)
+		st_add_relaxed(&st__control->lost_no_buffer[p->session], 1);
+}
+
+void st__percpu_lost(struct st__pool *p, bool nested)
+{
+	count(p, nested);
+}
+
+enum opened { OPENED, FULL, AGAIN };
+
+/*
+ * Moves slot (CPU cpu's) on from sub-buffer cur: to cur + 1, or to cur
+ * itself when it was never opened (the slot's first record). ts: the time
+ * the new sub-buffer begins with.
+ */
+static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu,
+			     uint64_t cur, uint64_t ts)
+{
+	uint32_t n = p->sb_count;
+	uint64_t target = st_load_acquire(&slot->sb[cur % n].seq) == cur + 1 ? cur + 1 : cur;
+	struct st_abi_subbuf *next = &slot->sb[target % n];
+	/* (its lost: the slot's losses before it, which the consumer puts in
+	 * the packets of the sub-buffer before, as the per-thread writer's
+	 * close does) */
+	uint64_t full = st_load_relaxed(&slot->lost_full);
+	struct st_abi_subbuf fresh = { .seq = target + 1,
+				       .last_ts = ts,
+				       .lost = full + st_load_relaxed(&slot->lost_nested) };
+	struct st_rseq_op op;
+
+	/* (the consumer's position only grows: a stale one errs toward full) */
+	if (target - st_load_acquire(&slot->rseq) >= n)
+		return FULL;
+	st__rseq_op_init(&op);
+	op.cmp[0] = &slot->cur;
+	op.expect[0] = cur;
+	op.cmp[1] = &next->seq;
+	op.expect[1] = st_load_relaxed(&next->seq);
+	op.cmp[2] = &slot->lost_full;
+	op.expect[2] = full;
+	op.src = &fresh;
+	op.dst = next;
+	op.words = sizeof(fresh) / 8;
+	op.store = &slot->cur;
+	op.lo = target;
+	op.hi = target % n; /* (cur_pad: its index, so that writers divide not) */
+	op.cpu = cpu;
+	if (st__rseq_commit(&op) != ST_RSEQ_DONE)
+		return AGAIN;
+	if (target != cur)
+		st__reg_subbuf_ready(p->session, cpu);
+	st__reg_offer_pool(p); /* (until the daemon has it) */
+	return OPENED;
+}
+
+/* Writes the record's bytes at b: returns where they end. */
+static uint8_t *compose(uint8_t *b, bool thread_rec, int32_t tid, uint32_t id, uint64_t ts,
+			uint64_t base_ts, uint64_t site, const void *payload, uint32_t len)
+{
+	if (thread_rec) {
+		b = st__put_thread_record(b, tid, ts);
+		base_ts = ts;
+	}
+	b = st__put_header(b, id, ts, ts - base_ts, site);
+	st__copy_words(b, payload, len);
+	return b + len;
+}
+
+void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
+		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
+		      uint32_t len)
+{
+	uint8_t rec[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + PAYLOAD_MAX + ST_PAYLOAD_SLACK]
+		__attribute__((aligned(8)));
+	const uint32_t *mask = &tp->state->mask[tp->slot];
+	/* (the aligned 8 bytes that hold it, the word the commit compares) */
+	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
+	unsigned half = (uintptr_t)mask & 4 ? 32 : 0;
+	int32_t tid = t->tid;
+
+	/* (a record that no sub-buffer can hold: lost, as the per-thread
+	 * writer counts it) */
+	if (len > PAYLOAD_MAX ||
+	    ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
+		count(p, false);
+		return;
+	}
+	for (int tries = 0; tries < TRIES; tries++) {
+		uint64_t mw = st_load_relaxed(mask_word), cur, word, last, at, n;
+		uint32_t cpu = st__rseq_cpu(), off, idx;
+		struct st_abi_subbuf *ctl;
+		struct st_abi_slot *slot;
+		struct st_rseq_op op;
+		bool thread_rec;
+
+		if (!((uint32_t)(mw >> half) & (1u << s)))
+			return; /* switched off since the caller looked: no event */
+		if (cpu >= p->nslots) {
+			if (st__control)
+				st_add_relaxed(&st__control->lost_no_buffer[s], 1);
+			return;
+		}
+		if (!p->writers[cpu].populated && !st__pool_claim_cpu(p, cpu)) {
+			if (st__control)
+				st_add_relaxed(&st__control->lost_no_memory[s], 1);
+			return;
+		}
+		slot = slot_of(p, cpu);
+		cur = st_load_relaxed(&slot->cur);
+		/* (the index of cur, stored with it; a torn pair makes the
+		 * commit's compare of cur fail) */
+		idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
+		if (idx >= p->sb_count)
+			idx = 0;
+		ctl = &slot->sb[idx];
+		word = st_load_relaxed(&ctl->commit);
+		last = st_load_relaxed(&ctl->last_ts);
+		if (st_load_relaxed(&ctl->seq) != cur + 1) {
+			enum opened o = open_next(p, slot, cpu, cur, ts);
+
+			if (o == FULL) {
+				count(p, false);
+				return;
+			}
+			continue;
+		}
+		off = ST_ABI_COMMIT_OFF(word);
+		thread_rec = (int32_t)(word >> 32) != tid || off == 0;
+		at = ts < last ? last : ts; /* never back within the stream */
+		n = (uint64_t)(compose(rec, thread_rec, tid, id, at, last, site, payload, len) - rec);
+		if (off + n + ST_PAYLOAD_SLACK > p->sb_size) {
+			enum opened o = open_next(p, slot, cpu, cur, at);
+
+			if (o == FULL) {
+				count(p, false);
+				return;
+			}
+			continue;
+		}
+		st__rseq_op_init(&op);
+		op.cmp[0] = &slot->cur;
+		op.expect[0] = cur;
+		op.cmp[1] = &ctl->commit;
+		op.expect[1] = word;
+		op.cmp[2] = mask_word;
+		op.expect[2] = mw;
+		op.src = rec;
+		op.dst = (uint8_t *)slot + p->geo.hdr_size +
+			 st_abi_subbuf_offset(p->sb_size, idx) + off;
+		op.words = (n + 7) / 8;
+		op.store = &ctl->commit;
+		op.lo = (off + n) | (uint64_t)(uint32_t)tid << 32;
+		op.hi = at;
+		op.cpu = cpu;
+		if (st__rseq_commit(&op) == ST_RSEQ_DONE)
+			return;
+	}
+	count(p, false);
+}

@@ -1,0 +1,48 @@
+/*
+ * share: THREADS threads, started together (a barrier), each taking and
+ * giving back one shared mutex PAIRS times, with nothing in between: the
+ * contention a lock tracer is for, which a tracer that stalls a thread's
+ * first event hides (the first thread is done before the others start).
+ * Prints the pairs made.
+ * usage: share THREADS PAIRS
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t start;
+static long pairs, total;
+
+static void *work(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < pairs; i++) {
+		pthread_mutex_lock(&lock);
+		total++;
+		pthread_mutex_unlock(&lock);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long threads;
+	pthread_t *t;
+
+	if (argc != 3 || (threads = atol(argv[1])) < 1 || (pairs = atol(argv[2])) < 1) {
+		fprintf(stderr, "usage: share THREADS PAIRS\n");
+		return 2;
+	}
+	t = calloc((size_t)threads, sizeof(*t));
+	if (!t || pthread_barrier_init(&start, NULL, (unsigned)threads) != 0)
+		return 1;
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, work, NULL) != 0)
+			return 1;
+	for (long i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	printf("%ld pairs\n", total);
+	return 0;
+}
