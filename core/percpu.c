@@ -27,14 +27,13 @@
  * those sessions only, so far): a full buffer drops the event, counted in
  * the slot's lost_full by a commit of its own.
  */
+#include <emmintrin.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
 #include "rseq.h"
 
-/* The largest payload written (on the stack first); beyond, the event is
- * counted lost. The wrappers' are a few dozen bytes. */
-#define PAYLOAD_MAX 1024u
 /* A commit retried this many times without success (never seen: the
  * compares fail only when another record was committed on the CPU in
  * between) gives up, the event counted lost. */
@@ -125,25 +124,100 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	return OPENED;
 }
 
-/* Writes the record's bytes at b: returns where they end. */
-static uint8_t *compose(uint8_t *b, bool thread_rec, int32_t tid, uint32_t id, uint64_t ts,
-			uint64_t base_ts, uint64_t site, const void *payload, uint32_t len)
+/* Writes the record's header at b (after a thread record if one is due):
+ * returns where it ends, and the payload begins. */
+static uint8_t *compose_head(uint8_t *b, bool thread_rec, int32_t tid, uint32_t id, uint64_t ts,
+			     uint64_t base_ts, uint64_t site)
 {
 	if (thread_rec) {
 		b = st__put_thread_record(b, tid, ts);
 		base_ts = ts;
 	}
-	b = st__put_header(b, id, ts, ts - base_ts, site);
-	st__copy_words(b, payload, len);
-	return b + len;
+	return st__put_header(b, id, ts, ts - base_ts, site);
+}
+
+/*
+ * The record's commit: st__rseq_commit's sequence (rseq.c), specialised
+ * with everything in registers. On CPU cpu only, if *cur_p, *word_p and
+ * *mask_p still hold cur, word and mask: copies head_words 8-byte words
+ * from head to dst and payload_words from payload to dst_payload (the
+ * record's header, prepared on the stack, and its payload from where the
+ * caller made it: each word is loaded as it was stored, so the stores
+ * forward to the loads), then stores the 16 bytes of pair at word_p. False
+ * when a compare failed or the kernel restarted it.
+ */
+static inline __attribute__((always_inline)) bool
+commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t cur,
+	      uint64_t *word_p, uint64_t word, const uint64_t *mask_p, uint64_t mask, uint8_t *dst,
+	      const uint8_t *head, uint64_t head_words, uint8_t *dst_payload, const uint8_t *payload,
+	      uint64_t payload_words, __m128i pair)
+{
+	__asm__ goto(".pushsection .data.rel.st_rseq_cs, \"aw\"\n\t"
+		     ".balign 32\n"
+		     "3:\n\t"
+		     ".long 0, 0\n\t"
+		     ".quad 1f, 2f - 1f, 4f\n\t"
+		     ".popsection\n\t"
+		     "leaq 3b(%%rip), %%rax\n\t"
+		     "movq %%rax, %c[cs](%[rs])\n"
+		     "1:\n\t"
+		     "cmpl %c[cpu_id](%[rs]), %[cpu]\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[cur_p]), %%rax\n\t"
+		     "cmpq %[cur], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[word_p]), %%rax\n\t"
+		     "cmpq %[word], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[mask_p]), %%rax\n\t"
+		     "cmpq %[mask], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "xorl %%ecx, %%ecx\n"
+		     "8:\n\t"
+		     "movq (%[head], %%rcx, 8), %%rax\n\t"
+		     "movq %%rax, (%[dst], %%rcx, 8)\n\t"
+		     "incq %%rcx\n\t"
+		     "cmpq %[head_words], %%rcx\n\t"
+		     "jb 8b\n\t"
+		     "xorl %%ecx, %%ecx\n\t"
+		     "cmpq %[payload_words], %%rcx\n\t"
+		     "jae 7f\n"
+		     "9:\n\t"
+		     "movq (%[payload], %%rcx, 8), %%rax\n\t"
+		     "movq %%rax, (%[dst_payload], %%rcx, 8)\n\t"
+		     "incq %%rcx\n\t"
+		     "cmpq %[payload_words], %%rcx\n\t"
+		     "jb 9b\n"
+		     "7:\n\t"
+		     "movdqu %[pair], (%[word_p])\n" /* the commit */
+		     "2:\n\t"
+		     ".pushsection .text.st_rseq_abort, \"ax\"\n\t"
+		     ".long 0x53053053\n" /* RSEQ_SIG */
+		     "4:\n\t"
+		     "jmp %l[retry]\n\t"
+		     ".popsection\n"
+		     :
+		     : [rs] "r"(rs), [cpu] "r"(cpu), [cur_p] "r"(cur_p), [cur] "rm"(cur),
+		       [word_p] "r"(word_p), [word] "rm"(word), [mask_p] "r"(mask_p),
+		       [mask] "rm"(mask), [head] "r"(head), [dst] "r"(dst),
+		       [head_words] "rm"(head_words), [payload] "r"(payload),
+		       [dst_payload] "r"(dst_payload), [payload_words] "rm"(payload_words),
+		       [pair] "x"(pair), [cs] "i"(offsetof(struct rseq, rseq_cs)),
+		       [cpu_id] "i"(offsetof(struct rseq, cpu_id))
+		     : "rax", "rcx", "memory", "cc"
+		     : retry);
+	return true;
+retry:
+	return false;
 }
 
 void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
 		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
 		      uint32_t len)
 {
-	uint8_t rec[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + PAYLOAD_MAX + ST_PAYLOAD_SLACK]
-		__attribute__((aligned(8)));
+	/* (a thread record and a header, and the 16 bytes st__put_header may
+	 * write) */
+	uint8_t rec[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + 16] __attribute__((aligned(8)));
 	const uint32_t *mask = &tp->state->mask[tp->slot];
 	/* (the aligned 8 bytes that hold it, the word the commit compares) */
 	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
@@ -152,17 +226,16 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 
 	/* (a record that no sub-buffer can hold: lost, as the per-thread
 	 * writer counts it) */
-	if (len > PAYLOAD_MAX ||
-	    ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
+	if (ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
 		count(p, false);
 		return;
 	}
 	for (int tries = 0; tries < TRIES; tries++) {
-		uint64_t mw = st_load_relaxed(mask_word), cur, word, last, at, n;
+		uint64_t mw = st_load_relaxed(mask_word), cur, word, last, at, head, n, new_word;
+		uint8_t *dst;
 		uint32_t cpu = st__rseq_cpu(), off, idx;
 		struct st_abi_subbuf *ctl;
 		struct st_abi_slot *slot;
-		struct st_rseq_op op;
 		bool thread_rec;
 
 		if (!((uint32_t)(mw >> half) & (1u << s)))
@@ -199,7 +272,8 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		off = ST_ABI_COMMIT_OFF(word);
 		thread_rec = (int32_t)(word >> 32) != tid || off == 0;
 		at = ts < last ? last : ts; /* never back within the stream */
-		n = (uint64_t)(compose(rec, thread_rec, tid, id, at, last, site, payload, len) - rec);
+		head = (uint64_t)(compose_head(rec, thread_rec, tid, id, at, last, site) - rec);
+		n = head + len;
 		if (off + n + ST_PAYLOAD_SLACK > p->sb_size) {
 			enum opened o = open_next(p, slot, cpu, cur, at);
 
@@ -209,22 +283,13 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 			}
 			continue;
 		}
-		st__rseq_op_init(&op);
-		op.cmp[0] = &slot->cur;
-		op.expect[0] = cur;
-		op.cmp[1] = &ctl->commit;
-		op.expect[1] = word;
-		op.cmp[2] = mask_word;
-		op.expect[2] = mw;
-		op.src = rec;
-		op.dst = (uint8_t *)slot + p->geo.hdr_size +
-			 st_abi_subbuf_offset(p->sb_size, idx) + off;
-		op.words = (n + 7) / 8;
-		op.store = &ctl->commit;
-		op.lo = (off + n) | (uint64_t)(uint32_t)tid << 32;
-		op.hi = at;
-		op.cpu = cpu;
-		if (st__rseq_commit(&op) == ST_RSEQ_DONE)
+		dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
+		new_word = (off + n) | (uint64_t)(uint32_t)tid << 32;
+		/* (the header's last word may run into the payload's bytes:
+		 * the payload's copy comes after and writes them) */
+		if (commit_record(st__rseq_area(), cpu, &slot->cur, cur, &ctl->commit, word, mask_word,
+				  mw, dst, rec, (head + 7) / 8, dst + head, payload, (len + 7) / 8,
+				  _mm_set_epi64x((long long)at, (long long)new_word)))
 			return;
 	}
 	count(p, false);

@@ -27,7 +27,7 @@
 /* Where glibc put each thread's rseq area, from the thread pointer, and
  * its size; looked up at run time, so that the library still loads with
  * a glibc older than 2.35 (which registers none): then the size stays 0. */
-static ptrdiff_t area_offset;
+ptrdiff_t st__rseq_offset;
 static unsigned int area_size;
 
 void st__rseq_init(void)
@@ -36,14 +36,9 @@ void st__rseq_init(void)
 	const unsigned int *size = dlsym(RTLD_DEFAULT, "__rseq_size");
 
 	if (offset && size) {
-		area_offset = *offset;
+		st__rseq_offset = *offset;
 		area_size = *size;
 	}
-}
-
-static inline struct rseq *rseq_area(void)
-{
-	return (struct rseq *)((char *)__builtin_thread_pointer() + area_offset);
 }
 
 bool st__rseq_usable(void)
@@ -51,12 +46,7 @@ bool st__rseq_usable(void)
 	/* (the size is 0 when glibc did not register: the tunable
 	 * glibc.pthread.rseq=0, or a kernel or a seccomp filter that refused) */
 	return area_size >= offsetof(struct rseq, flags) + sizeof(uint32_t) &&
-	       (int32_t)__atomic_load_n(&rseq_area()->cpu_id, __ATOMIC_RELAXED) >= 0;
-}
-
-uint32_t st__rseq_cpu(void)
-{
-	return __atomic_load_n(&rseq_area()->cpu_id_start, __ATOMIC_RELAXED);
+	       (int32_t)__atomic_load_n(&st__rseq_area()->cpu_id, __ATOMIC_RELAXED) >= 0;
 }
 
 #if !defined(__x86_64__)
@@ -65,7 +55,7 @@ uint32_t st__rseq_cpu(void)
 
 __attribute__((noinline)) enum st_rseq_result st__rseq_commit(const struct st_rseq_op *op)
 {
-	struct rseq *rs = rseq_area();
+	struct rseq *rs = st__rseq_area();
 	uint32_t res;
 
 	/*

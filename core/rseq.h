@@ -29,7 +29,9 @@
 #define ST_CORE_RSEQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/rseq.h>
 
 #define ST_RSEQ_CMPS 3
 
@@ -63,9 +65,20 @@ void st__rseq_init(void);
 /* Whether this thread has an rseq area the kernel keeps (glibc registered
  * one, and the kernel took it): per-CPU buffers need it. */
 bool st__rseq_usable(void);
-/* The CPU this thread ran on when the kernel last returned to it; only
- * st__rseq_commit() tells whether it still does. */
-uint32_t st__rseq_cpu(void);
+/* Where each thread's rseq area is, from its thread pointer (rseq.c). */
+extern ptrdiff_t st__rseq_offset __attribute__((visibility("hidden")));
+
+static inline struct rseq *st__rseq_area(void)
+{
+	return (struct rseq *)((char *)__builtin_thread_pointer() + st__rseq_offset);
+}
+
+/* The CPU this thread ran on when the kernel last returned to it; only a
+ * commit tells whether it still does. */
+static inline uint32_t st__rseq_cpu(void)
+{
+	return __atomic_load_n(&st__rseq_area()->cpu_id_start, __ATOMIC_RELAXED);
+}
 /* Runs op as a restartable sequence (see above); st__rseq_usable() first. */
 enum st_rseq_result st__rseq_commit(const struct st_rseq_op *op);
 
