@@ -152,14 +152,7 @@ commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t cur
 	      const uint8_t *head, uint64_t head_words, uint8_t *dst_payload, const uint8_t *payload,
 	      uint64_t payload_words, __m128i pair)
 {
-	__asm__ goto(".pushsection .data.rel.st_rseq_cs, \"aw\"\n\t"
-		     ".balign 32\n"
-		     "3:\n\t"
-		     ".long 0, 0\n\t"
-		     ".quad 1f, 2f - 1f, 4f\n\t"
-		     ".popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\t"
-		     "movq %%rax, %c[cs](%[rs])\n"
+	__asm__ goto(ST_RSEQ_ENTER
 		     "1:\n\t"
 		     "cmpl %c[cpu_id](%[rs]), %[cpu]\n\t"
 		     "jne %l[retry]\n\t"
@@ -191,11 +184,7 @@ commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t cur
 		     "7:\n\t"
 		     "movdqu %[pair], (%[word_p])\n" /* the commit */
 		     "2:\n\t"
-		     ".pushsection .text.st_rseq_abort, \"ax\"\n\t"
-		     ".long 0x53053053\n" /* RSEQ_SIG */
-		     "4:\n\t"
-		     "jmp %l[retry]\n\t"
-		     ".popsection\n"
+		     ST_RSEQ_ABORT("%l[retry]")
 		     :
 		     : [rs] "r"(rs), [cpu] "r"(cpu), [cur_p] "r"(cur_p), [cur] "rm"(cur),
 		       [word_p] "r"(word_p), [word] "rm"(word), [mask_p] "r"(mask_p),

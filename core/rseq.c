@@ -58,22 +58,9 @@ __attribute__((noinline)) enum st_rseq_result st__rseq_commit(const struct st_rs
 	struct rseq *rs = st__rseq_area();
 	uint32_t res;
 
-	/*
-	 * 3: the descriptor (version 0, no flags; relocated at load time, so in
-	 *    a writable section), 1: the first instruction, 2: just after the
-	 *    commit, 4: the abort handler after the signature, in its own
-	 *    section so that it is outside [1, 2).
-	 */
 	__asm__ __volatile__(
-		".pushsection .data.rel.st_rseq_cs, \"aw\"\n\t"
-		".balign 32\n"
-		"3:\n\t"
-		".long 0, 0\n\t"
-		".quad 1f, 2f - 1f, 4f\n\t"
-		".popsection\n\t"
-		/* (before the section: the descriptor and what the commit stores) */
-		"leaq 3b(%%rip), %%rax\n\t"
-		"movq %%rax, %c[cs](%[rs])\n\t"
+		ST_RSEQ_ENTER
+		/* (before the section: what the commit stores) */
 		"movq %c[lo](%[op]), %%xmm0\n\t"
 		"movq %c[hi](%[op]), %%xmm1\n\t"
 		"punpcklqdq %%xmm1, %%xmm0\n\t"
@@ -115,13 +102,11 @@ __attribute__((noinline)) enum st_rseq_result st__rseq_commit(const struct st_rs
 		"jmp 6f\n"
 		"5:\n\t"
 		"movl $1, %[res]\n\t"
-		"jmp 6f\n\t"
-		".pushsection .text.st_rseq_abort, \"ax\"\n\t"
-		".long 0x53053053\n" /* RSEQ_SIG */
-		"4:\n\t"
+		"jmp 6f\n"
+		"9:\n\t"
 		"movl $2, %[res]\n\t"
 		"jmp 6f\n\t"
-		".popsection\n"
+		ST_RSEQ_ABORT("9b")
 		"6:\n"
 		: [res] "=&r"(res)
 		: [op] "r"(op), [rs] "r"(rs), [cs] "i"(offsetof(struct rseq, rseq_cs)),

@@ -52,6 +52,33 @@ enum st_rseq_result {
 	ST_RSEQ_ABORTED = 2, /* the kernel restarted the section: read again */
 };
 
+/*
+ * The start of a critical section in an asm statement (x86-64), for the
+ * sections written out in full (rseq.c, percpu.c). Label 3: the
+ * descriptor (version 0, no flags; relocated at load time, so in a
+ * writable section); 1: the section's first instruction, which must
+ * follow; 2: just after its commit; 4: the abort handler (ST_RSEQ_ABORT).
+ * Operands: %[rs] the thread's area, %c[cs] the offset of its rseq_cs
+ * field; clobbers rax.
+ */
+#define ST_RSEQ_ENTER                                  \
+	".pushsection .data.rel.st_rseq_cs, \"aw\"\n\t" \
+	".balign 32\n"                                 \
+	"3:\n\t"                                       \
+	".long 0, 0\n\t"                               \
+	".quad 1f, 2f - 1f, 4f\n\t"                    \
+	".popsection\n\t"                              \
+	"leaq 3b(%%rip), %%rax\n\t"                    \
+	"movq %%rax, %c[cs](%[rs])\n\t"
+/* The abort handler, label 4: the signature the kernel checks before it
+ * (RSEQ_SIG), then a jump to `to`; in its own section, outside [1, 2). */
+#define ST_RSEQ_ABORT(to)                                \
+	".pushsection .text.st_rseq_abort, \"ax\"\n\t"   \
+	".long 0x53053053\n"                             \
+	"4:\n\t"                                         \
+	"jmp " to "\n\t"                                 \
+	".popsection\n"
+
 /* An op that compares nothing yet: each compare at its own expectation. */
 static inline void st__rseq_op_init(struct st_rseq_op *op)
 {
