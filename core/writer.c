@@ -43,8 +43,15 @@
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
-/* A signal handler interrupted an event write: count what it would write. */
-static void drop_nested(struct st__thread *t, uint32_t mask)
+/*
+ * A signal handler interrupted an event write. A per-CPU buffer takes its
+ * event all the same: the interrupted record is prepared on its own stack
+ * frame and committed by a restartable sequence, which the commit made
+ * here makes it prepare again (percpu.c). A thread's own buffer would be
+ * torn: the event is counted instead.
+ */
+static void nested(struct st__thread *t, const struct st_tracepoint *tp, uint32_t mask,
+		   uint64_t ts, uint64_t site, const void *payload, uint32_t len)
 {
 	if (t->busy != 1)
 		return; /* tracer internals: the tracer's own calls are not events */
@@ -53,8 +60,12 @@ static void drop_nested(struct st__thread *t, uint32_t mask)
 		struct st__writer *w = t->w[s];
 
 		mask &= mask - 1;
-		if (w && w->percpu)
-			st__percpu_lost(w->pool, true); /* (a CPU's counters: a commit) */
+		/* (a fork child not registered yet writes nothing, as below) */
+		if (w && w->percpu && w->generation == *w->live_generation && st__live->pid != 0)
+			st__percpu_write(w->pool, t, tp, s, tp->state->id[tp->slot], ts, site, payload,
+					 len);
+		else if (w && w->percpu)
+			st__percpu_lost(w->pool, true);
 		else if (w)
 			/* One instruction: a further nested handler cannot split it,
 			 * and only this thread writes this slot's counters. */
@@ -285,7 +296,7 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 	uint32_t id, rec;
 
 	if (__builtin_expect(t->busy != 0, 0)) {
-		drop_nested(t, mask);
+		nested(t, tp, mask, ts, site, payload, len);
 		return;
 	}
 	t->busy = 1;
