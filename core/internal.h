@@ -173,7 +173,7 @@ struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_m
  * slots given back, the daemon's grant (never 0). */
 uint32_t st__pool_mark(const struct st__pool *p) ST_HIDDEN;
 /* Per-CPU pools: makes slot i (CPU i) the process's, within the daemon's
- * grant, and resident; false beyond the grant. */
+ * grant; false beyond it. */
 bool st__pool_claim_cpu(struct st__pool *p, uint32_t i) ST_HIDDEN;
 /* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;

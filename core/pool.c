@@ -45,7 +45,7 @@ struct pool_ref {
 
 static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
 
-static bool claim_cpu(struct st__pool *p, uint32_t i, bool touch);
+static bool claim_cpu(struct st__pool *p, uint32_t i);
 
 /* Where a pool's writers begin in its private mapping (page-aligned). */
 #define WRITERS_OFF                                                                \
@@ -142,11 +142,15 @@ static struct st__pool *pool_create(uint32_t s)
 	 * one of its parent's, finishing a claim a signal handler interrupted). */
 	st_store_seq_cst(&st__control->slots_claimed[s], (uint64_t)p->generation << 32);
 	if (p->percpu) {
-		/* Every CPU's buffer, as far as the grant goes, claimed and made
-		 * resident now, before any thread writes: no thread's first
-		 * event pays for it. The consumer looks at all of them. */
+		/* Every CPU's buffer claimed now, as far as the grant goes; the
+		 * consumer looks at all of them. Their pages are not made
+		 * resident here (tens of milliseconds, which the thread whose
+		 * event made the pool would wait, and the others' events be
+		 * lost meanwhile): the daemon allocates them as soon as it has
+		 * the pool (ctl/daemon/model/memory.c, st_memory_fill), and
+		 * a page a writer reaches before is faulted in by its store. */
 		hdr->slots_used = p->nslots;
-		for (uint32_t i = 0; i < p->nslots && claim_cpu(p, i, true); i++)
+		for (uint32_t i = 0; i < p->nslots && claim_cpu(p, i); i++)
 			;
 	}
 	st_store_release(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd);
@@ -211,7 +215,7 @@ struct st__pool *st__pool_get(uint32_t s)
  * thread reuses is mapped already. On a kernel without MADV_POPULATE_WRITE
  * the stores fault the pages in.
  */
-static void populate(struct st__pool *p, uint32_t i, bool touch)
+static void populate(struct st__pool *p, uint32_t i)
 {
 	struct st__writer *w = &p->writers[i];
 	uint8_t *base = (uint8_t *)slot_at(p, i);
@@ -220,10 +224,6 @@ static void populate(struct st__pool *p, uint32_t i, bool touch)
 		return;
 	w->populated = true;
 	st__sys3(SYS_madvise, base, p->geo.slot_size, MADV_POPULATE_WRITE);
-	/* (a per-CPU buffer claimed late may have writers already: its data
-	 * pages are not touched then) */
-	if (!touch)
-		return;
 	for (uint64_t off = 0; off < p->geo.hdr_size; off += ST_ABI_PAGE)
 		st_or_relaxed((uint32_t *)(base + off), 0);
 	for (uint64_t off = p->geo.hdr_size; off < p->geo.slot_size; off += ST_ABI_PAGE)
@@ -282,24 +282,25 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 	}
 	while (used <= i && !st_cas_release(&hdr->slots_used, &used, i + 1))
 		;
-	populate(p, i, true);
+	populate(p, i);
 	return &p->writers[i];
 }
 
-/* Per-CPU pools: slot i claimed (within the grant) and made resident. */
-static bool claim_cpu(struct st__pool *p, uint32_t i, bool touch)
+/* Per-CPU pools: slot i claimed, within the grant (its pages: see
+ * pool_create). `populated` says it is claimed. */
+static bool claim_cpu(struct st__pool *p, uint32_t i)
 {
 	if (p->writers[i].populated)
 		return true;
 	if (i >= claimed(p) && !grant_covers(p, i))
 		return false;
-	populate(p, i, touch);
+	p->writers[i].populated = true;
 	return true;
 }
 
 bool st__pool_claim_cpu(struct st__pool *p, uint32_t i)
 {
-	return claim_cpu(p, i, false);
+	return claim_cpu(p, i);
 }
 
 /* Whether slot i is beyond the daemon's grant and not among the first

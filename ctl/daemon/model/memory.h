@@ -77,6 +77,7 @@ struct st_memory_counts {
 
 struct st_daemon;
 struct st_proc;
+struct st_proc_pool;
 struct st_session;
 
 /* The grant of process p in session s, which is configuring it: decided
@@ -90,6 +91,17 @@ void st_memory_session_gone(struct st_daemon *d, struct st_session *ses);
  * claims without pages; refuses processes over their bounds; samples the
  * committed memory. */
 void st_memory_tick(struct st_daemon *d);
+/*
+ * Per-CPU pools: their pages allocated by the daemon (fallocate of the
+ * pool's memfd), so that the process's writers find them there, rather
+ * than a thread's event allocating them (a fault each: microseconds on
+ * this machine's hypervisor) or the process's first event making all of
+ * them resident at once (tens of milliseconds). At most `units`
+ * sub-buffers of pool (of p) now: the first sub-buffer of every CPU's
+ * buffer first, then the second of each, and so on. The tick goes on with
+ * what is left, a bounded amount each time.
+ */
+void st_memory_fill(struct st_proc_pool *pool, uint64_t units);
 /* The same, at time now_ms (CLOCK_MONOTONIC ms: the unit tests' clock). */
 void st_memory_tick_at(struct st_daemon *d, uint64_t now_ms);
 /* Bytes of the buffers claimed now in session ses (NULL: all sessions):

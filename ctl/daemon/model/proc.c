@@ -383,6 +383,9 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	/* (a process without rseq makes per-thread buffers of the same
 	 * geometry: read as it made them) */
 	pool->ring.percpu = hdr->buffers == ST_BUFFERS_PER_CPU;
+	pool->filled = 0;
+	/* the first sub-buffer of every CPU's buffer now, the rest by ticks */
+	st_memory_fill(pool, ses->nslots);
 	pool->generation = ses->generation;
 	/* the process may close its descriptor of the pool now */
 	__atomic_store_n(&p->control->pool_taken[m->session], m->generation, __ATOMIC_RELEASE);

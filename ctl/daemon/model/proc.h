@@ -71,6 +71,9 @@ struct st_proc_pool {
 	uint32_t late_streams;	/* more, for events dated before meta's (consumer.c) */
 	uint64_t lost_reported;	/* lost_no_buffer as meta last said */
 	uint64_t meta_lost_said; /* of it, what the meta streams of earlier runs said */
+	/* per-CPU: the sub-buffers whose pages the daemon allocated so far,
+	 * counted first sub-buffers of every slot first (memory.c) */
+	uint64_t filled;
 };
 
 struct st_lines;
