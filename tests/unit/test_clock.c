@@ -57,21 +57,27 @@ START_TEST(tsc_calibration_and_ctf)
 	char err[128];
 	struct timespec t0, t1, pause = { 0, 50000000 };
 	uint64_t c0, c1;
-	double ns, measured;
+	double ns, measured, ratio, best = 1e9;
 
 	if (!st_clock_tsc_usable())
 		return; /* nothing to check on this CPU */
 	ck_assert_int_eq(st_clock_init(&c, ST_CLOCK_TSC, err, sizeof(err)), 0);
 	ck_assert_uint_gt(c.freq, 100000000u);
-	/* the frequency agrees with CLOCK_MONOTONIC over 50 ms, to 0.1% */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	c0 = st_clock_now(&c);
-	nanosleep(&pause, NULL);
-	c1 = st_clock_now(&c);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
-	measured = (c1 - c0) / ns * 1e9;
-	ck_assert_double_lt(measured > c.freq ? measured / c.freq : c.freq / measured, 1.001);
+	/* the frequency agrees with CLOCK_MONOTONIC over 50 ms, to 0.1%, in
+	 * the best of 5 tries: a preemption between a clock read and the
+	 * TSC read beside it (a busy machine) spoils a try, not the verdict */
+	for (int tries = 0; tries < 5; tries++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		c0 = st_clock_now(&c);
+		nanosleep(&pause, NULL);
+		c1 = st_clock_now(&c);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+		measured = (c1 - c0) / ns * 1e9;
+		ratio = measured > c.freq ? measured / c.freq : c.freq / measured;
+		best = ratio < best ? ratio : best;
+	}
+	ck_assert_double_lt(best, 1.001);
 	/* the factor the processes get turns cycles back into ns */
 	ck_assert_uint_lt((((unsigned __int128)c.freq * c.ns_mult) >> c.ns_shift) - 999000000u,
 			  2000000u);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl/daemon/base/quota.h"
@@ -458,9 +459,43 @@ START_TEST(pages_beyond_the_bounds_are_refused)
 }
 END_TEST
 
+/* Per-CPU pools: the daemon allocates the pages of the buffers claimed,
+ * first sub-buffers first, and nothing of a buffer not claimed. */
+START_TEST(per_cpu_pages_allocated_within_the_claims)
+{
+	struct st_proc_pool pool = { 0 };
+	struct st_abi_geometry g;
+	struct stat st;
+	int fd;
+
+	ck_assert_int_eq(st_abi_geometry(ST_MODE_DISCARD, 4096, 4, 2, &g), 0);
+	fd = memfd_create("pool", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)g.size), 0);
+	ck_assert_int_eq(st_ring_init(&pool.ring, (uint8_t *)1, fd, g.size, ST_MODE_DISCARD, 4096,
+				      4, 2),
+			 0);
+	pool.ring.percpu = true;
+	/* nothing claimed: nothing allocated */
+	st_memory_fill(&pool, 0, 100);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(st.st_blocks, 0);
+	/* one buffer of two claimed: its header and first sub-buffer, then
+	 * all of it, never the other's */
+	st_memory_fill(&pool, 1, 1);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_blocks * 512, g.hdr_size + 4096);
+	st_memory_fill(&pool, 1, 100);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_blocks * 512, g.slot_size);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
-	return st_run_tests("memory", ST_TESTS(shrunk_then_taken_back_then_refused,
+	return st_run_tests("memory", ST_TESTS(per_cpu_pages_allocated_within_the_claims,
+					       shrunk_then_taken_back_then_refused,
 					       claimed_buffers_are_kept, given_back_and_raised,
 					       raised_from_unclaimed,
 					       configured_again_keeps_its_grant,

@@ -436,17 +436,26 @@ static void raise_if_short(struct st_daemon *d, struct st_proc *p, uint32_t s, s
 	ses->memc.raised++;
 }
 
-void st_memory_fill(struct st_proc_pool *pool, uint64_t units)
+void st_memory_fill(struct st_proc_pool *pool, uint32_t claimed, uint64_t units)
 {
 	const struct st_ring *r = &pool->ring;
 	uint64_t all = (uint64_t)r->nslots * r->sb_count;
 
 	if (!r->percpu || r->fd < 0)
 		return;
-	for (; units && pool->filled < all; units--, pool->filled++) {
+	for (; units && pool->filled < all; pool->filled++) {
 		uint32_t k = (uint32_t)(pool->filled / r->nslots), i = (uint32_t)(pool->filled % r->nslots);
 		uint64_t slot = st_abi_slot_offset(r->slot_size, i);
 		uint64_t off = slot + r->hdr_size + st_abi_subbuf_offset(r->sb_size, k), len = r->sb_size;
+
+		/* (only what the grant covers: a CPU's buffer the process
+		 * claims later gets its pages from its writers' faults) */
+		if (i >= claimed) {
+			if (i == 0)
+				return;
+			continue;
+		}
+		units--;
 
 		if (k == 0) {
 			/* (with the slot's header) */
@@ -480,7 +489,9 @@ static void fill(struct st_daemon *d)
 			units = budget / pool->ring.sb_size;
 			if (!units)
 				return;
-			st_memory_fill(pool, units);
+			st_memory_fill(pool,
+				       st_memory_claimed(p, s, pool->generation, pool->ring.nslots),
+				       units);
 			budget -= (pool->filled - before) * pool->ring.sb_size;
 		}
 }

@@ -97,11 +97,12 @@ void st_memory_tick(struct st_daemon *d);
  * than a thread's event allocating them (a fault each: microseconds on
  * this machine's hypervisor) or the process's first event making all of
  * them resident at once (tens of milliseconds). At most `units`
- * sub-buffers of pool (of p) now: the first sub-buffer of every CPU's
- * buffer first, then the second of each, and so on. The tick goes on with
- * what is left, a bounded amount each time.
+ * sub-buffers of pool now, of the CPU buffers below `claimed` (the
+ * process's claims within its grant: nothing beyond): the first
+ * sub-buffer of each first, then the second of each, and so on. The tick
+ * goes on with what is left, a bounded amount each time.
  */
-void st_memory_fill(struct st_proc_pool *pool, uint64_t units);
+void st_memory_fill(struct st_proc_pool *pool, uint32_t claimed, uint64_t units);
 /* The same, at time now_ms (CLOCK_MONOTONIC ms: the unit tests' clock). */
 void st_memory_tick_at(struct st_daemon *d, uint64_t now_ms);
 /* Bytes of the buffers claimed now in session ses (NULL: all sessions):

@@ -385,7 +385,8 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	pool->ring.percpu = hdr->buffers == ST_BUFFERS_PER_CPU;
 	pool->filled = 0;
 	/* the first sub-buffer of every CPU's buffer now, the rest by ticks */
-	st_memory_fill(pool, ses->nslots);
+	st_memory_fill(pool, st_memory_claimed(p, m->session, ses->generation, ses->nslots),
+		       ses->nslots);
 	pool->generation = ses->generation;
 	/* the process may close its descriptor of the pool now */
 	__atomic_store_n(&p->control->pool_taken[m->session], m->generation, __ATOMIC_RELEASE);
