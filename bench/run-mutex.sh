@@ -6,7 +6,7 @@
 # preload wrapper in a started session (default buffers and 8 x 8 MiB).
 #
 # Usage: bench/run-mutex.sh [--family F] [--pairs N] [--rounds R] [--reps K]
-#                           [--build DIR]
+#                           [--buffers K] [--build DIR]
 #
 #   --family F   what a run times, and against which LTTng-UST wrapper:
 #                  pthread  mutex lock+unlock pairs (the default);
@@ -28,6 +28,8 @@
 #                io: 41)
 #   --reps K     runs per configuration; the best median is shown (default
 #                3; io: 5)
+#   --buffers K  shimtrace record --buffers K (per-thread, the default, or
+#                per-cpu: doc/percpu.md)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace) and
@@ -47,8 +49,13 @@ REPS=
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-USAGE=8,32
-bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count -- "$@"
+USAGE=8,34
+bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count \
+	buffers:BUFFERS:text -- "$@"
+case ${BUFFERS:=per-thread} in
+per-thread | per-cpu) ;;
+*) die "bad --buffers '$BUFFERS' (per-thread or per-cpu)" ;;
+esac
 
 # The family: the program's mode; shimtrace's wrapper library and --wrap;
 # the call impl= names and the calls in one pair (CALLS, for the per-call
@@ -134,7 +141,7 @@ declare -A LABEL=(
 	[bare]="bare (no preload)"
 	[forward]="an empty forwarding write() preloaded (the floor)"
 	[disabled]="shimtrace preloaded, disabled"
-	[record]="shimtrace recording"
+	[record]="shimtrace recording$([[ $BUFFERS == per-cpu ]] && echo " (per-cpu)")"
 	[lttng-default]="lttng-ust $WRAPPER_NAME"
 	[lttng-big]="lttng-ust $WRAPPER_NAME"
 )
@@ -249,7 +256,7 @@ shimtrace_events() {
 # ---- configuration 3: shimtrace record ----
 run_record() {
 	local dir=$TMP/shimtrace-trace rc events
-	CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" -o "$dir" --) ${CMD[bare]}"
+	CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" --buffers "$BUFFERS" -o "$dir" --) ${CMD[bare]}"
 	if [[ ! -x $SHIMTRACE ]]; then
 		WHY[record]="unavailable (no shimtrace CLI at $SHIMTRACE)"
 		return
@@ -258,13 +265,13 @@ run_record() {
 	if [[ -n $STUB ]]; then
 		# the stub for the program only, after the libraries record
 		# preloads (not for record, nor a daemon it starts)
-		CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" -o "$dir" --) sh -c 'LD_PRELOAD=\$LD_PRELOAD:stubwrite.so exec \"\$@\"' sh ${CMD[bare]}"
+		CMD[record]="$(quoted "$SHIMTRACE" record --wrap "$WRAP" --buffers "$BUFFERS" -o "$dir" --) sh -c 'LD_PRELOAD=\$LD_PRELOAD:stubwrite.so exec \"\$@\"' sh ${CMD[bare]}"
 		env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
-			"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- \
+			"$SHIMTRACE" record --wrap "$WRAP" --buffers "$BUFFERS" -o "$dir" -- \
 			sh -c 'LD_PRELOAD=$LD_PRELOAD:'"$STUB"' exec "$@"' sh ./mutex-pairs "${ARGS[@]}" >out 2>err
 	else
 		env -u SHIMTRACE_RUNDIR -u SHIMTRACE_DISABLE \
-			"$SHIMTRACE" record --wrap "$WRAP" -o "$dir" -- ./mutex-pairs "${ARGS[@]}" >out 2>err
+			"$SHIMTRACE" record --wrap "$WRAP" --buffers "$BUFFERS" -o "$dir" -- ./mutex-pairs "${ARGS[@]}" >out 2>err
 	fi
 	rc=$?
 	if ((rc != 0)); then
