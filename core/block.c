@@ -119,11 +119,20 @@ static bool daemon_gone(struct beat *b, const struct st__pool *p, uint64_t now)
 	return now - b->since >= STALE_MS || (now - b->since >= DEAD_MS && daemon_exited());
 }
 
-/* The same test as writer_switch's: the consumer freed the next sub-buffer. */
+/* The same test as writer_switch's (or, for a CPU's buffer, percpu.c's
+ * open_next): the consumer freed the next sub-buffer. */
 static bool room(const struct st__writer *w, uint64_t rseq)
 {
-	uint64_t next = w->opened ? w->seq + 1 : 0;
+	uint64_t next;
 
+	if (w->percpu) {
+		uint64_t cur = st_load_relaxed(&w->slot->cur);
+
+		next = st_load_acquire(&w->slot->sb[cur % w->pool->sb_count].seq) == cur + 1 ? cur + 1
+											 : cur;
+	} else {
+		next = w->opened ? w->seq + 1 : 0;
+	}
 	return next - rseq < w->pool->sb_count;
 }
 
@@ -140,7 +149,10 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 
 	/* (found gone before: waits again once the heartbeat moved on with
 	 * the pool taken) */
-	if (w->gave_up || (unserved && (unserved == 1 + b.value || !pool_taken(p))))
+	/* (a CPU's buffer is shared by the threads that run there: its
+	 * gave_up too, read and written as such) */
+	if (st_load_relaxed(&w->gave_up) ||
+	    (unserved && (unserved == 1 + b.value || !pool_taken(p))))
 		return ST_WAIT_LOST;
 	for (;;) {
 		struct timespec slice = { 0, SLICE_MS * 1000000L };
@@ -165,7 +177,7 @@ enum st__wait st__block_wait(struct st__writer *w, const uint32_t *enabled)
 		now = now_ms();
 		if (p->block_ms != ST_ABI_BLOCK_FOREVER) {
 			if (now - start >= p->block_ms) {
-				w->gave_up = true;
+				st_store_relaxed(&w->gave_up, true);
 				ret = ST_WAIT_LOST;
 				break;
 			}

@@ -255,10 +255,11 @@ static inline __attribute__((always_inline)) void st__copy_words(uint8_t *dst, c
 /* ---- the per-CPU writer (percpu.c) ---- */
 
 /* Writes one event into the buffer of the CPU the thread runs on, in pool
- * p (per-CPU) of session s; counts it lost if it cannot. */
+ * p (per-CPU) of session s; counts it lost if it cannot. nested: from a
+ * signal handler that interrupted an event being written (never waits). */
 void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
 		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
-		      uint32_t len) ST_HIDDEN;
+		      uint32_t len, bool nested) ST_HIDDEN;
 /* Counts an event lost in the buffer of the CPU the thread runs on
  * (nested: a signal handler's, while the thread wrote). */
 void st__percpu_lost(struct st__pool *p, bool nested) ST_HIDDEN;

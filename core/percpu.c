@@ -23,11 +23,15 @@
  * only once slot.cur reached it (ctl/daemon/wire/ring.c), so it never sees
  * a half-written control.
  *
- * Discard mode, not blocking (the daemon configures per-CPU buffers for
- * those sessions only, so far): a full buffer drops the event, counted in
- * the slot's lost_full by a commit of its own.
+ * Discard mode (the daemon configures per-CPU buffers for no other, so
+ * far): a full buffer drops the event, counted in the slot's lost_full by
+ * a commit of its own, or in a blocking session waits for the consumer
+ * first (block.c: the threads that wait for one CPU's buffer share its
+ * `waiting` flag, and each sleeps at most a slice at a time, so none
+ * misses the consumer's wake for longer).
  */
 #include <emmintrin.h>
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -118,6 +122,7 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	op.cpu = cpu;
 	if (st__rseq_commit(&op) != ST_RSEQ_DONE)
 		return AGAIN;
+	st_store_relaxed(&p->writers[cpu].gave_up, false); /* (room again: block.c) */
 	if (target != cur)
 		st__reg_subbuf_ready(p->session, cpu);
 	st__reg_offer_pool(p); /* (until the daemon has it) */
@@ -200,9 +205,32 @@ retry:
 	return false;
 }
 
+/*
+ * Room for a record, or not: FULL counts the event lost, or, in a blocking
+ * session (--blocking), first waits for the consumer (block.c), except in
+ * a signal handler that interrupted an event being written (nested: the
+ * interrupted write may be that wait). True to try the record again.
+ */
+static bool full(struct st__pool *p, uint32_t cpu, const uint32_t *mask, bool nested)
+{
+	enum st__wait r = ST_WAIT_LOST;
+
+	if (p->block_ms && !nested) {
+		int saved_errno = errno;
+
+		r = st__block_wait(&p->writers[cpu], mask);
+		errno = saved_errno;
+	}
+	if (r == ST_WAIT_ROOM)
+		return true;
+	if (r == ST_WAIT_LOST)
+		count(p, false);
+	return false;
+}
+
 void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
 		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
-		      uint32_t len)
+		      uint32_t len, bool nested)
 {
 	/* (a thread record and a header, and the 16 bytes st__put_header may
 	 * write) */
@@ -250,11 +278,10 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		word = st_load_relaxed(&ctl->commit);
 		last = st_load_relaxed(&ctl->last_ts);
 		if (st_load_relaxed(&ctl->seq) != cur + 1) {
-			enum opened o = open_next(p, slot, cpu, cur, ts);
-
-			if (o == FULL) {
-				count(p, false);
-				return;
+			if (open_next(p, slot, cpu, cur, ts) == FULL) {
+				if (!full(p, cpu, mask, nested))
+					return;
+				tries = 0; /* (waited for room: a try anew) */
 			}
 			continue;
 		}
@@ -264,11 +291,10 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		head = (uint64_t)(compose_head(rec, thread_rec, tid, id, at, last, site) - rec);
 		n = head + len;
 		if (off + n + ST_PAYLOAD_SLACK > p->sb_size) {
-			enum opened o = open_next(p, slot, cpu, cur, at);
-
-			if (o == FULL) {
-				count(p, false);
-				return;
+			if (open_next(p, slot, cpu, cur, at) == FULL) {
+				if (!full(p, cpu, mask, nested))
+					return;
+				tries = 0;
 			}
 			continue;
 		}

@@ -63,7 +63,7 @@ static void nested(struct st__thread *t, const struct st_tracepoint *tp, uint32_
 		/* (a fork child not registered yet writes nothing, as below) */
 		if (w && w->percpu && w->generation == *w->live_generation && st__live->pid != 0)
 			st__percpu_write(w->pool, t, tp, s, tp->state->id[tp->slot], ts, site, payload,
-					 len);
+					 len, true);
 		else if (w && w->percpu)
 			st__percpu_lost(w->pool, true);
 		else if (w)
@@ -323,7 +323,7 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 			if (!w)
 				continue;
 			if (w->percpu) {
-				st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len);
+				st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len, false);
 				continue;
 			}
 		}

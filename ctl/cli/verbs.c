@@ -55,7 +55,7 @@
 	  "is preempted, moved or signalled: no lock and no atomic instruction, and a "        \
 	  "thread's first event costs what any other does, whatever the number of threads. "  \
 	  "A process's share is then CPUs x --buffer-size, which must fit --process-memory. "  \
-	  "Discard mode only, not --blocking, so far. A process whose glibc registered no "    \
+	  "Discard mode only (--blocking too), so far. A process whose glibc registered no "  \
 	  "rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread " \
 	  "buffers of the same geometry instead (one per CPU's worth of memory). See "        \
 	  "doc/percpu.md." }

@@ -309,15 +309,14 @@ const char *st_buffers_name(uint32_t buffers)
 	return buffers == ST_BUFFERS_PER_CPU ? "per-cpu" : "per-thread";
 }
 
-static int per_cpu_check(uint32_t mode, uint32_t block_ms, struct st_memory_bounds *m,
-			 char *why, size_t n)
+static int per_cpu_check(uint32_t mode, struct st_memory_bounds *m, char *why, size_t n)
 {
 	long cpus;
 	char need[32], share[32];
 
-	if (mode != ST_MODE_DISCARD || block_ms) {
-		snprintf(why, n, "--buffers per-cpu is for discard mode, not blocking, so far "
-				 "(--overwrite and --blocking use per-thread buffers)");
+	if (mode != ST_MODE_DISCARD) {
+		snprintf(why, n, "--buffers per-cpu is for discard mode, so far (--overwrite uses "
+				 "per-thread buffers)");
 		return -1;
 	}
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -339,14 +338,14 @@ static int per_cpu_check(uint32_t mode, uint32_t block_ms, struct st_memory_boun
 	return 0;
 }
 
-int st_buffers_check(uint32_t buffers, uint32_t mode, uint32_t block_ms,
-		     struct st_memory_bounds *m, char *why, size_t n)
+int st_buffers_check(uint32_t buffers, uint32_t mode, struct st_memory_bounds *m, char *why,
+		     size_t n)
 {
 	switch (buffers) {
 	case ST_BUFFERS_PER_THREAD:
 		return 0;
 	case ST_BUFFERS_PER_CPU:
-		return per_cpu_check(mode, block_ms, m, why, n);
+		return per_cpu_check(mode, m, why, n);
 	default:
 		snprintf(why, n, "--buffers: unknown kind %u", buffers);
 		return -1;
