@@ -29,7 +29,7 @@
 #   --reps K     runs per configuration; the best median is shown (default
 #                3; io: 5)
 #   --buffers K  shimtrace record --buffers K (per-thread, the default, or
-#                per-cpu: doc/percpu.md)
+#                per-process: doc/percpu.md)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace) and
@@ -53,8 +53,8 @@ USAGE=8,34
 bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count \
 	buffers:BUFFERS:text -- "$@"
 case ${BUFFERS:=per-thread} in
-per-thread | per-cpu) ;;
-*) die "bad --buffers '$BUFFERS' (per-thread or per-cpu)" ;;
+per-thread | per-process) ;;
+*) die "bad --buffers '$BUFFERS' (per-thread or per-process)" ;;
 esac
 
 # The family: the program's mode; shimtrace's wrapper library and --wrap;
@@ -141,7 +141,7 @@ declare -A LABEL=(
 	[bare]="bare (no preload)"
 	[forward]="an empty forwarding write() preloaded (the floor)"
 	[disabled]="shimtrace preloaded, disabled"
-	[record]="shimtrace recording$([[ $BUFFERS == per-cpu ]] && echo " (per-cpu)")"
+	[record]="shimtrace recording$([[ $BUFFERS == per-process ]] && echo " (per-process)")"
 	[lttng-default]="lttng-ust $WRAPPER_NAME"
 	[lttng-big]="lttng-ust $WRAPPER_NAME"
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-percpu.sh: what a tracer does to threads from their first event on,
-# per-thread buffers against per-CPU ones (--buffers per-cpu), side by side
+# per-thread buffers against per-CPU ones (--buffers per-process), side by side
 # with LTTng-UST's pthread wrapper, interleaved, in one run:
 #   first lock      a new thread's first lock, from pthread_create until it
 #                   is held (us), in a process whose first traced call it
@@ -56,7 +56,7 @@ one() {
 	case $1 in
 	bare) bare_run "${prog[@]}" ;;
 	record) record_run "" "${prog[@]}" ;;
-	percpu) record_run "--buffers per-cpu" "${prog[@]}" ;;
+	percpu) record_run "--buffers per-process" "${prog[@]}" ;;
 	lttng) lttng_run "" "${prog[@]}" ;;
 	esac
 	keep "$1" "$2" "$3" "$(value "$2")" ""
@@ -102,7 +102,7 @@ echo "program: ${COMPILE_SHOWN//PROG/burst}"
 echo "commands (in a temp dir; ARGS per row: 1 1, --shared 2 100000, 200 1000, 2000 100):"
 echo "  bare: ./burst ARGS"
 echo "  shimtrace per-thread: $(quoted "$SHIMTRACE") record -o DIR -- ./burst ARGS"
-echo "  shimtrace per-CPU: $(quoted "$SHIMTRACE") record --buffers per-cpu -o DIR -- ./burst ARGS"
+echo "  shimtrace per-CPU: $(quoted "$SHIMTRACE") record --buffers per-process -o DIR -- ./burst ARGS"
 echo "  LTTng: $(lttng_up_shown); $LTTNG_ENV_SHOWN ./burst ARGS; lttng stop S; lttng destroy S"
 [[ -n $LTTNG_SKIP ]] || echo "  lttng-sessiond --daemonize --no-kernel was started unless one answered already"
 exit 0

@@ -47,18 +47,18 @@
 	  "an event being written never waits: its event is lost (nested)." }
 /* --buffers of record and create (st_buffers_parse, ctl/common/checks.h). */
 #define BUFFERS_OPT                                                                         \
-	{ "buffers", 0, "per-thread|per-cpu",                                                 \
-	  "one ring buffer per thread that writes (default), or one per CPU",                  \
-	  "per-cpu: each process has a buffer for every CPU of the machine, made when its "   \
-	  "first event is written, and every thread writes into the buffer of the CPU it "     \
-	  "runs on, in a restartable sequence (rseq) that the kernel restarts when the thread " \
-	  "is preempted, moved or signalled: no lock and no atomic instruction, and a "        \
-	  "thread's first event costs what any other does, whatever the number of threads. "  \
-	  "A process's share is then CPUs x --buffer-size, which must fit --process-memory. "  \
-	  "Discard mode only (--blocking too), so far. A process whose glibc registered no "  \
-	  "rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread " \
-	  "buffers of the same geometry instead (one per CPU's worth of memory). See "        \
-	  "doc/percpu.md." }
+	{ "buffers", 0, "per-thread|per-process",                                            \
+	  "a ring buffer per thread that writes (default), or per CPU in each process",       \
+	  "per-process (LTTng's word): each process has a buffer for every CPU of the "        \
+	  "machine, made by its first event (the daemon then allocates its pages), and every " \
+	  "thread writes into the buffer of the CPU it runs on, in a restartable sequence "    \
+	  "(rseq) that the kernel restarts when the thread is preempted, moved or signalled: " \
+	  "no lock and no atomic instruction, and a thread's first event costs what any "      \
+	  "other does, whatever the number of threads. A process's share is then CPUs x "      \
+	  "--buffer-size, which must fit --process-memory. Discard mode only (--blocking "     \
+	  "too), so far. A process whose glibc registered no rseq area (before 2.35, or "      \
+	  "GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread buffers of the same "       \
+	  "geometry instead (as many as CPUs). See doc/percpu.md." }
 /* The memory bounds of record and create (st_memory_bounds, ctl/common/checks.h;
  * ctl/daemon/model/memory.h). */
 #define MAX_MEMORY_OPT                                                                     \

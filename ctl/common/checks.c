@@ -295,10 +295,10 @@ int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
 {
 	if (strcmp(arg, "per-thread") == 0)
 		*out = ST_BUFFERS_PER_THREAD;
-	else if (strcmp(arg, "per-cpu") == 0)
+	else if (strcmp(arg, "per-process") == 0)
 		*out = ST_BUFFERS_PER_CPU;
 	else {
-		snprintf(why, n, "--buffers: '%s' is neither per-thread nor per-cpu", arg);
+		snprintf(why, n, "--buffers: '%s' is neither per-thread nor per-process", arg);
 		return -1;
 	}
 	return 0;
@@ -306,7 +306,7 @@ int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
 
 const char *st_buffers_name(uint32_t buffers)
 {
-	return buffers == ST_BUFFERS_PER_CPU ? "per-cpu" : "per-thread";
+	return buffers == ST_BUFFERS_PER_CPU ? "per-process" : "per-thread";
 }
 
 static int per_cpu_check(uint32_t mode, struct st_memory_bounds *m, char *why, size_t n)
@@ -315,20 +315,20 @@ static int per_cpu_check(uint32_t mode, struct st_memory_bounds *m, char *why, s
 	char need[32], share[32];
 
 	if (mode != ST_MODE_DISCARD) {
-		snprintf(why, n, "--buffers per-cpu is for discard mode, so far (--overwrite uses "
+		snprintf(why, n, "--buffers per-process is for discard mode, so far (--overwrite uses "
 				 "per-thread buffers)");
 		return -1;
 	}
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (cpus < 1 || cpus > ST_ABI_SLOTS_MAX) {
-		snprintf(why, n, "--buffers per-cpu: cannot count this machine's CPUs");
+		snprintf(why, n, "--buffers per-process: cannot count this machine's CPUs");
 		return -1;
 	}
 	if ((uint64_t)cpus * m->slot_bytes > m->session ||
 	    (uint64_t)cpus > m->process / m->slot_bytes) {
 		st_size_text((uint64_t)cpus * m->slot_bytes, need, sizeof(need));
 		st_size_text(m->process, share, sizeof(share));
-		snprintf(why, n, "--buffers per-cpu: %ld CPUs need %s of buffers per process, above "
+		snprintf(why, n, "--buffers per-process: %ld CPUs need %s of buffers per process, above "
 				 "its share (%s): a smaller --buffer-size, or a larger --process-memory",
 			 cpus, need, share);
 		return -1;

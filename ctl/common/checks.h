@@ -101,7 +101,7 @@ int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n);
 /* A session's mode: --blocking only with discard mode, within bounds. */
 int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n);
 /*
- * --buffers per-thread|per-cpu: *out, an enum st_abi_buffers; 0, or -1
+ * --buffers per-thread|per-process: *out, an enum st_abi_buffers; 0, or -1
  * with the reason in why. Without the option: per-thread (per-CPU buffers
  * become the default with the daemon-made pools of doc/percpu.md).
  */
