@@ -448,7 +448,8 @@ void fz_drain(struct fz_env *e, enum st_drain how)
  *                clock reads since (below now) in the second round: two
  *                CPUs' clocks a little apart; bit 6: the consumer took
  *                laps before (its cursor starts at each slot's rseq, below
- *                2^16), so that later laps are read in place
+ *                2^16), so that later laps are read in place; bit 7
+ *                (discard mode): per-CPU buffers (ring.percpu)
  *   bytes 1-8    the clock's now (its low 62 bits)
  *   bytes 9-16   when the session began tracing the process (modulo
  *                now + 1: never after now, as in the daemon)
@@ -494,6 +495,9 @@ void fz_run(const uint8_t *data, size_t size)
 	if (fz_env_init(&e, mode, sb_count, nslots, now, since) < 0)
 		abort();
 	((struct st_abi_pool *)e.pool)->slots_used = used;
+	/* (per-CPU buffers: sub-buffers there once slot.cur reached them,
+	 * closed once it is past; discard mode only) */
+	e.p.pools[0].ring.percpu = (cfg & 128) && mode == ST_MODE_DISCARD;
 	hdr = sizeof(struct st_abi_slot) + sb_count * sizeof(struct st_abi_subbuf);
 	for (uint32_t i = 0; i < nslots; i++)
 		take(&p, end, fz_slot(&e, i), hdr);
@@ -539,7 +543,7 @@ size_t fz_input(const struct fz_env *e, uint8_t *out, size_t cap)
 	uint64_t chunk = 0, n;
 	uint32_t used = ((const struct st_abi_pool *)e->pool)->slots_used;
 	uint8_t cfg = (uint8_t)((r->mode == ST_MODE_OVERWRITE) | (r->sb_count - 2) << 1 |
-				(r->nslots == 2) << 3 | e->input_flags);
+				(r->nslots == 2) << 3 | r->percpu << 7 | e->input_flags);
 
 	/* each sub-buffer's bytes: as many as the fullest holds */
 	for (uint32_t i = 0; i < r->nslots; i++)

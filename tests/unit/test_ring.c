@@ -1,6 +1,6 @@
 /*
- * Unit tests of the per-thread ring buffers: the producer (core/writer.c,
- * core/pool.c) against the shared-memory contract of core/abi.h, read by
+ * Unit tests of the ring buffers: the producer (core/writer.c, core/pool.c,
+ * core/percpu.c) against the shared-memory contract of core/abi.h, read by
  * the daemon's own consumer of shared memory (ctl/daemon/wire/ring.c).
  *
  * Every event of the test tracepoint carries a sequence number and a tag
@@ -19,6 +19,7 @@
 #include "core/abi.h"
 #include "ctl/daemon/wire/record.h"
 #include "ctl/daemon/wire/ring.h"
+#include "core/rseq.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/run.h"
 
@@ -643,6 +644,58 @@ START_TEST(no_buffer_costs_a_check)
 }
 END_TEST
 
+/* Per-CPU pools (core/percpu.c), read by the daemon's reader as such
+ * (ring.percpu): pinned to CPU 0, the thread's records go round that
+ * CPU's buffer, read as each sub-buffer closes (slot.cur past it) and the
+ * open one in part, none missing; then, with nothing read, the buffer
+ * fills, the losses are counted, and the sub-buffer before the losses
+ * carries them (its next sub-buffer's control says how many at its
+ * opening). */
+START_TEST(per_cpu_buffers)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	struct reader r = { 0 };
+	struct st_ring_range g;
+	cpu_set_t cpu0;
+	uint64_t lost;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
+	st__rseq_init();
+	ck_assert(st__rseq_usable());
+	daemon_sock = harness_daemon();
+	harness_session(0, 1, ST_MODE_DISCARD, 4096, 4, (uint32_t)ncpus);
+	st__control->session[0].buffers = ST_BUFFERS_PER_CPU;
+	enable();
+	emit(0);
+	r.ring = first_pool(ST_MODE_DISCARD, 4096, 4, (uint32_t)ncpus);
+	ck_assert_uint_eq(((struct st_abi_pool *)r.ring.base)->buffers, ST_BUFFERS_PER_CPU);
+	r.ring.percpu = true;
+	for (uint64_t i = 1; i < 10000; i++) {
+		emit(i);
+		drain(&r, false);
+	}
+	drain(&r, true);
+	ck_assert_uint_eq(r.read, 10000);
+	ck_assert_uint_eq(r.skipped, 0);
+	ck_assert_uint_gt(r.cur.rseq, 40); /* (round the 4 sub-buffers, many times) */
+	/* nothing read: the 4 sub-buffers fill, then events are lost */
+	for (uint64_t i = 10000; i < 12000; i++)
+		emit(i);
+	lost = st_ring_lost(st_ring_slot(&r.ring, 0));
+	ck_assert_uint_gt(lost, 0);
+	ck_assert(st_ring_next(&r.ring, 0, &r.cur, false, &g));
+	ck_assert(g.closed);
+	ck_assert_uint_eq(g.lost, 0); /* (before its next opened, none lost) */
+	drain(&r, true);
+	/* every event there up to the losses, the last ones lost */
+	ck_assert_uint_eq(r.read + lost, 12000);
+	ck_assert_uint_eq(r.skipped, 0);
+	ck_assert_uint_eq(r.next, 12000 - lost);
+}
+END_TEST
+
 START_TEST(session_recreated_gets_new_pool)
 {
 	struct st_ring old, fresh;
@@ -906,7 +959,7 @@ int main(void)
 						buffer_reused_after_thread_exit,
 						no_free_buffer_counted, claims_within_the_grant,
 						claimed_buffers_need_no_grant, dead_owner_taken_over,
-					     no_buffer_costs_a_check,
+					     no_buffer_costs_a_check, per_cpu_buffers,
 						session_recreated_gets_new_pool,
 						bad_config_refused, ring_record_decode,
 						trace_record_header, blocking_loses_nothing,
