@@ -26,8 +26,10 @@
  *   dlopen hooks of several threads are serialised by it, and it alone
  *   sends providers. The fork child runs it single-threaded.
  * - Pools are created once per session by whichever thread first needs one
- *   (a try-lock per session), and never unmapped while the process lives:
- *   writers may hold pointers into them.
+ *   (a try-lock per session; a thread that needs it meanwhile waits for it,
+ *   at most 10 ms: making one is a memfd and a mapping, about 0.1 ms), and
+ *   never unmapped while the process lives: writers may hold pointers into
+ *   them.
  */
 #ifndef ST_CORE_INTERNAL_H
 #define ST_CORE_INTERNAL_H

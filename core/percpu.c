@@ -38,10 +38,15 @@
 #include "internal.h"
 #include "rseq.h"
 
-/* A commit retried this many times without success (never seen: the
- * compares fail only when another record was committed on the CPU in
- * between) gives up, the event counted lost. */
-#define TRIES 1000
+/*
+ * A commit fails only when the thread was preempted, moved or signalled
+ * during it, or another record was committed on its CPU in between: each
+ * failure is someone's progress, and the commit is tried again. A thread
+ * that a helper moves between CPUs every few microseconds on a loaded
+ * machine failed 1000 times in a row (percpu-migrate.test), so the bound
+ * is only a guard against a bug looping for ever: about 0.1 s of tries.
+ */
+#define TRIES (1 << 20)
 
 static struct st_abi_slot *slot_of(struct st__pool *p, uint32_t cpu)
 {

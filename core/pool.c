@@ -163,6 +163,28 @@ fail_fd:
 	return NULL;
 }
 
+/* The most a thread waits for another thread making a pool; past it, the
+ * event is lost (counted by the caller). */
+#define MADE_WAIT_NS 10000000ull
+
+/* The pool of generation gen that another thread is making, once it is
+ * there; NULL if its making failed, or took longer than MADE_WAIT_NS. */
+static struct st__pool *made_by_another(struct pool_ref *r, uint32_t gen)
+{
+	uint64_t deadline = st__clock_monotonic() + MADE_WAIT_NS;
+
+	do {
+		struct st__pool *p = st_load_acquire(&r->pool);
+
+		if (p && p->generation == gen)
+			return p;
+		if (st_load_relaxed(&r->failed_gen) == gen)
+			return NULL;
+		st__sys0(SYS_sched_yield);
+	} while (st__clock_monotonic() < deadline);
+	return NULL;
+}
+
 struct st__pool *st__pool_get(uint32_t s)
 {
 	struct pool_ref *r = &refs[s];
@@ -176,10 +198,12 @@ struct st__pool *st__pool_get(uint32_t s)
 		return p;
 	if (gen == 0 || r->failed_gen == gen)
 		return NULL;
-	/* One creator; a thread that loses the race drops its event (counted
-	 * by the caller) rather than wait: this may run in a signal handler. */
+	/* One creator. The others wait for it (below): making a pool is a
+	 * memfd and a mapping, its pages come later, so threads whose first
+	 * events come together lose none. (A signal handler that interrupted
+	 * the creator's event never gets here: it finds its thread busy.) */
 	if (!st_cas_acquire(&r->lock, &unlocked, 1))
-		return NULL;
+		return made_by_another(r, gen);
 	p = st_load_acquire(&r->pool);
 	if (!p || p->generation != gen) {
 		p = pool_create(s);
@@ -190,7 +214,7 @@ struct st__pool *st__pool_get(uint32_t s)
 			st_store_release(&r->pool, p);
 		}
 		else
-			r->failed_gen = gen;
+			st_store_relaxed(&r->failed_gen, gen);
 	}
 	st_store_release(&r->lock, 0);
 	return p && p->generation == gen ? p : NULL;

@@ -15,9 +15,10 @@
  * mapping, a claimed buffer made resident, tgkill's signal 0 to find a
  * dead owner's buffer, the pool or the sub-buffer notice sent when the
  * connection lock is free: pool.c, registration.c) and takes try-locks
- * only; it saves and restores errno. In a blocking session (--blocking) a
- * full buffer waits there for the consumer (block.c): the one wait of the
- * event path, and only when the user asked for it.
+ * only; it saves and restores errno. Two waits: for a pool another thread
+ * is making (once per session and process, about 0.1 ms, at most 10 ms:
+ * pool.c), and in a blocking session (--blocking) for the consumer when a
+ * buffer is full (block.c), only when the user asked for it.
  *
  * Stop: each record is bracketed by slot->writing = 1 ... 0 (a relaxed and
  * a release store: plain moves on x86-64), and between the two the writer

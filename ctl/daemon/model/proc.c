@@ -383,6 +383,13 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	/* (a process without rseq makes per-thread buffers of the same
 	 * geometry: read as it made them) */
 	pool->ring.percpu = hdr->buffers == ST_BUFFERS_PER_CPU;
+	if (ses->buffers == ST_BUFFERS_PER_CPU && !pool->ring.percpu && !p->warned[ST_WARN_NO_RSEQ]) {
+		/* (said once: the process's choice, the fallback of doc/percpu.md) */
+		p->warned[ST_WARN_NO_RSEQ] = true;
+		st_proc_warn(p, "it has no rseq area (glibc before 2.35, or "
+				"GLIBC_TUNABLES=glibc.pthread.rseq=0): per-thread buffers instead of "
+				"per-CPU ones");
+	}
 	pool->filled = 0;
 	/* the first sub-buffer of every CPU's buffer now, the rest by ticks */
 	st_memory_fill(pool, st_memory_claimed(p, m->session, ses->generation, ses->nslots),

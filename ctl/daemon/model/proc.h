@@ -98,6 +98,7 @@ enum st_proc_warning {
 	ST_WARN_COMMIT,	      /* an impossible commit count (consumer.c) */
 	ST_WARN_NO_STATEDUMP, /* its objects could not be read (maps.c) */
 	ST_WARN_REGLOG,	      /* its registration log is bad (discover.c) */
+	ST_WARN_NO_RSEQ,      /* per-thread buffers, asked for per-CPU ones (proc.c) */
 	ST_PROC_WARNINGS
 };
 
