@@ -703,18 +703,25 @@ over() {
 	fi
 }
 
+# median_cells ROW: a cell for each of CONFIGS: its median, or why it has
+# none.
+median_cells() {
+	local cfg
+	for cfg in "${CONFIGS[@]}"; do
+		if [[ -n ${MED[$cfg,$1]:-} ]]; then
+			printf ' | %s' "$(cell "${MED[$cfg,$1]}")"
+		else
+			printf ' | %s' "${WHY[$cfg,$1]:-unavailable}"
+		fi
+	done
+}
+
 # compare_cells ROW: the table cells common to run-length and run-threads:
 # the three medians, both overheads, LTTng's over shimtrace's, both tools'
 # events, and the three second values.
 compare_cells() {
-	local row=$1 cfg o_st o_lt s=
-	for cfg in "${CONFIGS[@]}"; do
-		if [[ -n ${MED[$cfg,$row]:-} ]]; then
-			s+=" | $(cell "${MED[$cfg,$row]}")"
-		else
-			s+=" | ${WHY[$cfg,$row]:-unavailable}"
-		fi
-	done
+	local row=$1 cfg o_st o_lt s
+	s=$(median_cells "$row")
 	o_st=$(over record "$row")
 	o_lt=$(over lttng "$row")
 	s+=" | $(cell "$o_st") | $(cell "$o_lt") | $(ratio "$o_lt" "$o_st")"

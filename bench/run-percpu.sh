@@ -72,13 +72,7 @@ echo "| row | measure | bare | shimtrace per-thread | shimtrace per-CPU | LTTng-
 echo "|---|---|---|---|---|---|---|---|---|"
 for row in "${ROWS[@]}"; do
 	s="| $row | $([[ $row == first-lock ]] && echo 'first lock, us' || echo 'wall, us')"
-	for cfg in "${CONFIGS[@]}"; do
-		if [[ -n ${MED[$cfg,$row]:-} ]]; then
-			s+=" | $(cell "${MED[$cfg,$row]}")"
-		else
-			s+=" | ${WHY[$cfg,$row]:-unavailable}"
-		fi
-	done
+	s+=$(median_cells "$row")
 	s+=" | ${MED_EV[record,$row]:--} | ${MED_EV[percpu,$row]:--} | ${MED_EV[lttng,$row]:--} |"
 	echo "$s"
 done

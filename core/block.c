@@ -125,14 +125,10 @@ static bool room(const struct st__writer *w, uint64_t rseq)
 {
 	uint64_t next;
 
-	if (w->percpu) {
-		uint64_t cur = st_load_relaxed(&w->slot->cur);
-
-		next = st_load_acquire(&w->slot->sb[cur % w->pool->sb_count].seq) == cur + 1 ? cur + 1
-											 : cur;
-	} else {
+	if (w->percpu)
+		next = st__percpu_next(w->pool, w->slot, st_load_relaxed(&w->slot->cur));
+	else
 		next = w->opened ? w->seq + 1 : 0;
-	}
 	return next - rseq < w->pool->sb_count;
 }
 

@@ -265,6 +265,14 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 /* Counts an event lost in the buffer of the CPU the thread runs on
  * (nested: a signal handler's, while the thread wrote). */
 void st__percpu_lost(struct st__pool *p, bool nested) ST_HIDDEN;
+/* The sub-buffer a CPU buffer whose open one is cur moves on to: cur + 1,
+ * or cur itself if it was never opened (its first record); percpu.c's
+ * switch and block.c's wait for room agree on it. */
+static inline uint64_t st__percpu_next(const struct st__pool *p, const struct st_abi_slot *slot,
+				       uint64_t cur)
+{
+	return st_load_acquire(&slot->sb[cur % p->sb_count].seq) == cur + 1 ? cur + 1 : cur;
+}
 
 /* ---- writer slow paths (writer.c) ---- */
 

@@ -55,7 +55,7 @@ static struct st_abi_slot *slot_of(struct st__pool *p, uint32_t cpu)
 
 /* Adds one to the slot's lost_full or lost_nested: both are compared and
  * stored together (a 16-byte commit). */
-static void count(struct st__pool *p, bool nested)
+void st__percpu_lost(struct st__pool *p, bool nested)
 {
 	for (int tries = 0; tries < TRIES; tries++) {
 		uint32_t cpu = st__rseq_cpu();
@@ -81,11 +81,6 @@ static void count(struct st__pool *p, bool nested)
 		st_add_relaxed(&st__control->lost_no_buffer[p->session], 1);
 }
 
-void st__percpu_lost(struct st__pool *p, bool nested)
-{
-	count(p, nested);
-}
-
 enum opened { OPENED, FULL, AGAIN };
 
 /*
@@ -97,7 +92,7 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 			     uint64_t cur, uint64_t ts)
 {
 	uint32_t n = p->sb_count;
-	uint64_t target = st_load_acquire(&slot->sb[cur % n].seq) == cur + 1 ? cur + 1 : cur;
+	uint64_t target = st__percpu_next(p, slot, cur);
 	struct st_abi_subbuf *next = &slot->sb[target % n];
 	/* (its lost: the slot's losses before it, which the consumer puts in
 	 * the packets of the sub-buffer before, as the per-thread writer's
@@ -211,25 +206,32 @@ retry:
 }
 
 /*
- * Room for a record, or not: FULL counts the event lost, or, in a blocking
- * session (--blocking), first waits for the consumer (block.c), except in
- * a signal handler that interrupted an event being written (nested: the
- * interrupted write may be that wait). True to try the record again.
+ * The record does not fit in sub-buffer cur (or it was never opened):
+ * moves the CPU's buffer on (open_next). A full buffer counts the event
+ * lost, or, in a blocking session (--blocking), first waits for the
+ * consumer (block.c), except in a signal handler that interrupted an event
+ * being written (nested: the interrupted write may be that wait). True to
+ * try the record again (*tries anew after a wait).
  */
-static bool full(struct st__pool *p, uint32_t cpu, const uint32_t *mask, bool nested)
+static bool move_on(struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu, uint64_t cur,
+		    uint64_t ts, const uint32_t *mask, bool nested, int *tries)
 {
 	enum st__wait r = ST_WAIT_LOST;
 
+	if (open_next(p, slot, cpu, cur, ts) != FULL)
+		return true;
 	if (p->block_ms && !nested) {
 		int saved_errno = errno;
 
 		r = st__block_wait(&p->writers[cpu], mask);
 		errno = saved_errno;
 	}
-	if (r == ST_WAIT_ROOM)
+	if (r == ST_WAIT_ROOM) {
+		*tries = 0;
 		return true;
+	}
 	if (r == ST_WAIT_LOST)
-		count(p, false);
+		st__percpu_lost(p, false);
 	return false;
 }
 
@@ -249,7 +251,7 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 	/* (a record that no sub-buffer can hold: lost, as the per-thread
 	 * writer counts it) */
 	if (ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
-		count(p, false);
+		st__percpu_lost(p, false);
 		return;
 	}
 	for (int tries = 0; tries < TRIES; tries++) {
@@ -283,11 +285,8 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		word = st_load_relaxed(&ctl->commit);
 		last = st_load_relaxed(&ctl->last_ts);
 		if (st_load_relaxed(&ctl->seq) != cur + 1) {
-			if (open_next(p, slot, cpu, cur, ts) == FULL) {
-				if (!full(p, cpu, mask, nested))
-					return;
-				tries = 0; /* (waited for room: a try anew) */
-			}
+			if (!move_on(p, slot, cpu, cur, ts, mask, nested, &tries))
+				return;
 			continue;
 		}
 		off = ST_ABI_COMMIT_OFF(word);
@@ -296,11 +295,8 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		head = (uint64_t)(compose_head(rec, thread_rec, tid, id, at, last, site) - rec);
 		n = head + len;
 		if (off + n + ST_PAYLOAD_SLACK > p->sb_size) {
-			if (open_next(p, slot, cpu, cur, at) == FULL) {
-				if (!full(p, cpu, mask, nested))
-					return;
-				tries = 0;
-			}
+			if (!move_on(p, slot, cpu, cur, at, mask, nested, &tries))
+				return;
 			continue;
 		}
 		dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
@@ -312,5 +308,5 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 				  _mm_set_epi64x((long long)at, (long long)new_word)))
 			return;
 	}
-	count(p, false);
+	st__percpu_lost(p, false);
 }

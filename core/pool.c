@@ -45,7 +45,6 @@ struct pool_ref {
 
 static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
 
-static bool claim_cpu(struct st__pool *p, uint32_t i);
 
 /* Where a pool's writers begin in its private mapping (page-aligned). */
 #define WRITERS_OFF                                                                \
@@ -150,7 +149,7 @@ static struct st__pool *pool_create(uint32_t s)
 		 * the pool (ctl/daemon/model/memory.c, st_memory_fill), and
 		 * a page a writer reaches before is faulted in by its store. */
 		hdr->slots_used = p->nslots;
-		for (uint32_t i = 0; i < p->nslots && claim_cpu(p, i); i++)
+		for (uint32_t i = 0; i < p->nslots && st__pool_claim_cpu(p, i); i++)
 			;
 	}
 	st_store_release(&st__control->pool_offer[s], ((uint64_t)p->generation << 32) | (uint32_t)fd);
@@ -312,7 +311,7 @@ static struct st__writer *take(struct st__pool *p, uint32_t i, uint32_t expect, 
 
 /* Per-CPU pools: slot i claimed, within the grant (its pages: see
  * pool_create). `populated` says it is claimed. */
-static bool claim_cpu(struct st__pool *p, uint32_t i)
+bool st__pool_claim_cpu(struct st__pool *p, uint32_t i)
 {
 	if (p->writers[i].populated)
 		return true;
@@ -320,11 +319,6 @@ static bool claim_cpu(struct st__pool *p, uint32_t i)
 		return false;
 	p->writers[i].populated = true;
 	return true;
-}
-
-bool st__pool_claim_cpu(struct st__pool *p, uint32_t i)
-{
-	return claim_cpu(p, i);
 }
 
 /* Whether slot i is beyond the daemon's grant and not among the first

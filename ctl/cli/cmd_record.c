@@ -521,7 +521,6 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 {
 	uint64_t corrupt = 0;
 	struct st_session_totals t;
-	struct st_geometry geo;
 	char size[32], buffers[256], losses[1024], memory[512];
 	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
@@ -566,9 +565,7 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 			(unsigned long long)corrupt);
 	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
 		st_esc(dir, sizeof(dir), ses->trace.dir), size);
-	st_session_geometry(ses, &geo);
-	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, buffers,
-			sizeof(buffers));
+	st_session_buffers_text(ses, buffers, sizeof(buffers));
 	fprintf(stderr, "shimtrace record: buffers of %s\n", buffers);
 	st_session_memory_text(d, ses, false, memory, sizeof(memory));
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);

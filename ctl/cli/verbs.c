@@ -59,6 +59,10 @@
 	  "too), so far. A process whose glibc registered no rseq area (before 2.35, or "      \
 	  "GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread buffers of the same "       \
 	  "geometry instead (as many as CPUs). See doc/percpu.md." }
+/* What record and create take to make a session's buffers. */
+#define SESSION_BUFFER_OPTS                                                                  \
+	BLOCKING_OPT, BUFFERS_OPT, BUFFER_OPT, SUBBUF_OPT, MAX_MEMORY_OPT, PROCESS_MEMORY_OPT
+
 /* The memory bounds of record and create (st_memory_bounds, ctl/common/checks.h;
  * ctl/daemon/model/memory.h). */
 #define MAX_MEMORY_OPT                                                                     \
@@ -119,12 +123,7 @@ static const struct st_opt record_opts[] = {
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
 	  "is recorded in the trace and shown in the summary (or waits: --blocking)." },
-	BLOCKING_OPT,
-	BUFFERS_OPT,
-	BUFFER_OPT,
-	SUBBUF_OPT,
-	MAX_MEMORY_OPT,
-	PROCESS_MEMORY_OPT,
+	SESSION_BUFFER_OPTS,
 	{ "clock", 0, "tsc|monotonic",
 	  "trace clock (default: tsc when constant and non-stop, else monotonic); also SHIMTRACE_CLOCK",
 	  NULL },
@@ -149,12 +148,7 @@ static const struct st_opt create_opts[] = {
 	  "anyone could guess in a directory everyone may write, such as /tmp). The daemon "
 	  "creates the trace as you: " OUTPUT_RULES },
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
-	BLOCKING_OPT,
-	BUFFERS_OPT,
-	BUFFER_OPT,
-	SUBBUF_OPT,
-	MAX_MEMORY_OPT,
-	PROCESS_MEMORY_OPT,
+	SESSION_BUFFER_OPTS,
 	HELP_OPT,
 	END_OPT,
 };

@@ -165,15 +165,6 @@ void st_size_approx(uint64_t b, char *buf, size_t n)
 		snprintf(buf, n, "%llu bytes", (unsigned long long)b);
 }
 
-void st_geometry_text(const struct st_geometry *g, char *buf, size_t n)
-{
-	char b[32], s[32];
-
-	st_size_text(g->buffer_size, b, sizeof(b));
-	st_size_text(g->sb_size, s, sizeof(s));
-	snprintf(buf, n, "%s per thread: %u sub-buffers of %s", b, g->sb_count, s);
-}
-
 void st_buffers_text(uint32_t buffers, const struct st_geometry *g, uint64_t process_memory,
 		     uint32_t nslots, char *buf, size_t n)
 {

@@ -65,8 +65,6 @@ struct st_geometry {
 };
 int st_geometry(uint64_t buffer_size, uint64_t subbuf_size, struct st_geometry *g, char *why,
 		size_t n);
-/* "1 MiB per thread: 4 sub-buffers of 256 KiB" */
-void st_geometry_text(const struct st_geometry *g, char *buf, size_t n);
 /*
  * The memory bounds of a session (memory.h), each at least one thread
  * buffer of geometry g: `max_memory` for all its processes (0: the

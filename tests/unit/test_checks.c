@@ -195,8 +195,11 @@ START_TEST(sizes_as_text)
 	ck_assert_str_eq(buf, "2 GiB");
 	st_size_text(4097, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "4097 bytes");
-	st_geometry_text(&g, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "32 MiB per thread: 32 sub-buffers of 1 MiB");
+	st_buffers_text(ST_BUFFERS_PER_THREAD, &g, 2 * G, 63, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "32 MiB per thread: 32 sub-buffers of 1 MiB; at most 2 GiB per process "
+			      "(63 thread buffers)");
+	st_buffers_text(ST_BUFFERS_PER_CPU, &g, 64 * M, 2, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "32 MiB per CPU: 32 sub-buffers of 1 MiB; 64 MiB per process (2 CPUs)");
 	st_size_approx(4000, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "4000 bytes");
 	st_size_approx(68 * K, buf, sizeof(buf));

@@ -88,7 +88,6 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	int mask = umask_of(r);
 	const char *blocking = st_req_get(r, "blocking");
 	struct st_session *ses;
-	struct st_geometry geo;
 	char geotext[192], bound[32], mode[64];
 	int ret;
 
@@ -140,9 +139,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 		return st_reply_error(r, ret == -EEXIST || ret == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
 				      "shimtrace create: %s", err);
 	ses->created = ++created_seq;
-	st_session_geometry(ses, &geo);
-	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, geotext,
-			sizeof(geotext));
+	st_session_buffers_text(ses, geotext, sizeof(geotext));
 	st_mode_text(cfg.mode, cfg.block_ms, mode, sizeof(mode));
 	st_size_text(ses->max_memory, bound, sizeof(bound));
 	st_reply(r, "session %s created (%s mode; buffers of %s, %s in all), trace in %s\n", name,

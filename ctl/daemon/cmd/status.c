@@ -136,7 +136,6 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 {
 	struct st_session_totals t;
 	uint64_t by[ST_LOSS_KINDS];
-	struct st_geometry geo;
 	char geotext[192], memory[512], mode[64], lab[96];
 	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
 
@@ -185,9 +184,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	/* (a directory another user named: escaped) */
 	st_reply(r, "session %s: %s, %s mode, trace in %s\n", st_requester_label(r, ses, lab, sizeof(lab)),
 		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
-	st_session_geometry(ses, &geo);
-	st_buffers_text(ses->buffers, &geo, ses->process_memory, ses->nslots, geotext,
-			sizeof(geotext));
+	st_session_buffers_text(ses, geotext, sizeof(geotext));
 	st_reply(r, "  buffers: %s\n", geotext);
 	st_session_memory_text(d, ses, true, memory, sizeof(memory));
 	st_reply(r, "  memory: %s\n", memory);

@@ -239,11 +239,13 @@ void st_session_mark_active(struct st_daemon *d)
 	}
 }
 
-void st_session_geometry(const struct st_session *ses, struct st_geometry *g)
+void st_session_buffers_text(const struct st_session *ses, char *buf, size_t n)
 {
-	g->buffer_size = ses->buffer_size;
-	g->sb_size = ses->sb_size;
-	g->sb_count = ses->sb_count;
+	struct st_geometry g = {
+		.buffer_size = ses->buffer_size, .sb_size = ses->sb_size, .sb_count = ses->sb_count
+	};
+
+	st_buffers_text(ses->buffers, &g, ses->process_memory, ses->nslots, buf, n);
 }
 
 int st_session_add_rule(struct st_daemon *d, struct st_session *ses, const struct st_rule *rule)

@@ -151,8 +151,9 @@ void st_session_memory_text(const struct st_daemon *d, const struct st_session *
 uint64_t st_proc_lost_unbuffered(const struct st_proc *p, uint32_t s);
 /* The session's losses by cause, over its processes. */
 void st_session_losses(const struct st_session *ses, uint64_t by[ST_LOSS_KINDS]);
-/* The session's buffer geometry, as st_geometry_text shows it. */
-void st_session_geometry(const struct st_session *ses, struct st_geometry *g);
+/* The session's buffers, as record, create and status show them
+ * (st_buffers_text). */
+void st_session_buffers_text(const struct st_session *ses, char *buf, size_t n);
 /* Moves the events lost writing so far, per process, from the recorded to
  * the lost in the session's statistics. */
 void st_session_take_lost(struct st_session *ses);
