@@ -90,6 +90,17 @@ bt_clean() {
 	fi
 }
 
+# Events babeltrace2 says the tracer discarded in trace $1, in total; a
+# notice without a count ("may have discarded") fails: every loss we
+# declare must be counted by the reader.
+bt_discarded() {
+	babeltrace2 "$1" 2>"$WORK/bt.disc" >/dev/null || fail "babeltrace2 cannot read $1"
+	if grep -q 'may have discarded' "$WORK/bt.disc"; then
+		fail "babeltrace2 cannot count a loss in $1: $(grep -m1 'may have discarded' "$WORK/bt.disc")"
+	fi
+	sed -n 's/.*Tracer discarded \([0-9]*\) events.*/\1/p' "$WORK/bt.disc" | awk '{ s += $1 } END { print s + 0 }'
+}
+
 # Both readers see the same number of events.
 readers_agree() {
 	a=$(babeltrace2 "$1" 2>/dev/null | wc -l)

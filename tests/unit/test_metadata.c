@@ -130,6 +130,46 @@ static void write_packet(struct fixture *f, struct st_stream *s, const uint8_t *
 	ck_assert_int_eq(st_stream_packet(&f->t, s, buf, len, 0, b, e, lost), 0);
 }
 
+/* A packet header's fields, from the file (the layout of the metadata's
+ * packet header and context: 4 + 16 + 4 bytes, seven u64s, two s32s). */
+static uint64_t header_u64(const uint8_t *p, int k)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 24 + 8 * k, sizeof(v));
+	return v;
+}
+
+enum { H_TS_BEGIN = 1, H_PACKET_SIZE = 4, H_SEQ = 5, H_DISCARDED = 6 };
+
+/*
+ * babeltrace2 counts a packet's discarded events from the packet before
+ * it, so a first packet that declares losses would go uncounted ("may
+ * have discarded"): the stream opens with an empty packet declaring none,
+ * at the first packet's start.
+ */
+static void opened_with_no_loss(const char *dir)
+{
+	char path[128];
+	uint8_t p[4096];
+	FILE *in;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/s0", dir);
+	in = fopen(path, "rb");
+	ck_assert_ptr_nonnull(in);
+	n = fread(p, 1, sizeof(p), in);
+	fclose(in);
+	ck_assert_uint_ge(n, 2 * 88);
+	ck_assert_uint_eq(header_u64(p, H_PACKET_SIZE), 88 * 8);
+	ck_assert_uint_eq(header_u64(p, H_SEQ), 0);
+	ck_assert_uint_eq(header_u64(p, H_DISCARDED), 0);
+	ck_assert_uint_eq(header_u64(p, H_TS_BEGIN), 1000);
+	ck_assert_uint_eq(header_u64(p + 88, H_SEQ), 1);
+	ck_assert_uint_eq(header_u64(p + 88, H_DISCARDED), 5);
+	ck_assert_uint_eq(header_u64(p + 88, H_TS_BEGIN), 1000);
+}
+
 START_TEST(round_trip)
 {
 	struct fixture f;
@@ -207,6 +247,7 @@ START_TEST(round_trip)
 	ck_assert_int_eq(losts, 2);
 	ck_assert_uint_eq(st_reader_lost(r), 7);
 	st_reader_close(r);
+	opened_with_no_loss(f.dir);
 	teardown(&f);
 }
 END_TEST

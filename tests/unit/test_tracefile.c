@@ -88,7 +88,7 @@ START_TEST(files_past_the_hold_are_whole)
 			ck_assert_ptr_nonnull(p);
 			for (uint64_t k = 0; k < len; k++)
 				p[k] = pattern(n, i, k);
-			st_tracefile_queue(f[n], len, 1, 0);
+			st_tracefile_queue(f[n], 0, len, 1, 0);
 			written[n]++;
 		}
 		if (i == PACKETS / 2)

@@ -479,25 +479,29 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
 	return 0;
 }
 
+/* Room in front of a packet's records: its header, and the header of an
+ * empty packet that may open the stream (seal_packet). */
+#define PACKET_ROOM (2 * sizeof(struct packet_prefix))
+
 uint8_t *st_packet_buf(uint64_t len)
 {
-	uint8_t *p = st_tracefile_buf(sizeof(struct packet_prefix) + len);
+	uint8_t *p = st_tracefile_buf(PACKET_ROOM + len);
 
-	return p ? p + sizeof(struct packet_prefix) : NULL;
+	return p ? p + PACKET_ROOM : NULL;
 }
 
 void st_packet_prepare(uint64_t len)
 {
-	st_tracefile_prepare(sizeof(struct packet_prefix) + len);
+	st_tracefile_prepare(PACKET_ROOM + len);
 }
 
-/* Puts the header in front of the records of a packet; returns the
- * packet's bytes. */
-static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
-			    uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
+/* Writes the header of a packet of len bytes of records at `at`. */
+static void put_header(struct st_trace *t, struct st_stream *s, uint8_t *at, uint64_t len,
+		       uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
 	struct packet_prefix h;
 	uint64_t content = sizeof(h) + len;
+
 	memset(&h, 0, sizeof(h));
 	h.magic = CTF_MAGIC;
 	memcpy(h.uuid, t->uuid, sizeof(h.uuid));
@@ -508,17 +512,49 @@ static uint64_t seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *re
 	h.content_size = content * 8;
 	h.packet_size = content * 8;
 	h.packet_seq_num = s->seq_num++;
-	h.events_discarded = discarded + s->wlost;
+	h.events_discarded = discarded;
 	h.pid = s->pid;
 	h.tid = s->tid;
-	memcpy(records - sizeof(h), &h, sizeof(h));
+	memcpy(at, &h, sizeof(h));
+}
+
+/* Where a sealed packet's bytes start in its buffer, how many, and its
+ * events_discarded's offset from the start. */
+struct sealed {
+	uint64_t start, len, disc_off;
+};
+
+/*
+ * Puts the header in front of the records of a packet. A reader counts
+ * the events a packet says were discarded from the count of the packet
+ * before it in the stream, so the first packet's count would not be said
+ * (babeltrace2: "may have discarded events"): a stream whose first packet
+ * declares losses opens with an empty packet that declares none, at the
+ * first packet's start.
+ */
+static struct sealed seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *records,
+				 uint64_t len, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
+{
+	const uint64_t hdr = sizeof(struct packet_prefix);
+	struct sealed out = { PACKET_ROOM - hdr, hdr + len, offsetof(struct packet_prefix,
+								     events_discarded) };
+
+	discarded += s->wlost;
+	if (s->seq_num == 0 && discarded) {
+		put_header(t, s, records - PACKET_ROOM, 0, ts_begin, ts_begin, 0);
+		out.start = 0;
+		out.len += hdr;
+		out.disc_off += hdr;
+	}
+	put_header(t, s, records - hdr, len, ts_begin, ts_end, discarded);
 	s->wlost_unsaid = false;
-	return content;
+	return out;
 }
 
 int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, uint64_t len,
 		     uint64_t events, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
+	struct sealed sealed;
 	int ret = -EIO;
 
 	st_stream_packet_bounds(s, &ts_begin, &ts_end, &discarded);
@@ -531,8 +567,8 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 		st_tracefile_lost(&t->wloss, s->owner, events, ret == -EAGAIN ? ENOSPC : -ret);
 		return -EIO;
 	}
-	st_tracefile_queue(s->file, seal_packet(t, s, records, len, ts_begin, ts_end, discarded), events,
-			offsetof(struct packet_prefix, events_discarded));
+	sealed = seal_packet(t, s, records, len, ts_begin, ts_end, discarded);
+	st_tracefile_queue(s->file, sealed.start, sealed.len, events, sealed.disc_off);
 	s->last_ts = ts_end;
 	s->discarded = discarded;
 	return 0;
@@ -546,12 +582,13 @@ void st_stream_close(struct st_stream *s)
 		return;
 	/* the trailer: written if what was lost writing is not said yet */
 	buf = st_packet_buf(0);
-	if (buf)
-		st_tracefile_queue_trailer(s->file,
-					seal_packet(s->trace, s, buf, 0, s->last_ts, s->last_ts,
-						    s->discarded),
-					offsetof(struct packet_prefix, events_discarded),
-					s->wlost_unsaid);
+	if (buf) {
+		bool force = s->wlost_unsaid;
+		struct sealed sealed = seal_packet(s->trace, s, buf, 0, s->last_ts, s->last_ts,
+						   s->discarded);
+
+		st_tracefile_queue_trailer(s->file, sealed.start, sealed.len, sealed.disc_off, force);
+	}
 	st_tracefile_close(s->file);
 	s->file = NULL;
 }

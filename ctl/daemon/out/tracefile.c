@@ -111,9 +111,10 @@ struct job {
 	struct st_file *file;
 	uint8_t *p;	   /* write: buffer, NULL for a close */
 	uint64_t cap;
+	uint64_t start;    /* of the bytes to write, in p */
 	uint64_t len;
 	uint64_t events;   /* in the packet */
-	uint64_t disc_off; /* of its events_discarded */
+	uint64_t disc_off; /* of its events_discarded, from start */
 	bool trailer, force;
 	struct job *next;
 };
@@ -424,10 +425,12 @@ static void run_job(struct job *j)
 	if (__atomic_load_n(&f->failed, __ATOMIC_RELAXED)) {
 		ret = -EIO;
 	} else {
-		memcpy(&disc, j->p + j->disc_off, sizeof(disc));
+		uint8_t *p = j->p + j->start;
+
+		memcpy(&disc, p + j->disc_off, sizeof(disc));
 		disc += f->lost;
-		memcpy(j->p + j->disc_off, &disc, sizeof(disc));
-		ret = append(f, j->p, j->len);
+		memcpy(p + j->disc_off, &disc, sizeof(disc));
+		ret = append(f, p, j->len);
 	}
 	if (ret == 0) {
 		f->carried = f->lost;
@@ -574,13 +577,14 @@ void st_tracefile_prepare(uint64_t len)
 		grow(current, len);
 }
 
-static void queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off,
-		  bool trailer, bool force)
+static void queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
+		  uint64_t disc_off, bool trailer, bool force)
 {
 	struct job *j = current;
 
 	current = NULL;
 	j->file = f;
+	j->start = start;
 	j->len = len;
 	j->events = events;
 	j->disc_off = disc_off;
@@ -589,14 +593,16 @@ static void queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t dis
 	enqueue(j);
 }
 
-void st_tracefile_queue(struct st_file *f, uint64_t len, uint64_t events, uint64_t disc_off)
+void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
+			uint64_t disc_off)
 {
-	queue(f, len, events, disc_off, false, false);
+	queue(f, start, len, events, disc_off, false, false);
 }
 
-void st_tracefile_queue_trailer(struct st_file *f, uint64_t len, uint64_t disc_off, bool force)
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t start, uint64_t len, uint64_t disc_off,
+				bool force)
 {
-	queue(f, len, 0, disc_off, true, force);
+	queue(f, start, len, 0, disc_off, true, force);
 }
 
 void st_tracefile_close(struct st_file *f)
