@@ -58,7 +58,7 @@
 
 #include <stdint.h>
 
-#define ST_ABI_VERSION 3
+#define ST_ABI_VERSION 4
 #define ST_ABI_PAGE 4096u
 
 #define ST_ABI_MAX_SESSIONS 32
@@ -253,14 +253,18 @@ struct st_abi_pool {
 struct st_abi_subbuf {
 	uint64_t seq;	 /* s + 1 of the content; 0 when never used */
 	/* bytes of complete records in the low 32 bits; per-CPU buffers: the
-	 * tid of the last record's thread in the high 32, and the time of the
-	 * last record in last_ts, both written by the commit's one 16-byte
-	 * store (doc/percpu.md) */
+	 * tid of the last record's thread in the high 32, and `tail`, both
+	 * written by the commit's one 16-byte store (doc/percpu.md) */
 	uint64_t commit;
-	uint64_t last_ts;
-	uint64_t events; /* per-thread: records in the sub-buffer, written when closed */
+	/* per-CPU: the time of the last record since begin_ts (low
+	 * ST_ABI_TAIL_TIME_BITS) and the events in the sub-buffer (above) */
+	uint64_t tail;
+	/* per-thread: events in the sub-buffer, written when closed; per-CPU:
+	 * events written on the CPU before it, written when opened */
+	uint64_t events;
 	uint64_t lost;	 /* the slot's events lost so far, written when closed
 			  * (per-CPU: when opened, the losses before it) */
+	uint64_t begin_ts; /* per-CPU: when the sub-buffer was opened */
 	uint32_t closed; /* per-thread: 1 once the producer left this sub-buffer
 			  * (per-CPU: once slot.cur is past it) */
 	uint32_t pad;
@@ -268,6 +272,15 @@ struct st_abi_subbuf {
 
 /* The offset in a commit word. */
 #define ST_ABI_COMMIT_OFF(word) ((uint32_t)(word))
+
+/* A per-CPU tail word: 40 bits of time (18 minutes of nanoseconds, or 6 of
+ * 3 GHz cycles; a record later than that opens a new sub-buffer) and 24 of
+ * events (a sub-buffer is switched before the count would overflow). */
+#define ST_ABI_TAIL_TIME_BITS 40
+#define ST_ABI_TAIL_TIME_MAX ((1ull << ST_ABI_TAIL_TIME_BITS) - 1)
+#define ST_ABI_TAIL_EVENTS_MAX ((1ull << (64 - ST_ABI_TAIL_TIME_BITS)) - 1)
+#define ST_ABI_TAIL_TIME(tail) ((tail) & ST_ABI_TAIL_TIME_MAX)
+#define ST_ABI_TAIL_EVENTS(tail) ((tail) >> ST_ABI_TAIL_TIME_BITS)
 
 /*
  * A slot's header. The producer's words and the consumer's position are on

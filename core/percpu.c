@@ -6,29 +6,35 @@
  *
  * A record: read the CPU (the rseq area's cpu_id_start), the open
  * sub-buffer of its slot (slot.cur) and that sub-buffer's commit word
- * (offset | tid of the last record's thread << 32, and the last record's
- * time); prepare the record on the stack (after a thread record when the
- * last record was another thread's; the time clamped to the last one, the
+ * (offset | tid of the last record's thread << 32) and tail word (the
+ * last record's time since the sub-buffer opened, and its event count);
+ * prepare the record on the stack (after a thread record when the last
+ * record was another thread's; the time clamped to the last one, the
  * compact header when the time since it fits); then the commit compares
  * slot.cur, the commit word and the tracepoint's enable word with what was
- * read, copies the record into the ring, and stores the new commit word.
- * Another commit on that CPU in between (a thread that ran there, a signal
- * handler of this one) changes what the compares look at; a preemption,
- * migration or signal during the commit restarts it. Either way the
- * record is prepared again.
+ * read, copies the record into the ring, and stores the new commit and
+ * tail words in one 16-byte store. Another commit on that CPU in between
+ * (a thread that ran there, a signal handler of this one) changes what the
+ * compares look at; a preemption, migration or signal during the commit
+ * restarts it. Either way the record is prepared again.
  *
- * The switch to the next sub-buffer is a commit too: it compares slot.cur,
- * copies a fresh control (sequence, offset 0, no thread, the time) over the
- * next sub-buffer's, and stores slot.cur. The consumer reads a sub-buffer
- * only once slot.cur reached it (ctl/daemon/wire/ring.c), so it never sees
- * a half-written control.
+ * The switch to the next sub-buffer is a commit too: it compares slot.cur
+ * and the closing sub-buffer's commit word, copies a fresh control (offset
+ * 0, no thread, the time, the events of the CPU so far, and the sequence
+ * last: rseq.c copies downwards) over the next sub-buffer's, and stores
+ * slot.cur. The consumer reads a sub-buffer only once slot.cur reached it
+ * (ctl/daemon/wire/ring.c), so it never sees a half-written control; a
+ * snapshot that copies the oldest sub-buffers while they are taken back
+ * sees the new sequence before anything else of the new lap.
  *
- * Discard mode (the daemon configures per-CPU buffers for no other, so
- * far): a full buffer drops the event, counted in the slot's lost_full by
- * a commit of its own, or in a blocking session waits for the consumer
- * first (block.c: the threads that wait for one CPU's buffer share its
- * `waiting` flag, and each sleeps at most a slice at a time, so none
- * misses the consumer's wake for longer).
+ * Discard mode: a full buffer drops the event, counted in the slot's
+ * lost_full by a commit of its own, or in a blocking session waits for
+ * the consumer first (block.c: the threads that wait for one CPU's buffer
+ * share its `waiting` flag, and each sleeps at most a slice at a time, so
+ * none misses the consumer's wake for longer). Overwrite mode: the switch
+ * takes the oldest sub-buffer back, read or not; the consumer counts what
+ * was overwritten from the events each sub-buffer says the CPU wrote
+ * before it (ctl/daemon/drain/consumer.c).
  */
 #include <emmintrin.h>
 #include <errno.h>
@@ -93,24 +99,31 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 {
 	uint32_t n = p->sb_count;
 	uint64_t target = st__percpu_next(p, slot, cur);
-	struct st_abi_subbuf *next = &slot->sb[target % n];
+	struct st_abi_subbuf *ctl = &slot->sb[cur % n], *next = &slot->sb[target % n];
 	/* (its lost: the slot's losses before it, which the consumer puts in
 	 * the packets of the sub-buffer before, as the per-thread writer's
-	 * close does) */
-	uint64_t full = st_load_relaxed(&slot->lost_full);
+	 * close does; its events: the CPU's before it, from the one it
+	 * closes, whose commit word the commit compares: then its tail, stored
+	 * with that word, is the one read here) */
+	uint64_t full = st_load_relaxed(&slot->lost_full), word = st_load_relaxed(&ctl->commit);
+	uint64_t before = target == cur ? 0
+					: st_load_relaxed(&ctl->events) +
+						  ST_ABI_TAIL_EVENTS(st_load_relaxed(&ctl->tail));
 	struct st_abi_subbuf fresh = { .seq = target + 1,
-				       .last_ts = ts,
-				       .lost = full + st_load_relaxed(&slot->lost_nested) };
+				       .events = before,
+				       .lost = full + st_load_relaxed(&slot->lost_nested),
+				       .begin_ts = ts };
 	struct st_rseq_op op;
 
-	/* (the consumer's position only grows: a stale one errs toward full) */
-	if (target - st_load_acquire(&slot->rseq) >= n)
+	/* (the consumer's position only grows: a stale one errs toward full;
+	 * overwrite mode takes the oldest sub-buffer back, read or not) */
+	if (p->mode != ST_MODE_OVERWRITE && target - st_load_acquire(&slot->rseq) >= n)
 		return FULL;
 	st__rseq_op_init(&op);
 	op.cmp[0] = &slot->cur;
 	op.expect[0] = cur;
-	op.cmp[1] = &next->seq;
-	op.expect[1] = st_load_relaxed(&next->seq);
+	op.cmp[1] = &ctl->commit;
+	op.expect[1] = word;
 	op.cmp[2] = &slot->lost_full;
 	op.expect[2] = full;
 	op.src = &fresh;
@@ -255,7 +268,8 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		return;
 	}
 	for (int tries = 0; tries < TRIES; tries++) {
-		uint64_t mw = st_load_relaxed(mask_word), cur, word, last, at, head, n, new_word;
+		uint64_t mw = st_load_relaxed(mask_word), cur, word, tail, begin, last, at, head, n;
+		uint64_t new_word, new_tail;
 		uint8_t *dst;
 		uint32_t cpu = st__rseq_cpu(), off, idx;
 		struct st_abi_subbuf *ctl;
@@ -283,7 +297,8 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 			idx = 0;
 		ctl = &slot->sb[idx];
 		word = st_load_relaxed(&ctl->commit);
-		last = st_load_relaxed(&ctl->last_ts);
+		tail = st_load_relaxed(&ctl->tail);
+		begin = st_load_relaxed(&ctl->begin_ts);
 		if (st_load_relaxed(&ctl->seq) != cur + 1) {
 			if (!move_on(p, slot, cpu, cur, ts, mask, nested, &tries))
 				return;
@@ -291,21 +306,26 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 		}
 		off = ST_ABI_COMMIT_OFF(word);
 		thread_rec = (int32_t)(word >> 32) != tid || off == 0;
+		last = begin + ST_ABI_TAIL_TIME(tail);
 		at = ts < last ? last : ts; /* never back within the stream */
 		head = (uint64_t)(compose_head(rec, thread_rec, tid, id, at, last, site) - rec);
 		n = head + len;
-		if (off + n + ST_PAYLOAD_SLACK > p->sb_size) {
+		/* (a full sub-buffer; or its tail word would overflow: a
+		 * sub-buffer idle for minutes, or 16M events in one) */
+		if (off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
+		    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX) {
 			if (!move_on(p, slot, cpu, cur, at, mask, nested, &tries))
 				return;
 			continue;
 		}
 		dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
 		new_word = (off + n) | (uint64_t)(uint32_t)tid << 32;
+		new_tail = ((ST_ABI_TAIL_EVENTS(tail) + 1) << ST_ABI_TAIL_TIME_BITS) | (at - begin);
 		/* (the header's last word may run into the payload's bytes:
 		 * the payload's copy comes after and writes them) */
 		if (commit_record(st__rseq_area(), cpu, &slot->cur, cur, &ctl->commit, word, mask_word,
 				  mw, dst, rec, (head + 7) / 8, dst + head, payload, (len + 7) / 8,
-				  _mm_set_epi64x((long long)at, (long long)new_word)))
+				  _mm_set_epi64x((long long)new_tail, (long long)new_word)))
 			return;
 	}
 	st__percpu_lost(p, false);

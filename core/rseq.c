@@ -86,11 +86,11 @@ __attribute__((noinline)) enum st_rseq_result st__rseq_commit(const struct st_rs
 		"jne 5f\n\t"
 		"testq %%rcx, %%rcx\n\t"
 		"jz 7f\n"
+		/* (downwards: a control's sequence, its first word, is
+		 * stored last) */
 		"8:\n\t"
-		"movq (%%rsi), %%rax\n\t"
-		"movq %%rax, (%%rdi)\n\t"
-		"addq $8, %%rsi\n\t"
-		"addq $8, %%rdi\n\t"
+		"movq -8(%%rsi, %%rcx, 8), %%rax\n\t"
+		"movq %%rax, -8(%%rdi, %%rcx, 8)\n\t"
 		"decq %%rcx\n\t"
 		"jnz 8b\n"
 		"7:\n\t"

@@ -14,7 +14,7 @@
  *
  *   each op->cmp[i] still holds op->expect[i]   (nothing changed since the
  *                                                caller read them)
- *   copy op->words 8-byte words from op->src to op->dst
+ *   copy op->words 8-byte words from op->src to op->dst, the last first
  *   store op->lo, op->hi at op->store            (the commit: one 16-byte
  *                                                 store, the last instruction)
  *

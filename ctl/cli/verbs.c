@@ -55,8 +55,9 @@
 	  "(rseq) that the kernel restarts when the thread is preempted, moved or signalled: " \
 	  "no lock and no atomic instruction, and a thread's first event costs what any "      \
 	  "other does, whatever the number of threads. A process's share is then CPUs x "      \
-	  "--buffer-size, which must fit --process-memory. Discard mode only (--blocking "     \
-	  "too), so far. A process whose glibc registered no rseq area (before 2.35, or "      \
+	  "--buffer-size, which must fit --process-memory. Discard mode (--blocking too) "     \
+	  "and overwrite mode (snapshots too). A process whose glibc registered no rseq area " \
+	  "(before 2.35, or "                                                                \
 	  "GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread buffers of the same "       \
 	  "geometry instead (as many as CPUs). See doc/percpu.md." }
 /* What record and create take to make a session's buffers. */

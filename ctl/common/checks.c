@@ -300,16 +300,11 @@ const char *st_buffers_name(uint32_t buffers)
 	return buffers == ST_BUFFERS_PER_CPU ? "per-process" : "per-thread";
 }
 
-static int per_cpu_check(uint32_t mode, struct st_memory_bounds *m, char *why, size_t n)
+static int per_cpu_check(struct st_memory_bounds *m, char *why, size_t n)
 {
 	long cpus;
 	char need[32], share[32];
 
-	if (mode != ST_MODE_DISCARD) {
-		snprintf(why, n, "--buffers per-process is for discard mode, so far (--overwrite uses "
-				 "per-thread buffers)");
-		return -1;
-	}
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (cpus < 1 || cpus > ST_ABI_SLOTS_MAX) {
 		snprintf(why, n, "--buffers per-process: cannot count this machine's CPUs");
@@ -329,14 +324,13 @@ static int per_cpu_check(uint32_t mode, struct st_memory_bounds *m, char *why, s
 	return 0;
 }
 
-int st_buffers_check(uint32_t buffers, uint32_t mode, struct st_memory_bounds *m, char *why,
-		     size_t n)
+int st_buffers_check(uint32_t buffers, struct st_memory_bounds *m, char *why, size_t n)
 {
 	switch (buffers) {
 	case ST_BUFFERS_PER_THREAD:
 		return 0;
 	case ST_BUFFERS_PER_CPU:
-		return per_cpu_check(mode, m, why, n);
+		return per_cpu_check(m, why, n);
 	default:
 		snprintf(why, n, "--buffers: unknown kind %u", buffers);
 		return -1;

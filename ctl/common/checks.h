@@ -111,12 +111,11 @@ const char *st_buffers_name(uint32_t buffers);
 void st_buffers_text(uint32_t buffers, const struct st_geometry *g, uint64_t process_memory,
 		     uint32_t nslots, char *buf, size_t n);
 /*
- * Per-CPU buffers (so far): discard mode (blocking or not), and a buffer for
- * each possible CPU within the process's share, which m then holds: nslots
- * the CPUs, process their buffers' bytes. 0, or -1 with the reason.
+ * Per-CPU buffers: a buffer for each possible CPU, within the process's
+ * share; m then holds nslots, the CPUs, and process, their buffers' bytes.
+ * 0, or -1 with the reason.
  */
-int st_buffers_check(uint32_t buffers, uint32_t mode, struct st_memory_bounds *m, char *why,
-		     size_t n);
+int st_buffers_check(uint32_t buffers, struct st_memory_bounds *m, char *why, size_t n);
 /* "discard", "discard, blocking (no timeout)", "discard, blocking
  * (timeout 2s)", "overwrite" */
 void st_mode_text(uint32_t mode, uint32_t block_ms, char *buf, size_t n);

@@ -477,6 +477,9 @@ uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i)
 	const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
 	uint64_t lost;
 
+	if (pool->ring.percpu)
+		return __atomic_load_n(&slot->lost_full, __ATOMIC_RELAXED) +
+		       __atomic_load_n(&slot->lost_nested, __ATOMIC_RELAXED) + st->overwritten;
 	for (uint32_t k = 0; st->taken && k < pool->ring.sb_count; k++)
 		if (st->taken[k].seq &&
 		    __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE) != st->taken[k].seq) {
@@ -635,6 +638,44 @@ static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s
 	return true;
 }
 
+/*
+ * Per-CPU overwrite mode: a CPU's buffer is written by any thread, so no
+ * writer counts what it overwrites; each sub-buffer says instead how many
+ * events the CPU wrote before it. Those written before a point of the ring
+ * that were neither emitted nor counted yet were overwritten: written,
+ * the events before sub-buffer (idx, seq) and, when a drain emitted part
+ * of it already, those it emitted of it.
+ */
+static void count_overwritten(struct st_proc_pool *pool, uint32_t i, uint32_t idx, uint64_t seq,
+			      bool to_end)
+{
+	struct st_slot_state *st = &pool->slots[i];
+	uint64_t before, in, written;
+
+	if (!st_ring_cpu_events(&pool->ring, i, idx, seq, &before, &in))
+		return;
+	written = before + (to_end ? in
+			   : st->taken && st->taken[idx].seq == seq ? st->taken[idx].events
+								  : 0);
+	if (written > st->emitted + st->overwritten)
+		st->overwritten = written - st->emitted;
+}
+
+/* The first sub-buffer (of order's n) a drain emits from: the oldest not
+ * emitted whole, with a record (one with none may be a switch the process
+ * was killed in: its counts may be the next lap's). -1 if none. */
+static int first_to_emit(struct st_proc_pool *pool, uint32_t i, uint64_t (*order)[2], int n)
+{
+	const struct st_slot_state *st = &pool->slots[i];
+
+	for (int k = 0; k < n; k++)
+		if (order[k][0] >= st->cur.rseq &&
+		    st_ring_commit(&pool->ring, i, (uint32_t)order[k][1], order[k][0]) >
+			    (order[k][0] == st->cur.rseq ? st->cur.roff : 0))
+			return k;
+	return -1;
+}
+
 /* Overwrite mode: emit what the ring holds, oldest sub-buffer first. */
 static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t i)
 {
@@ -642,15 +683,17 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 	struct st_slot_state *st = &pool->slots[i];
 	struct st_session *ses = st_session_at(d, s, p);
 	struct st_session_stats *stats = st_session_stats_for(ses, p, true);
-	uint64_t (*order)[2], corrupt = 0;
-	uint64_t lost = stream_lost(st, st_slot_lost(pool, i));
-	int n;
+	uint64_t (*order)[2], corrupt = 0, lost;
+	int n, first;
 
 	/* (out of memory: what is emitted now would be counted lost as well
 	 * if the session started again) */
 	if (!st->taken)
 		st->taken = calloc(pool->ring.sb_count, sizeof(*st->taken));
 	n = st_ring_order(&pool->ring, i, &order);
+	if (pool->ring.percpu && (first = first_to_emit(pool, i, order, n)) >= 0)
+		count_overwritten(pool, i, (uint32_t)order[first][1], order[first][0], false);
+	lost = stream_lost(st, st_slot_lost(pool, i));
 	for (int k = 0; k < n; k++) {
 		uint64_t seq = order[k][0], off = 0, events;
 		uint32_t idx = (uint32_t)order[k][1];
@@ -672,9 +715,14 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 			st->taken[idx] = (struct st_taken){ seq, 0 };
 		if (st->taken)
 			st->taken[idx].events += events;
+		st->emitted += events;
 		st->cur.rseq = seq;
 		st->cur.roff = (uint32_t)off;
 	}
+	/* (what the newest sub-buffer says the CPU wrote, and the drain did
+	 * not find: final_losses declares it) */
+	if (pool->ring.percpu && n > 0)
+		count_overwritten(pool, i, (uint32_t)order[n - 1][1], order[n - 1][0], true);
 	if (stats)
 		stats->corrupt_bytes += corrupt;
 	free(order);

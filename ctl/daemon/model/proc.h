@@ -58,6 +58,9 @@ struct st_slot_state {
 	uint64_t lost_said;	/* losses the streams of earlier runs declared */
 	struct st_taken *taken; /* overwrite mode: by index, sb_count */
 	uint64_t retaken;	/* emitted, then counted overwritten by the producer */
+	/* per-CPU overwrite mode: the events emitted from the slot, and those
+	 * the CPU wrote that the ring no longer held when drained (consumer.c) */
+	uint64_t emitted, overwritten;
 	uint64_t *in_place;	/* discard mode: by index, a bit set when the
 				 * sub-buffer is read in place (consumer.c) */
 };

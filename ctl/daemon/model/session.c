@@ -174,7 +174,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 			     &mem, err, errlen) < 0)
 		return -EINVAL;
 	if (st_blocking_check(cfg->mode, cfg->block_ms, err, errlen) < 0 ||
-	    st_buffers_check(cfg->buffers, cfg->mode, &mem, err, errlen) < 0)
+	    st_buffers_check(cfg->buffers, &mem, err, errlen) < 0)
 		return -EINVAL;
 	ses = calloc(1, sizeof(*ses));
 	if (!ses) {

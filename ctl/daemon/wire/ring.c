@@ -79,6 +79,21 @@ uint64_t st_ring_lost(const struct st_abi_slot *slot)
 	       __atomic_load_n(&slot->overwritten, __ATOMIC_RELAXED);
 }
 
+bool st_ring_cpu_events(const struct st_ring *r, uint32_t i, uint32_t idx, uint64_t seq,
+			uint64_t *before, uint64_t *in)
+{
+	const struct st_abi_subbuf *sb = &st_ring_slot(r, i)->sb[idx];
+
+	/* (the producer stores the sequence after the rest of a control, and
+	 * the tail with the commit word after the records) */
+	if (__atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != seq)
+		return false;
+	*before = __atomic_load_n(&sb->events, __ATOMIC_RELAXED);
+	*in = ST_ABI_TAIL_EVENTS(__atomic_load_n(&sb->tail, __ATOMIC_RELAXED));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&sb->seq, __ATOMIC_RELAXED) == seq;
+}
+
 bool st_ring_next(const struct st_ring *r, uint32_t i, const struct st_ring_cursor *c,
 		  bool partial, struct st_ring_range *out)
 {

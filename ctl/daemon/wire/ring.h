@@ -51,6 +51,13 @@ const uint8_t *st_ring_data(const struct st_ring *r, uint32_t i, uint32_t idx);
 uint32_t st_ring_slots_used(const struct st_ring *r);
 /* Events the producer of slot i could not keep, all causes. */
 uint64_t st_ring_lost(const struct st_abi_slot *slot);
+/*
+ * Per-CPU buffers: the events written on slot i's CPU before sub-buffer
+ * (idx, seq) opened, and in it so far; false if it holds another sequence
+ * by now. The process's word: a count to check against what was read.
+ */
+bool st_ring_cpu_events(const struct st_ring *r, uint32_t i, uint32_t idx, uint64_t seq,
+			uint64_t *before, uint64_t *in);
 
 /*
  * Discard mode. A cursor names what comes next for the consumer: sub-buffer
