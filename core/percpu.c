@@ -248,7 +248,77 @@ static bool move_on(struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu, 
 	return false;
 }
 
+/*
+ * The common record, on its own so that it is short: the CPU's buffer is
+ * there, its open sub-buffer has room, its last record is this thread's
+ * (no thread record), and the compact header fits. False when any of it
+ * does not hold, or the commit failed: the general loop below takes it.
+ */
+static inline __attribute__((always_inline)) bool
+write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_word, uint64_t mw, uint32_t id,
+	     uint64_t ts, uint64_t site, const void *payload, uint32_t len)
+{
+	struct rseq *rs = st__rseq_area();
+	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx, off;
+	uint64_t cur, word, tail, begin, last, at, head[2], n;
+	struct st_abi_subbuf *ctl;
+	struct st_abi_slot *slot;
+	struct st__writer *w;
+
+	if (cpu >= p->nslots)
+		return false;
+	w = &p->writers[cpu];
+	slot = w->slot;
+	cur = st_load_relaxed(&slot->cur);
+	idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
+	if (!w->populated || idx >= p->sb_count)
+		return false;
+	ctl = &slot->sb[idx];
+	word = st_load_relaxed(&ctl->commit);
+	tail = st_load_relaxed(&ctl->tail);
+	begin = st_load_relaxed(&ctl->begin_ts);
+	off = ST_ABI_COMMIT_OFF(word);
+	last = begin + ST_ABI_TAIL_TIME(tail);
+	at = ts < last ? last : ts;
+	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
+	if (st_load_relaxed(&ctl->seq) != cur + 1 || (int32_t)(word >> 32) != tid || off == 0 ||
+	    id >= ST_ABI_ID_EXTENDED || at - last >= (1u << ST_ABI_TS_BITS) ||
+	    off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
+	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
+		return false;
+	st__put_header((uint8_t *)head, id, at, at - last, site);
+	return commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw,
+			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off, (uint8_t *)head, 2,
+			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off +
+				     ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
+			     payload, (len + 7) / 8,
+			     _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
+							 << ST_ABI_TAIL_TIME_BITS) |
+							(at - begin)),
+					    (long long)((off + n) | (uint64_t)(uint32_t)tid << 32)));
+}
+
+static __attribute__((noinline)) void
+write_any(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp, uint32_t s,
+	  uint32_t id, uint64_t ts, uint64_t site, const void *payload, uint32_t len, bool nested);
+
 void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
+		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
+		      uint32_t len, bool nested)
+{
+	const uint32_t *mask = &tp->state->mask[tp->slot];
+	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
+	uint64_t mw = st_load_relaxed(mask_word);
+
+	if (((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) & (1u << s)) &&
+	    write_common(p, t->tid, mask_word, mw, id, ts, site, payload, len))
+		return;
+	write_any(p, t, tp, s, id, ts, site, payload, len, nested);
+}
+
+/* Any record: with a thread record, an extended header, a switch, a CPU
+ * buffer to claim, a full buffer, a commit tried again. */
+static void write_any(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
 		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
 		      uint32_t len, bool nested)
 {
