@@ -32,6 +32,11 @@
 #                per-process: doc/percpu.md)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
+# Each run also times a read of the trace clock (bench/clockread.c: rdtsc
+# where the CPU's TSC is constant and non-stop, else clock_gettime), the
+# least any event costs, and the report gives recording's cost in clock
+# reads (the target: within 1.5 of the untraced call).
+#
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace) and
 # SHIMTRACE_LIBDIR (one directory holding libshimtrace.so and the
 # libshimtrace-FAMILY.so wrappers, for an installed shimtrace); CC
@@ -114,7 +119,7 @@ esac
 # column), the calls per round and the rounds.
 ARGS=("${MODE[@]}" --ref "$PAIRS" "$ROUNDS")
 
-bench_start mutex-pairs
+bench_start mutex-pairs clockread
 PROG=$TMP/mutex-pairs
 mkdir "$TMP/empty-rundir"
 if [[ -n $STUB ]]; then
@@ -320,7 +325,22 @@ run_lttng() {
 # ---- run: configurations interleaved, REPS times ----
 lttng_setup
 
+# A clock read, the floor of any event (bench/clockread.c), each rep among
+# the configurations' runs: the best of the reps.
+CLOCK_TSC= CLOCK_MONO= TRACE_CLOCK=
+clock_read() {
+	local line v
+	line=$("$TMP/clockread") || return
+	v=$(sed -n 's/.*rdtsc_ns=\([0-9.]*\).*/\1/p' <<<"$line")
+	[[ -z $CLOCK_TSC ]] || (($(calc "$v < $CLOCK_TSC"))) && CLOCK_TSC=$v
+	v=$(sed -n 's/.*monotonic_ns=\([0-9.]*\).*/\1/p' <<<"$line")
+	[[ -z $CLOCK_MONO ]] || (($(calc "$v < $CLOCK_MONO"))) && CLOCK_MONO=$v
+	TRACE_CLOCK=$(sed -n 's/.*trace_clock=\([a-z]*\).*/\1/p' <<<"$line")
+}
+
 for ((rep = 1; rep <= REPS; rep++)); do
+	echo "run $rep/$REPS: clock reads" >&2
+	clock_read
 	for key in "${KEYS[@]}"; do
 		echo "run $rep/$REPS: ${LABEL[$key]}${CONFIG[$key]:+ (${CONFIG[$key]})}" >&2
 		case $key in
@@ -414,6 +434,16 @@ elif [[ -n ${BEST[record]:-} && -n $lttng_ref ]]; then
 	done
 else
 	echo "-> shimtrace vs lttng-ust: not compared (a recording row is unavailable)"
+fi
+# Recording against the clock read: an event reads the clock once.
+if [[ -n $CLOCK_TSC && -n ${BEST[record]:-} ]]; then
+	clk=$CLOCK_MONO
+	[[ $TRACE_CLOCK == rdtsc ]] && clk=$CLOCK_TSC
+	printf -- '-> a read of the trace clock (%s) costs %s ns here (rdtsc %s, clock_gettime %s);\n' \
+		"$TRACE_CLOCK" "$(num2 "$clk")" "$(num2 "$CLOCK_TSC")" "$(num2 "$CLOCK_MONO")"
+	printf -- '   recording adds %s clock reads a call (in-process %s; target: within 1.5)\n' \
+		"$(num2 "$(calc "$(added record) / $clk")")" \
+		"$(is_num "$(added_in record)" && num2 "$(calc "$(added_in record) / $clk")" || printf -)"
 fi
 # verdict VALUE: VALUE (ns a call) against the dormant target, 2 ns.
 verdict() {
