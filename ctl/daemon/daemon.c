@@ -256,6 +256,7 @@ static void collect(struct st_loop *l, void *arg)
 	st_proc_reap(arg);
 	st_insp_collect();
 	st_control_collect();
+	st_tracefile_flush(); /* (the turn's packets, written together) */
 }
 
 static void on_signal(struct st_loop *l, void *arg, uint32_t events)

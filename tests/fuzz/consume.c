@@ -94,6 +94,14 @@ void st_packet_prepare(uint64_t len)
 	(void)len;
 }
 
+/* (every packet in a buffer of its own: exact-size, as above) */
+uint8_t *st_packet_more(struct st_stream *s, uint64_t *cap)
+{
+	(void)s;
+	(void)cap;
+	return NULL;
+}
+
 void *st_resident_alloc(uint64_t len)
 {
 	return malloc(len ? len : 1);

@@ -3,7 +3,8 @@
  * past the bytes left to the kernel's writeback are sent on to the disk
  * and dropped from the cache by the flusher thread, and still hold every
  * packet, in order, whole, including a file closed while ranges of it were
- * queued or on their way.
+ * queued or on their way. Packets of one file made one after another
+ * are written together.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -108,7 +109,57 @@ START_TEST(files_past_the_hold_are_whole)
 }
 END_TEST
 
+/*
+ * Packets of one file made one after the other go in one buffer, after
+ * each other (st_tracefile_more), and are written together: the file holds
+ * each, whole and in order; a buffer asked for anything else, or a flush,
+ * ends the run.
+ */
+START_TEST(packets_of_a_file_written_together)
+{
+	char dir[] = "/tmp/st-writer-XXXXXX", path[64];
+	struct st_wloss loss = { 0 };
+	struct st_file *f = calloc(1, sizeof(*f));
+	uint32_t appended = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	ck_assert_ptr_nonnull(f);
+	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	ck_assert_int_ge(f->fd, 0);
+	f->loss = &loss;
+	for (uint32_t i = 0; i < PACKETS; i++) {
+		uint64_t len = packet_size(i), room = 0;
+		uint8_t *p = st_tracefile_more(f, &room);
+
+		if (p && room >= len) {
+			appended++;
+		} else {
+			p = st_tracefile_buf(64 << 10);
+			ck_assert_ptr_nonnull(p);
+		}
+		for (uint64_t k = 0; k < len; k++)
+			p[k] = pattern(0, i, k);
+		st_tracefile_queue(f, (uint64_t)(p - st_tracefile_base()), len, 1, 0);
+		if (i == PACKETS / 2) {
+			st_tracefile_flush();
+			ck_assert_ptr_null(st_tracefile_more(f, &room));
+		}
+	}
+	/* (64 KiB buffers of 1 to 9 KiB packets: most follow another) */
+	ck_assert_uint_gt(appended, PACKETS / 2);
+	st_tracefile_close(f);
+	st_tracefile_sync();
+	st_tracefile_stop();
+	ck_assert_uint_eq(loss.events, 0);
+	check_file(path, 0, PACKETS);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
-	return st_run_tests("writer", ST_TESTS(files_past_the_hold_are_whole));
+	return st_run_tests("writer", ST_TESTS(files_past_the_hold_are_whole,
+					       packets_of_a_file_written_together));
 }

@@ -354,13 +354,28 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 	uint64_t events = 0, off = 0, latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
 
 	while (off < len) {
-		uint64_t cap = packet_capacity(len - off);
-		uint8_t *buf = st_packet_buf(cap);
+		uint64_t cap = packet_capacity(len - off), room;
+		/* (after the stream's packet just made, if the buffer has room:
+		 * one write for many short runs of threads) */
+		uint8_t *buf = st_packet_more(stream, &room);
 		struct seg sg = { .pos = *pos, .may_wait = may_wait };
 
-		if (!buf)
-			break;
-		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest, &sg);
+		if (buf) {
+			transform(d, p, t, src + off, len - off, buf, room < cap ? room : cap,
+				  stream->last_ts, latest, &sg);
+			if (sg.used == 0 && !sg.corrupt && !(sg.unsettled && may_wait)) {
+				/* (its first record did not fit there) */
+				buf = NULL;
+				sg = (struct seg){ .pos = *pos, .may_wait = may_wait };
+			}
+		}
+		if (!buf) {
+			buf = st_packet_buf(cap);
+			if (!buf)
+				break;
+			transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest,
+				  &sg);
+		}
 		if (sg.unsettled && may_wait) {
 			st_objects_lines_wait(p);
 			break;

@@ -490,6 +490,17 @@ uint8_t *st_packet_buf(uint64_t len)
 	return p ? p + PACKET_ROOM : NULL;
 }
 
+uint8_t *st_packet_more(struct st_stream *s, uint64_t *cap)
+{
+	uint64_t room;
+	uint8_t *p = s->file && s->seq_num ? st_tracefile_more(s->file, &room) : NULL;
+
+	if (!p || room <= sizeof(struct packet_prefix))
+		return NULL;
+	*cap = room - sizeof(struct packet_prefix);
+	return p + sizeof(struct packet_prefix);
+}
+
 void st_packet_prepare(uint64_t len)
 {
 	st_tracefile_prepare(PACKET_ROOM + len);
@@ -536,13 +547,16 @@ static struct sealed seal_packet(struct st_trace *t, struct st_stream *s, uint8_
 				 uint64_t len, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
 {
 	const uint64_t hdr = sizeof(struct packet_prefix);
-	struct sealed out = { PACKET_ROOM - hdr, hdr + len, offsetof(struct packet_prefix,
-								     events_discarded) };
+	/* (from the start of the buffer: after the packets it holds, for a
+	 * packet from st_packet_more) */
+	struct sealed out = { (uint64_t)(records - hdr - st_tracefile_base()), hdr + len,
+			      offsetof(struct packet_prefix, events_discarded) };
 
 	discarded += s->wlost;
+	/* (never one from st_packet_more: the stream has a packet) */
 	if (s->seq_num == 0 && discarded) {
 		put_header(t, s, records - PACKET_ROOM, 0, ts_begin, ts_begin, 0);
-		out.start = 0;
+		out.start -= hdr;
 		out.len += hdr;
 		out.disc_off += hdr;
 	}

@@ -99,6 +99,13 @@ int st_stream_open(struct st_trace *t, struct st_stream *s, const char *fname, i
  * the next call.
  */
 uint8_t *st_packet_buf(uint64_t len);
+/*
+ * Room for the records of stream s's next packet right after its packet
+ * just appended, in the same buffer: *cap bytes; NULL if there is none (a
+ * packet of many threads' buffers per CPU holds a few events of each, and
+ * its packets are written together).
+ */
+uint8_t *st_packet_more(struct st_stream *s, uint64_t *cap);
 /* Makes the packet buffers hold len bytes of records, resident, now. */
 void st_packet_prepare(uint64_t len);
 /*

@@ -5,8 +5,11 @@
  * never waits for a disk.
  *
  * Jobs: write a filled buffer to a file, or close a file. The event-loop
- * thread fills a buffer (st_tracefile_buf), queues it (st_tracefile_queue) and,
- * when a stream ends, queues its close (st_tracefile_close); the writer thread
+ * thread fills a buffer (st_tracefile_buf) with a packet, adds it
+ * (st_tracefile_queue), and may add more packets of the same file after it
+ * (st_tracefile_more) until the buffer is queued (st_tracefile_flush: the
+ * end of each loop turn, or a buffer wanted for another file); when a
+ * stream ends it queues its close (st_tracefile_close); the writer thread
  * runs jobs in FIFO order, so a file's packets are written in order and it
  * is closed after the last. A file (struct st_file) belongs to its stream
  * until its close is queued, then to the writer thread, which frees it.
@@ -36,8 +39,9 @@
  *
  *                           | writer: a job | flusher: send | loop: same
  *   ------------------------+---------------+---------------+-----------
- *   loop: st_tracefile_buf  | x (other buf) | x             | -
- *   loop: _queue, _close    | lock          | lock          | -
+ *   loop: st_tracefile_buf, | x (other buf) | x             | -
+ *     _more, _base, _queue  |               |               |
+ *   loop: _flush, _close    | lock          | lock          | -
  *   loop: _lost, _take_lost,| lock          | x             | -
  *     _lost_total, _reserve,|               |               |
  *     _release              |               |               |
@@ -107,20 +111,33 @@
 #define NRANGES (WINDOW / SEND + 1)
 #define HOLD_MAX (1ull << 30)
 
+/* Packets of one file a job holds at most (st_tracefile_more). */
+#define JOB_PACKETS 256
+/* Kept free past the packets of a job: the transform's word copies. */
+#define JOB_SLACK 64
+
 struct job {
 	struct st_file *file;
 	uint8_t *p;	   /* write: buffer, NULL for a close */
 	uint64_t cap;
 	uint64_t start;    /* of the bytes to write, in p */
 	uint64_t len;
-	uint64_t events;   /* in the packet */
-	uint64_t disc_off; /* of its events_discarded, from start */
+	uint64_t events;   /* in the packets */
+	uint32_t ndisc;	   /* packets */
+	uint64_t disc_off[JOB_PACKETS]; /* of each one's events_discarded, from start */
 	bool trailer, force;
 	struct job *next;
 };
 
 static struct job bufs[NBUF];	/* data buffers, reused */
 static struct job *free_bufs, *queue_head, *queue_tail, *current;
+/* The file whose packets `current` holds, queued by the next flush (a
+ * buffer wanted for anything else, a close, a sync, st_tracefile_flush):
+ * a thread that writes a few events between other threads' makes a packet
+ * each in a per-CPU buffer, and a job (a write, a wake of the writer) for
+ * each, with NBUF of them at once, left the loop waiting for the writer
+ * thread most of the time on a busy machine. */
+static struct st_file *pending;
 static uint32_t in_flight;	/* jobs queued or running */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -427,9 +444,11 @@ static void run_job(struct job *j)
 	} else {
 		uint8_t *p = j->p + j->start;
 
-		memcpy(&disc, p + j->disc_off, sizeof(disc));
-		disc += f->lost;
-		memcpy(p + j->disc_off, &disc, sizeof(disc));
+		for (uint32_t k = 0; k < j->ndisc; k++) {
+			memcpy(&disc, p + j->disc_off[k], sizeof(disc));
+			disc += f->lost;
+			memcpy(p + j->disc_off[k], &disc, sizeof(disc));
+		}
 		ret = append(f, p, j->len);
 	}
 	if (ret == 0) {
@@ -550,8 +569,20 @@ static bool grow(struct job *j, uint64_t len)
 	return true;
 }
 
+void st_tracefile_flush(void)
+{
+	struct job *j = current;
+
+	if (!pending)
+		return;
+	current = NULL;
+	pending = NULL;
+	enqueue(j);
+}
+
 uint8_t *st_tracefile_buf(uint64_t len)
 {
+	st_tracefile_flush();
 	if (!current) {
 		if (start() < 0)
 			return NULL;
@@ -565,8 +596,27 @@ uint8_t *st_tracefile_buf(uint64_t len)
 	return grow(current, len) ? current->p : NULL;
 }
 
+uint8_t *st_tracefile_more(struct st_file *f, uint64_t *room)
+{
+	uint64_t end;
+
+	if (!current || pending != f || current->ndisc == JOB_PACKETS)
+		return NULL;
+	end = current->start + current->len;
+	if (current->cap < end + JOB_SLACK)
+		return NULL;
+	*room = current->cap - end - JOB_SLACK;
+	return current->p + end;
+}
+
+uint8_t *st_tracefile_base(void)
+{
+	return current ? current->p : NULL;
+}
+
 void st_tracefile_prepare(uint64_t len)
 {
+	st_tracefile_flush(); /* (a buffer may move: none holds packets) */
 	if (start() < 0)
 		return;
 	pthread_mutex_lock(&lock);
@@ -577,8 +627,32 @@ void st_tracefile_prepare(uint64_t len)
 		grow(current, len);
 }
 
-static void queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
-		  uint64_t disc_off, bool trailer, bool force)
+void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
+			uint64_t disc_off)
+{
+	struct job *j = current;
+
+	if (pending == f && start == j->start + j->len) {
+		j->len += len; /* (after the packets before it: st_tracefile_more) */
+	} else {
+		/* (a buffer from st_tracefile_buf, which flushed what was
+		 * pending) */
+		j->file = f;
+		j->start = start;
+		j->len = len;
+		j->events = 0;
+		j->ndisc = 0;
+		j->trailer = j->force = false;
+		pending = f;
+	}
+	j->events += events;
+	j->disc_off[j->ndisc++] = start - j->start + disc_off;
+	if (j->ndisc == JOB_PACKETS)
+		st_tracefile_flush();
+}
+
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t start, uint64_t len, uint64_t disc_off,
+				bool force)
 {
 	struct job *j = current;
 
@@ -586,23 +660,12 @@ static void queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t even
 	j->file = f;
 	j->start = start;
 	j->len = len;
-	j->events = events;
-	j->disc_off = disc_off;
-	j->trailer = trailer;
+	j->events = 0;
+	j->ndisc = 1;
+	j->disc_off[0] = disc_off;
+	j->trailer = true;
 	j->force = force;
 	enqueue(j);
-}
-
-void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
-			uint64_t disc_off)
-{
-	queue(f, start, len, events, disc_off, false, false);
-}
-
-void st_tracefile_queue_trailer(struct st_file *f, uint64_t start, uint64_t len, uint64_t disc_off,
-				bool force)
-{
-	queue(f, start, len, 0, disc_off, true, force);
 }
 
 void st_tracefile_close(struct st_file *f)
@@ -611,6 +674,7 @@ void st_tracefile_close(struct st_file *f)
 
 	if (!f)
 		return;
+	st_tracefile_flush(); /* (its packets before its close) */
 	j = calloc(1, sizeof(*j));
 	if (!j || start() < 0) {
 		/* no memory for the job: wait for the writes, close here */
@@ -629,6 +693,7 @@ void st_tracefile_sync(void)
 {
 	if (!started)
 		return;
+	st_tracefile_flush();
 	pthread_mutex_lock(&lock);
 	while (in_flight)
 		pthread_cond_wait(&changed, &lock);
@@ -657,4 +722,5 @@ void st_tracefile_stop(void)
 		memset(&bufs[i], 0, sizeof(bufs[i]));
 	}
 	free_bufs = queue_head = queue_tail = current = NULL;
+	pending = NULL;
 }

@@ -55,14 +55,25 @@ struct st_file {
  * the most on their way; and the bytes sent, waited for and dropped. */
 void st_tracefile_limits(uint64_t hold, uint64_t send, uint64_t window);
 uint64_t st_tracefile_retired(void);
-/* The buffer being filled: at least len bytes, 4 KiB aligned. */
+/* The buffer being filled: at least len bytes, 4 KiB aligned (what the
+ * buffer held of packets is queued first). */
 uint8_t *st_tracefile_buf(uint64_t len);
+/* Room after the packets of f the buffer holds and has not queued yet,
+ * *room bytes of it: the next packet of f goes there, written with them;
+ * NULL when there is none. */
+uint8_t *st_tracefile_more(struct st_file *f, uint64_t *room);
+/* The start of the buffer being filled (NULL: none). */
+uint8_t *st_tracefile_base(void);
+/* Queues what the buffer holds of packets (the end of each loop turn, a
+ * close, a sync do it too). */
+void st_tracefile_flush(void);
 /* Makes the buffers hold len bytes, resident, before they are needed. */
 void st_tracefile_prepare(uint64_t len);
 /*
- * Queues len bytes of that buffer from `start`, a packet of `events` events
- * (or an empty packet and it), to be appended to f. The u64 at disc_off
- * from start is its events_discarded: the
+ * Adds len bytes of that buffer from `start`, a packet of `events` events
+ * (or an empty packet and it), to what is appended to f: queued with the
+ * packets of f after it (st_tracefile_more), at the next flush. The u64
+ * at disc_off from start is its events_discarded: the
  * writer adds to it the events of f's packets it could not write before.
  * A trailer (a packet of no events, the stream's last) is written only if
  * it says more than the last packet written (force: the loop thread knows
