@@ -47,19 +47,21 @@
 	  "an event being written never waits: its event is lost (nested)." }
 /* --buffers of record and create (st_buffers_parse, ctl/common/checks.h). */
 #define BUFFERS_OPT                                                                         \
-	{ "buffers", 0, "per-thread|per-process",                                            \
-	  "a ring buffer per thread that writes (default), or per CPU in each process",       \
-	  "per-process (LTTng's word): each process has a buffer for every CPU of the "        \
-	  "machine, made by its first event (the daemon then allocates its pages), and every " \
-	  "thread writes into the buffer of the CPU it runs on, in a restartable sequence "    \
-	  "(rseq) that the kernel restarts when the thread is preempted, moved or signalled: " \
-	  "no lock and no atomic instruction, and a thread's first event costs what any "      \
-	  "other does, whatever the number of threads. A process's share is then CPUs x "      \
-	  "--buffer-size, which must fit --process-memory. Discard mode (--blocking too) "     \
-	  "and overwrite mode (snapshots too). A process whose glibc registered no rseq area " \
-	  "(before 2.35, or "                                                                \
-	  "GLIBC_TUNABLES=glibc.pthread.rseq=0) writes per-thread buffers of the same "       \
-	  "geometry instead (as many as CPUs). See doc/percpu.md." }
+	{ "buffers", 0, "per-process|per-thread",                                            \
+	  "a ring buffer per CPU in each process (default), or per thread that writes",       \
+	  "per-process (LTTng's word, the default): each process has a buffer for every CPU "  \
+	  "of the machine, made by its first event (the daemon then allocates its pages), "    \
+	  "and every thread writes into the buffer of the CPU it runs on, in a restartable "   \
+	  "sequence (rseq) that the kernel restarts when the thread is preempted, moved or "   \
+	  "signalled: no lock and no atomic instruction, and a thread's first event costs "    \
+	  "what any other does, whatever the number of threads. A process's share is then "    \
+	  "CPUs x --buffer-size, which must fit --process-memory (without --buffer-size, a "   \
+	  "CPU's buffer is 32 MiB, or the largest power of two that fits). A process whose "   \
+	  "glibc registered no rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) " \
+	  "writes per-thread buffers of the same geometry instead (as many as CPUs). "         \
+	  "per-thread: each thread that writes claims a buffer of its own at its first event " \
+	  "(made resident then), as many as fit --process-memory; an uncontended event costs " \
+	  "about 9 ns less. See doc/percpu.md." }
 /* What record and create take to make a session's buffers. */
 #define SESSION_BUFFER_OPTS                                                                  \
 	BLOCKING_OPT, BUFFERS_OPT, BUFFER_OPT, SUBBUF_OPT, MAX_MEMORY_OPT, PROCESS_MEMORY_OPT

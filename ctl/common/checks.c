@@ -295,6 +295,22 @@ int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
 	return 0;
 }
 
+_Static_assert(ST_BUFFERS_DEFAULT == ST_BUFFERS_PER_CPU, "the default buffers are per CPU");
+
+uint64_t st_per_cpu_buffer_size(uint64_t process_memory)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t share = process_memory ? process_memory : ST_DEFAULT_PROCESS_MEMORY, size;
+
+	if (cpus < 1)
+		cpus = 1;
+	size = ST_DEFAULT_BUFFER_SIZE;
+	/* (each buffer also has a header: a page at least) */
+	while (size > (1u << 20) && (uint64_t)cpus * (size + ST_ABI_PAGE * 16) > share)
+		size /= 2;
+	return size;
+}
+
 const char *st_buffers_name(uint32_t buffers)
 {
 	return buffers == ST_BUFFERS_PER_CPU ? "per-process" : "per-thread";

@@ -100,10 +100,19 @@ int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n);
 int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n);
 /*
  * --buffers per-thread|per-process: *out, an enum st_abi_buffers; 0, or -1
- * with the reason in why. Without the option: per-thread (per-CPU buffers
- * become the default with the daemon-made pools of doc/percpu.md).
+ * with the reason in why. Without the option: ST_BUFFERS_DEFAULT, per CPU
+ * (a thread's first event costs what any other does, threads are not
+ * counted, and contention shows as it is: doc/percpu.md).
  */
+#define ST_BUFFERS_DEFAULT 1u /* ST_BUFFERS_PER_CPU (core/abi.h) */
 int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n);
+/*
+ * A CPU's buffer when neither --buffer-size nor --subbuf-size is given:
+ * the default (32 MiB) while the machine's CPUs times it fit a process's
+ * share (process_memory; 0: the default, 2 GiB), else the largest power of
+ * two that fits, 1 MiB at least (per_cpu_check then says it does not fit).
+ */
+uint64_t st_per_cpu_buffer_size(uint64_t process_memory);
 const char *st_buffers_name(uint32_t buffers);
 /* "32 MiB per thread: 32 sub-buffers of 1 MiB; at most 2 GiB per process
  * (63 thread buffers)", or "32 MiB per CPU: ...; 64 MiB per process (2

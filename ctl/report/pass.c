@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl/common/escape.h"
+#include "ctl/common/tracevalues.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/symbols.h"
@@ -184,8 +185,13 @@ void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *
 		const struct st_proc_unexited *u = &pass->unexited[i];
 		char missing[128];
 
-		/* (a thread writes one record at a time: one each at most) */
-		if (u->threads)
+		/* (a thread writes one record at a time: one each at most;
+		 * per-CPU buffers have no owner to count: ST_THREADS_UNKNOWN) */
+		if (u->threads == ST_THREADS_UNKNOWN)
+			snprintf(missing, sizeof(missing),
+				 "events its threads were writing may be missing (per-CPU buffers: "
+				 "how many is not known)");
+		else if (u->threads)
 			snprintf(missing, sizeof(missing),
 				 "up to %" PRIu32 " event%s its threads were writing may be missing",
 				 u->threads, u->threads == 1 ? "" : "s");
@@ -216,7 +222,10 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"name\": ", i ? ", " : "", u->pid);
 		st_json_write(o, st_pass_name(pass, u->pid));
-		fprintf(o, ", \"threads\": %" PRIu32 "}", u->threads);
+		if (u->threads == ST_THREADS_UNKNOWN)
+			fputs(", \"threads\": null}", o);
+		else
+			fprintf(o, ", \"threads\": %" PRIu32 "}", u->threads);
 	}
 	fputc(']', o);
 }

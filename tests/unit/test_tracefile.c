@@ -89,7 +89,7 @@ START_TEST(files_past_the_hold_are_whole)
 			ck_assert_ptr_nonnull(p);
 			for (uint64_t k = 0; k < len; k++)
 				p[k] = pattern(n, i, k);
-			st_tracefile_queue(f[n], 0, len, 1, 0);
+			st_tracefile_queue(f[n], 0, 0, len, 1, 0);
 			written[n]++;
 		}
 		if (i == PACKETS / 2)
@@ -140,7 +140,7 @@ START_TEST(packets_of_a_file_written_together)
 		}
 		for (uint64_t k = 0; k < len; k++)
 			p[k] = pattern(0, i, k);
-		st_tracefile_queue(f, (uint64_t)(p - st_tracefile_base()), len, 1, 0);
+		st_tracefile_queue(f, 0, (uint64_t)(p - st_tracefile_base()), len, 1, 0);
 		if (i == PACKETS / 2) {
 			st_tracefile_flush();
 			ck_assert_ptr_null(st_tracefile_more(f, &room));

@@ -21,7 +21,8 @@
  *            that many events are missing. (A thread taking its first
  *            buffer at that instant is not counted. With exited 1: the
  *            threads exit() ended while they ran, which could lose one
- *            each just the same.)
+ *            each just the same. Per-CPU buffers have no owner:
+ *            ST_THREADS_UNKNOWN, ctl/common/tracevalues.h.)
  *
  * Of what the process writes, only that word is taken, and it can make
  * only its own traces say that it exited.
@@ -59,6 +60,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/common/tracevalues.h"
 #include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/drain/procend.h"
 #include "ctl/daemon/model/metastream.h"
@@ -194,7 +196,7 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	    !pool->ring.base || pool->generation != ses->generation)
 		return;
 	ts = end_time(d, pool);
-	threads = threads_holding(pool);
+	threads = pool->ring.percpu ? ST_THREADS_UNKNOWN : threads_holding(pool);
 	n = st_trace_rec_header(rec, ST_EV_PROCESS_END, ts, NULL, p->pid, 0);
 	rec[n] = exited;
 	memcpy(rec + n + 1, &threads, 4);

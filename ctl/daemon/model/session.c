@@ -145,6 +145,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	struct st_geometry geo;
 	struct st_memory_bounds mem;
 	struct st_user *u = cfg->owner == d->uid ? NULL : st_user_of(cfg->owner);
+	uint64_t buffer_size = cfg->buffer_size;
 	int s;
 
 	if (cfg->name && st_session_find(d, cfg->owner, cfg->name)) {
@@ -169,7 +170,9 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 				 ST_ABI_MAX_SESSIONS, ST_SESSION_ROOT_BITS);
 		return -ENOSPC;
 	}
-	if (st_geometry(cfg->buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0 ||
+	if (cfg->buffers == ST_BUFFERS_PER_CPU && !buffer_size && !cfg->subbuf_size)
+		buffer_size = st_per_cpu_buffer_size(cfg->process_memory);
+	if (st_geometry(buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0 ||
 	    st_memory_bounds(cfg->max_memory, cfg->process_memory, st_default_max_memory(), &geo,
 			     &mem, err, errlen) < 0)
 		return -EINVAL;

@@ -506,9 +506,10 @@ void st_packet_prepare(uint64_t len)
 	st_tracefile_prepare(PACKET_ROOM + len);
 }
 
-/* Writes the header of a packet of len bytes of records at `at`. */
-static void put_header(struct st_trace *t, struct st_stream *s, uint8_t *at, uint64_t len,
-		       uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
+/* Writes the header of a packet of len bytes of records at `at`, number
+ * seq in the stream. */
+static void put_header(struct st_trace *t, const struct st_stream *s, uint8_t *at, uint64_t len,
+		       uint64_t ts_begin, uint64_t ts_end, uint64_t discarded, uint64_t seq)
 {
 	struct packet_prefix h;
 	uint64_t content = sizeof(h) + len;
@@ -522,7 +523,7 @@ static void put_header(struct st_trace *t, struct st_stream *s, uint8_t *at, uin
 	h.timestamp_end = ts_end;
 	h.content_size = content * 8;
 	h.packet_size = content * 8;
-	h.packet_seq_num = s->seq_num++;
+	h.packet_seq_num = seq;
 	h.events_discarded = discarded;
 	h.pid = s->pid;
 	h.tid = s->tid;
@@ -530,9 +531,10 @@ static void put_header(struct st_trace *t, struct st_stream *s, uint8_t *at, uin
 }
 
 /* Where a sealed packet's bytes start in its buffer, how many, and its
- * events_discarded's offset from the start. */
+ * events_discarded's offset from the start; the lead, bytes before start
+ * (st_tracefile_queue). */
 struct sealed {
-	uint64_t start, len, disc_off;
+	uint64_t start, len, disc_off, lead;
 };
 
 /*
@@ -541,7 +543,10 @@ struct sealed {
  * before it in the stream, so the first packet's count would not be said
  * (babeltrace2: "may have discarded events"): a stream whose first packet
  * declares losses opens with an empty packet that declares none, at the
- * first packet's start.
+ * first packet's start. A later packet in a buffer of its own has such a
+ * packet in front too, numbered just before it, as its lead: written only
+ * if its file is still empty then (every packet before it could not be
+ * written: a full disk).
  */
 static struct sealed seal_packet(struct st_trace *t, struct st_stream *s, uint8_t *records,
 				 uint64_t len, uint64_t ts_begin, uint64_t ts_end, uint64_t discarded)
@@ -549,18 +554,23 @@ static struct sealed seal_packet(struct st_trace *t, struct st_stream *s, uint8_
 	const uint64_t hdr = sizeof(struct packet_prefix);
 	/* (from the start of the buffer: after the packets it holds, for a
 	 * packet from st_packet_more) */
-	struct sealed out = { (uint64_t)(records - hdr - st_tracefile_base()), hdr + len,
-			      offsetof(struct packet_prefix, events_discarded) };
+	struct sealed out = { .start = (uint64_t)(records - hdr - st_tracefile_base()),
+			      .len = hdr + len,
+			      .disc_off = offsetof(struct packet_prefix, events_discarded) };
 
 	discarded += s->wlost;
 	/* (never one from st_packet_more: the stream has a packet) */
 	if (s->seq_num == 0 && discarded) {
-		put_header(t, s, records - PACKET_ROOM, 0, ts_begin, ts_begin, 0);
+		put_header(t, s, records - PACKET_ROOM, 0, ts_begin, ts_begin, 0, s->seq_num++);
 		out.start -= hdr;
 		out.len += hdr;
 		out.disc_off += hdr;
+	} else if (s->seq_num > 0 && out.start == PACKET_ROOM - hdr) {
+		/* (a buffer of its own: st_packet_buf's room in front) */
+		put_header(t, s, records - PACKET_ROOM, 0, ts_begin, ts_begin, 0, s->seq_num - 1);
+		out.lead = hdr;
 	}
-	put_header(t, s, records - hdr, len, ts_begin, ts_end, discarded);
+	put_header(t, s, records - hdr, len, ts_begin, ts_end, discarded, s->seq_num++);
 	s->wlost_unsaid = false;
 	return out;
 }
@@ -582,7 +592,7 @@ int st_stream_packet(struct st_trace *t, struct st_stream *s, uint8_t *records, 
 		return -EIO;
 	}
 	sealed = seal_packet(t, s, records, len, ts_begin, ts_end, discarded);
-	st_tracefile_queue(s->file, sealed.start, sealed.len, events, sealed.disc_off);
+	st_tracefile_queue(s->file, sealed.lead, sealed.start, sealed.len, events, sealed.disc_off);
 	s->last_ts = ts_end;
 	s->discarded = discarded;
 	return 0;
@@ -601,7 +611,8 @@ void st_stream_close(struct st_stream *s)
 		struct sealed sealed = seal_packet(s->trace, s, buf, 0, s->last_ts, s->last_ts,
 						   s->discarded);
 
-		st_tracefile_queue_trailer(s->file, sealed.start, sealed.len, sealed.disc_off, force);
+		st_tracefile_queue_trailer(s->file, sealed.lead, sealed.start, sealed.len,
+					   sealed.disc_off, force);
 	}
 	st_tracefile_close(s->file);
 	s->file = NULL;

@@ -121,6 +121,7 @@ struct job {
 	uint8_t *p;	   /* write: buffer, NULL for a close */
 	uint64_t cap;
 	uint64_t start;    /* of the bytes to write, in p */
+	uint64_t lead;	   /* bytes before start written first into an empty file */
 	uint64_t len;
 	uint64_t events;   /* in the packets */
 	uint32_t ndisc;	   /* packets */
@@ -424,7 +425,7 @@ static void forget(struct st_file *f)
 static void run_job(struct job *j)
 {
 	struct st_file *f = j->file;
-	uint64_t disc;
+	uint64_t disc, lead;
 	int ret;
 
 	if (!j->p) {
@@ -433,11 +434,15 @@ static void run_job(struct job *j)
 		free(f);
 		return;
 	}
+	/* (a file's first packet must declare no loss: readers count a
+	 * packet's from the one before it. Into an empty file, the job's
+	 * lead, a packet of no event and no loss, goes first.) */
+	lead = f->size == 0 ? j->lead : 0;
 	if (j->trailer) {
 		if (!j->force && f->lost == f->carried)
 			return; /* the last packet written said it all */
 		if (f->lost > f->carried)
-			take_reserve(f->loss, j->len);
+			take_reserve(f->loss, lead + j->len);
 	}
 	if (__atomic_load_n(&f->failed, __ATOMIC_RELAXED)) {
 		ret = -EIO;
@@ -449,12 +454,12 @@ static void run_job(struct job *j)
 			disc += f->lost;
 			memcpy(p + j->disc_off[k], &disc, sizeof(disc));
 		}
-		ret = append(f, p, j->len);
+		ret = append(f, p - lead, lead + j->len);
 	}
 	if (ret == 0) {
 		f->carried = f->lost;
-		__atomic_add_fetch(&f->loss->bytes, j->len, __ATOMIC_RELAXED);
-		send_on(f, j->len);
+		__atomic_add_fetch(&f->loss->bytes, lead + j->len, __ATOMIC_RELAXED);
+		send_on(f, lead + j->len);
 		return;
 	}
 	if (f->size == UINT64_MAX)
@@ -627,8 +632,8 @@ void st_tracefile_prepare(uint64_t len)
 		grow(current, len);
 }
 
-void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
-			uint64_t disc_off)
+void st_tracefile_queue(struct st_file *f, uint64_t lead, uint64_t start, uint64_t len,
+			uint64_t events, uint64_t disc_off)
 {
 	struct job *j = current;
 
@@ -639,6 +644,7 @@ void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_
 		 * pending) */
 		j->file = f;
 		j->start = start;
+		j->lead = lead;
 		j->len = len;
 		j->events = 0;
 		j->ndisc = 0;
@@ -651,14 +657,15 @@ void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_
 		st_tracefile_flush();
 }
 
-void st_tracefile_queue_trailer(struct st_file *f, uint64_t start, uint64_t len, uint64_t disc_off,
-				bool force)
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t lead, uint64_t start, uint64_t len,
+				uint64_t disc_off, bool force)
 {
 	struct job *j = current;
 
 	current = NULL;
 	j->file = f;
 	j->start = start;
+	j->lead = lead;
 	j->len = len;
 	j->events = 0;
 	j->ndisc = 1;

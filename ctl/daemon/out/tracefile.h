@@ -72,17 +72,19 @@ void st_tracefile_prepare(uint64_t len);
 /*
  * Adds len bytes of that buffer from `start`, a packet of `events` events
  * (or an empty packet and it), to what is appended to f: queued with the
- * packets of f after it (st_tracefile_more), at the next flush. The u64
+ * packets of f after it (st_tracefile_more), at the next flush. The lead
+ * bytes before start (0: none) are a packet written first if f is still
+ * empty then, so that its first packet declares no loss. The u64
  * at disc_off from start is its events_discarded: the
  * writer adds to it the events of f's packets it could not write before.
  * A trailer (a packet of no events, the stream's last) is written only if
  * it says more than the last packet written (force: the loop thread knows
  * it does).
  */
-void st_tracefile_queue(struct st_file *f, uint64_t start, uint64_t len, uint64_t events,
-			uint64_t disc_off);
-void st_tracefile_queue_trailer(struct st_file *f, uint64_t start, uint64_t len, uint64_t disc_off,
-				bool force);
+void st_tracefile_queue(struct st_file *f, uint64_t lead, uint64_t start, uint64_t len,
+			uint64_t events, uint64_t disc_off);
+void st_tracefile_queue_trailer(struct st_file *f, uint64_t lead, uint64_t start, uint64_t len,
+				uint64_t disc_off, bool force);
 /* Counts events of owner lost writing for a reason err (loop thread). */
 void st_tracefile_lost(struct st_wloss *l, uint64_t owner, uint64_t events, int err);
 /* Hands the losses not taken yet to fn, one call per owner. */
