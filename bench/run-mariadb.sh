@@ -2,8 +2,8 @@
 # run-mariadb.sh: a real server under the tracers. MariaDB (Debian's
 # mariadb-server) under sysbench oltp_read_write with many clients:
 # transactions a second, the server's peak memory, and the events recorded
-# and lost, bare, under `shimtrace record` with per-thread and with per-CPU
-# buffers (--buffers per-process), and under LTTng-UST's pthread wrapper,
+# and lost, bare, under `shimtrace record` with per-thread buffers
+# (--buffers per-thread) and with per-CPU ones (the default), and under LTTng-UST's pthread wrapper,
 # configurations interleaved, in one run.
 #
 # Usage: bench/run-mariadb.sh [--clients N] [--time S] [--reps K] [--build DIR]
@@ -78,8 +78,8 @@ down $BG_PID
 BG_PID=
 
 CONFIGS=(bare record percpu lttng)
-declare -A LABEL=([bare]="bare" [record]="shimtrace, per-thread buffers (default)"
-	[percpu]="shimtrace, per-CPU buffers (--buffers per-process)"
+declare -A LABEL=([bare]="bare" [record]="shimtrace, per-thread buffers (--buffers per-thread)"
+	[percpu]="shimtrace, per-CPU buffers (default)"
 	[lttng]="LTTng-UST pthread wrapper")
 declare -A TPS=() RSS=() EV=() WHYR=()
 
@@ -91,8 +91,8 @@ one() {
 	cp -a "$TMP/prepared" "$TMP/data" || die "cannot copy the data directory"
 	server "$TMP/data"
 	case $key in
-	record) pre=("$SHIMTRACE" record -o "$dir" --) ;;
-	percpu) pre=("$SHIMTRACE" record --buffers per-process -o "$dir" --) ;;
+	record) pre=("$SHIMTRACE" record --buffers per-thread -o "$dir" --) ;;
+	percpu) pre=("$SHIMTRACE" record -o "$dir" --) ;;
 	lttng)
 		if [[ -n $LTTNG_SKIP ]]; then
 			WHYR[$key]=$LTTNG_SKIP
@@ -195,7 +195,7 @@ echo "commands (in a temp dir; SERVER: mariadbd --no-defaults --datadir=DATA --s
 echo "  --skip-networking --user=$(id -un) --innodb-buffer-pool-size=256M --max-connections=$((CLIENTS + 50))):"
 echo "  load: ${SB[*]//$TMP/TMP} --threads=$CLIENTS --time=$SECS run"
 echo "  bare: SERVER"
-echo "  shimtrace per-thread: $(quoted "$SHIMTRACE") record -o DIR -- SERVER"
-echo "  shimtrace per-CPU: $(quoted "$SHIMTRACE") record --buffers per-process -o DIR -- SERVER"
+echo "  shimtrace per-thread: $(quoted "$SHIMTRACE") record --buffers per-thread -o DIR -- SERVER"
+echo "  shimtrace per-CPU: $(quoted "$SHIMTRACE") record -o DIR -- SERVER"
 echo "  LTTng: $(lttng_up_shown); $LTTNG_ENV_SHOWN SERVER; lttng stop S; lttng destroy S"
 exit 0

@@ -28,7 +28,7 @@
 #                io: 41)
 #   --reps K     runs per configuration; the best median is shown (default
 #                3; io: 5)
-#   --buffers K  shimtrace record --buffers K (per-thread, the default, or
+#   --buffers K  shimtrace record --buffers K (per-process, the default, or
 #                per-process: doc/percpu.md)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
@@ -57,7 +57,7 @@ REPS=
 USAGE=8,34
 bench_args family:FAMILY:text pairs:PAIRS:count rounds:ROUNDS:count reps:REPS:count \
 	buffers:BUFFERS:text -- "$@"
-case ${BUFFERS:=per-thread} in
+case ${BUFFERS:=per-process} in
 per-thread | per-process) ;;
 *) die "bad --buffers '$BUFFERS' (per-thread or per-process)" ;;
 esac

@@ -55,7 +55,7 @@ one() {
 	read -r -a prog <<<"$PROG $(args "$2")"
 	case $1 in
 	bare) bare_run "${prog[@]}" ;;
-	record) record_run "" "${prog[@]}" ;;
+	record) record_run "--buffers per-thread" "${prog[@]}" ;;
 	percpu) record_run "--buffers per-process" "${prog[@]}" ;;
 	lttng) lttng_run "" "${prog[@]}" ;;
 	esac
@@ -95,7 +95,7 @@ load_line
 echo "program: ${COMPILE_SHOWN//PROG/burst}"
 echo "commands (in a temp dir; ARGS per row: 1 1, --shared 2 100000, 200 1000, 2000 100):"
 echo "  bare: ./burst ARGS"
-echo "  shimtrace per-thread: $(quoted "$SHIMTRACE") record -o DIR -- ./burst ARGS"
+echo "  shimtrace per-thread: $(quoted "$SHIMTRACE") record --buffers per-thread -o DIR -- ./burst ARGS"
 echo "  shimtrace per-CPU: $(quoted "$SHIMTRACE") record --buffers per-process -o DIR -- ./burst ARGS"
 echo "  LTTng: $(lttng_up_shown); $LTTNG_ENV_SHOWN ./burst ARGS; lttng stop S; lttng destroy S"
 [[ -n $LTTNG_SKIP ]] || echo "  lttng-sessiond --daemonize --no-kernel was started unless one answered already"
