@@ -43,6 +43,11 @@
 
 #include "internal.h"
 #include "rseq.h"
+#include "sys.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 /*
  * A commit fails only when the thread was preempted, moved or signalled
@@ -88,6 +93,30 @@ void st__percpu_lost(struct st__pool *p, bool nested)
 }
 
 enum opened { OPENED, FULL, AGAIN };
+
+/*
+ * A CPU's buffer on its first lap: the sub-buffer after the one just
+ * opened is mapped and made resident now, in one MADV_POPULATE_WRITE
+ * (0.3 ms a MiB here), before a writer reaches it. A page a record
+ * reaches first costs a fault instead, 11 to 14 us on this kind of virtual
+ * machine: 50 ns an event over a first lap, where the daemon's allocation
+ * of the pages (st_memory_fill) had not come yet. It only faults pages in
+ * (their bytes stay as they are): a writer that reaches the sub-buffer
+ * meanwhile loses nothing. The one just opened was made so by the switch
+ * before it, or is the first: made now too. An error (an older kernel)
+ * leaves the pages to the writers' faults.
+ */
+static void populate_ahead(struct st__pool *p, uint32_t cpu, uint64_t target)
+{
+	uint8_t *data = p->writers[cpu].data;
+
+	if (target + 1 >= p->sb_count)
+		return; /* (a lap is done: every page was written once) */
+	if (target == 0)
+		st__sys3(SYS_madvise, data, p->sb_size, MADV_POPULATE_WRITE);
+	st__sys3(SYS_madvise, data + st_abi_subbuf_offset(p->sb_size, (uint32_t)target + 1),
+		 p->sb_size, MADV_POPULATE_WRITE);
+}
 
 /*
  * Moves slot (CPU cpu's) on from sub-buffer cur: to cur + 1, or to cur
@@ -136,6 +165,7 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	if (st__rseq_commit(&op) != ST_RSEQ_DONE)
 		return AGAIN;
 	st_store_relaxed(&p->writers[cpu].gave_up, false); /* (room again: block.c) */
+	populate_ahead(p, cpu, target);
 	if (target != cur)
 		st__reg_subbuf_ready(p->session, cpu);
 	st__reg_offer_pool(p); /* (until the daemon has it) */
