@@ -633,7 +633,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.subbuf_size = 0,
 		.max_memory = 0, /* chosen (st_memory_bounds) */
 		.process_memory = 0,
-		.buffers = ST_BUFFERS_DEFAULT,
+		.buffers = st_buffers_default(),
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
 	char preload[4 * PATH_MAX];

@@ -49,7 +49,8 @@
 #define BUFFERS_OPT                                                                         \
 	{ "buffers", 0, "per-process|per-thread",                                            \
 	  "a ring buffer per CPU in each process (default), or per thread that writes",       \
-	  "per-process (LTTng's word, the default): each process has a buffer for every CPU "  \
+	  "per-process (LTTng's word; the default where glibc registers rseq areas, 2.35 and " \
+	  "later, else per-thread): each process has a buffer for every CPU "                 \
 	  "of the machine, made by its first event (the daemon then allocates its pages), "    \
 	  "and every thread writes into the buffer of the CPU it runs on, in a restartable "   \
 	  "sequence (rseq) that the kernel restarts when the thread is preempted, moved or "   \

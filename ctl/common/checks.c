@@ -1,6 +1,7 @@
 /*
  * Checks shared by the command line and the daemon (checks.h).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,7 +296,14 @@ int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
 	return 0;
 }
 
-_Static_assert(ST_BUFFERS_DEFAULT == ST_BUFFERS_PER_CPU, "the default buffers are per CPU");
+uint32_t st_buffers_default(void)
+{
+	/* (glibc's size of the area it registered; 0 when it registered
+	 * none: looked up, so that an older glibc still runs this) */
+	const unsigned int *size = dlsym(RTLD_DEFAULT, "__rseq_size");
+
+	return size && *size ? ST_BUFFERS_PER_CPU : ST_BUFFERS_PER_THREAD;
+}
 
 uint64_t st_per_cpu_buffer_size(uint64_t process_memory)
 {

@@ -100,12 +100,19 @@ int st_blocking_parse(const char *arg, uint32_t *ms, char *why, size_t n);
 int st_blocking_check(uint32_t mode, uint32_t block_ms, char *why, size_t n);
 /*
  * --buffers per-thread|per-process: *out, an enum st_abi_buffers; 0, or -1
- * with the reason in why. Without the option: ST_BUFFERS_DEFAULT, per CPU
- * (a thread's first event costs what any other does, threads are not
- * counted, and contention shows as it is: doc/percpu.md).
+ * with the reason in why.
  */
-#define ST_BUFFERS_DEFAULT 1u /* ST_BUFFERS_PER_CPU (core/abi.h) */
 int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n);
+/*
+ * Without the option: per CPU (a thread's first event costs what any other
+ * does, threads are not counted, and contention shows as it is:
+ * doc/percpu.md) where this machine's glibc registers an rseq area for
+ * every thread (2.35 and later, unless GLIBC_TUNABLES=glibc.pthread.rseq=0
+ * here), which the traced programs share; else per thread: a process
+ * without rseq writes per-thread buffers of a per-CPU session's geometry,
+ * as many as CPUs only.
+ */
+uint32_t st_buffers_default(void);
 /*
  * A CPU's buffer when neither --buffer-size nor --subbuf-size is given:
  * the default (32 MiB) while the machine's CPUs times it fit a process's

@@ -103,6 +103,13 @@ bt_discarded() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
+# Whether this machine's glibc registers rseq areas here (not under
+# GLIBC_TUNABLES=glibc.pthread.rseq=0, the fallback pass of `quickstart
+# check`): per-CPU buffers, and the default buffers per CPU.
+have_rseq() {
+	[ "$("$top_builddir/tests/unit/test_rseq" --usable)" = usable ]
+}
+
 # Both readers see the same number of events.
 readers_agree() {
 	a=$(babeltrace2 "$1" 2>/dev/null | wc -l)

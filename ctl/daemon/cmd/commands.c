@@ -80,7 +80,7 @@ static int umask_of(const struct st_request *r)
 
 static int cmd_create(struct st_daemon *d, struct st_request *r)
 {
-	struct st_session_config cfg = { .buffers = ST_BUFFERS_DEFAULT };
+	struct st_session_config cfg = { .buffers = st_buffers_default() };
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
 	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
