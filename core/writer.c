@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "percpu_common.h"
 #include "sys.h"
 
 static pthread_key_t exit_key;
@@ -324,7 +325,18 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 			if (!w)
 				continue;
 			if (w->percpu) {
-				st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len, false);
+				const uint32_t *m = &tp->state->mask[tp->slot];
+				const uint64_t *mword =
+					(const uint64_t *)((uintptr_t)m & ~(uintptr_t)7);
+				uint64_t mw = st_load_relaxed(mword);
+
+				/* (the common record here, inline; any other,
+				 * and a bit switched off meanwhile, there) */
+				if (!(((uint32_t)(mw >> ((uintptr_t)m & 4 ? 32 : 0)) >> s) & 1) ||
+				    !st__percpu_write_common(w->pool, t->tid, mword, mw, id, ts, site,
+							     payload, len))
+					st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len,
+							 false);
 				continue;
 			}
 		}

@@ -1,0 +1,128 @@
+/*
+ * The per-CPU writer's common record (percpu.c), inline in the event
+ * writer (writer.c): the call and its arguments cost as much as the rest.
+ */
+#ifndef ST_CORE_PERCPU_COMMON_H
+#define ST_CORE_PERCPU_COMMON_H
+
+#include <emmintrin.h>
+#include <stddef.h>
+
+#include "internal.h"
+#include "rseq.h"
+
+/*
+ * The record's commit: st__rseq_commit's sequence (rseq.c), specialised
+ * with everything in registers. On CPU cpu only, if *cur_p, *word_p and
+ * *mask_p still hold cur, word and mask: copies head_words 8-byte words
+ * from head to dst and payload_words from payload to dst_payload (the
+ * record's header, prepared on the stack, and its payload from where the
+ * caller made it: each word is loaded as it was stored, so the stores
+ * forward to the loads), then stores the 16 bytes of pair at word_p. False
+ * when a compare failed or the kernel restarted it.
+ */
+static inline __attribute__((always_inline)) bool
+st__commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t cur,
+	      uint64_t *word_p, uint64_t word, const uint64_t *mask_p, uint64_t mask, uint8_t *dst,
+	      const uint8_t *head, uint64_t head_words, uint8_t *dst_payload, const uint8_t *payload,
+	      uint64_t payload_words, __m128i pair)
+{
+	__asm__ goto(ST_RSEQ_ENTER
+		     "1:\n\t"
+		     "cmpl %c[cpu_id](%[rs]), %[cpu]\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[cur_p]), %%rax\n\t"
+		     "cmpq %[cur], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[word_p]), %%rax\n\t"
+		     "cmpq %[word], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "movq (%[mask_p]), %%rax\n\t"
+		     "cmpq %[mask], %%rax\n\t"
+		     "jne %l[retry]\n\t"
+		     "xorl %%ecx, %%ecx\n"
+		     "8:\n\t"
+		     "movq (%[head], %%rcx, 8), %%rax\n\t"
+		     "movq %%rax, (%[dst], %%rcx, 8)\n\t"
+		     "incq %%rcx\n\t"
+		     "cmpq %[head_words], %%rcx\n\t"
+		     "jb 8b\n\t"
+		     "xorl %%ecx, %%ecx\n\t"
+		     "cmpq %[payload_words], %%rcx\n\t"
+		     "jae 7f\n"
+		     "9:\n\t"
+		     "movq (%[payload], %%rcx, 8), %%rax\n\t"
+		     "movq %%rax, (%[dst_payload], %%rcx, 8)\n\t"
+		     "incq %%rcx\n\t"
+		     "cmpq %[payload_words], %%rcx\n\t"
+		     "jb 9b\n"
+		     "7:\n\t"
+		     "movdqu %[pair], (%[word_p])\n" /* the commit */
+		     "2:\n\t"
+		     ST_RSEQ_ABORT("%l[retry]")
+		     :
+		     : [rs] "r"(rs), [cpu] "r"(cpu), [cur_p] "r"(cur_p), [cur] "rm"(cur),
+		       [word_p] "r"(word_p), [word] "rm"(word), [mask_p] "r"(mask_p),
+		       [mask] "rm"(mask), [head] "r"(head), [dst] "r"(dst),
+		       [head_words] "rm"(head_words), [payload] "r"(payload),
+		       [dst_payload] "r"(dst_payload), [payload_words] "rm"(payload_words),
+		       [pair] "x"(pair), [cs] "i"(offsetof(struct rseq, rseq_cs)),
+		       [cpu_id] "i"(offsetof(struct rseq, cpu_id))
+		     : "rax", "rcx", "memory", "cc"
+		     : retry);
+	return true;
+retry:
+	return false;
+}
+
+/*
+ * The common record, on its own so that it is short: the CPU's buffer is
+ * there, its open sub-buffer has room, its last record is this thread's
+ * (no thread record), and the compact header fits. False when any of it
+ * does not hold, or the commit failed: the general loop below takes it.
+ */
+static inline __attribute__((always_inline)) bool
+st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_word, uint64_t mw, uint32_t id,
+	     uint64_t ts, uint64_t site, const void *payload, uint32_t len)
+{
+	struct rseq *rs = st__rseq_area();
+	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx, off;
+	uint64_t cur, word, tail, begin, last, at, head[2], n;
+	struct st_abi_subbuf *ctl;
+	struct st_abi_slot *slot;
+	struct st__writer *w;
+
+	if (cpu >= p->nslots)
+		return false;
+	w = &p->writers[cpu];
+	slot = w->slot;
+	cur = st_load_relaxed(&slot->cur);
+	idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
+	if (!w->populated || idx >= p->sb_count)
+		return false;
+	ctl = &slot->sb[idx];
+	word = st_load_relaxed(&ctl->commit);
+	tail = st_load_relaxed(&ctl->tail);
+	begin = st_load_relaxed(&ctl->begin_ts);
+	off = ST_ABI_COMMIT_OFF(word);
+	last = begin + ST_ABI_TAIL_TIME(tail);
+	at = ts < last ? last : ts;
+	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
+	if (st_load_relaxed(&ctl->seq) != cur + 1 || (int32_t)(word >> 32) != tid || off == 0 ||
+	    id >= ST_ABI_ID_EXTENDED || at - last >= (1u << ST_ABI_TS_BITS) ||
+	    off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
+	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
+		return false;
+	st__put_header((uint8_t *)head, id, at, at - last, site);
+	return st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw,
+			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off, (uint8_t *)head, 2,
+			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off +
+				     ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
+			     payload, (len + 7) / 8,
+			     _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
+							 << ST_ABI_TAIL_TIME_BITS) |
+							(at - begin)),
+					    (long long)((off + n) | (uint64_t)(uint32_t)tid << 32)));
+}
+
+#endif
