@@ -258,7 +258,9 @@ static inline __attribute__((always_inline)) void st__copy_words(uint8_t *dst, c
 
 /* Writes one event into the buffer of the CPU the thread runs on, in pool
  * p (per-CPU) of session s; counts it lost if it cannot. nested: from a
- * signal handler that interrupted an event being written (never waits). */
+ * signal handler that interrupted an event being written (never waits).
+ * Callers go through st__percpu_event (percpu_common.h), which writes the
+ * common record inline. */
 void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
 		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
 		      uint32_t len, bool nested) ST_HIDDEN;

@@ -215,29 +215,13 @@ static bool move_on(struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu, 
 	return false;
 }
 
-static __attribute__((noinline)) void
-write_any(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp, uint32_t s,
-	  uint32_t id, uint64_t ts, uint64_t site, const void *payload, uint32_t len, bool nested);
-
-void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
-		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
-		      uint32_t len, bool nested)
-{
-	const uint32_t *mask = &tp->state->mask[tp->slot];
-	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
-	uint64_t mw = st_load_relaxed(mask_word);
-
-	if (((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) & (1u << s)) &&
-	    st__percpu_write_common(p, t->tid, mask_word, mw, id, ts, site, payload, len))
-		return;
-	write_any(p, t, tp, s, id, ts, site, payload, len, nested);
-}
-
-/* Any record: with a thread record, an extended header, a switch, a CPU
- * buffer to claim, a full buffer, a commit tried again. */
-static void write_any(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
-		      uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
-		      uint32_t len, bool nested)
+/* Any record (st__percpu_event tries the common one first): with a
+ * thread record, an extended header, a switch, a CPU buffer to claim, a
+ * full buffer, a commit tried again. */
+__attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__thread *t,
+						const struct st_tracepoint *tp, uint32_t s,
+						uint32_t id, uint64_t ts, uint64_t site,
+						const void *payload, uint32_t len, bool nested)
 {
 	/* (a thread record and a header, and the 16 bytes st__put_header may
 	 * write) */

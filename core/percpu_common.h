@@ -82,12 +82,13 @@ retry:
  * does not hold, or the commit failed: the general loop below takes it.
  */
 static inline __attribute__((always_inline)) bool
-st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_word, uint64_t mw, uint32_t id,
-	     uint64_t ts, uint64_t site, const void *payload, uint32_t len)
+st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_word, uint64_t mw,
+			uint32_t id, uint64_t ts, uint64_t site, const void *payload, uint32_t len)
 {
 	struct rseq *rs = st__rseq_area();
 	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx, off;
 	uint64_t cur, word, tail, begin, last, at, head[2], n;
+	uint8_t *dst;
 	struct st_abi_subbuf *ctl;
 	struct st_abi_slot *slot;
 	struct st__writer *w;
@@ -114,15 +115,35 @@ st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_wo
 	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
 		return false;
 	st__put_header((uint8_t *)head, id, at, at - last, site);
-	return st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw,
-			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off, (uint8_t *)head, 2,
-			     w->data + st_abi_subbuf_offset(p->sb_size, idx) + off +
-				     ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
+	dst = w->data + st_abi_subbuf_offset(p->sb_size, idx) + off;
+	return st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw, dst,
+			     (uint8_t *)head, 2, dst + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
 			     payload, (len + 7) / 8,
 			     _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
 							 << ST_ABI_TAIL_TIME_BITS) |
 							(at - begin)),
 					    (long long)((off + n) | (uint64_t)(uint32_t)tid << 32)));
+}
+
+/*
+ * Writes one event into the buffer of the CPU the thread runs on, in pool
+ * p (per-CPU) of session s, if tracepoint tp is still on there: the common
+ * record inline, any other by st__percpu_write.
+ */
+static inline __attribute__((always_inline)) void
+st__percpu_event(struct st__pool *p, struct st__thread *t, const struct st_tracepoint *tp,
+		 uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
+		 uint32_t len, bool nested)
+{
+	const uint32_t *mask = &tp->state->mask[tp->slot];
+	/* (the aligned 8 bytes that hold it, the word the commit compares) */
+	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
+	uint64_t mw = st_load_relaxed(mask_word);
+
+	if (!(((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) >> s) & 1))
+		return; /* switched off since the caller looked: no event */
+	if (!st__percpu_write_common(p, t->tid, mask_word, mw, id, ts, site, payload, len))
+		st__percpu_write(p, t, tp, s, id, ts, site, payload, len, nested);
 }
 
 #endif

@@ -64,7 +64,7 @@ static void nested(struct st__thread *t, const struct st_tracepoint *tp, uint32_
 		mask &= mask - 1;
 		/* (a fork child not registered yet writes nothing, as below) */
 		if (w && w->percpu && w->generation == *w->live_generation && st__live->pid != 0)
-			st__percpu_write(w->pool, t, tp, s, tp->state->id[tp->slot], ts, site, payload,
+			st__percpu_event(w->pool, t, tp, s, tp->state->id[tp->slot], ts, site, payload,
 					 len, true);
 		else if (w && w->percpu)
 			st__percpu_lost(w->pool, true);
@@ -325,18 +325,8 @@ ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t 
 			if (!w)
 				continue;
 			if (w->percpu) {
-				const uint32_t *m = &tp->state->mask[tp->slot];
-				const uint64_t *mword =
-					(const uint64_t *)((uintptr_t)m & ~(uintptr_t)7);
-				uint64_t mw = st_load_relaxed(mword);
-
-				/* (the common record here, inline; any other,
-				 * and a bit switched off meanwhile, there) */
-				if (!(((uint32_t)(mw >> ((uintptr_t)m & 4 ? 32 : 0)) >> s) & 1) ||
-				    !st__percpu_write_common(w->pool, t->tid, mword, mw, id, ts, site,
-							     payload, len))
-					st__percpu_write(w->pool, t, tp, s, id, ts, site, payload, len,
-							 false);
+				st__percpu_event(w->pool, t, tp, s, id, ts, site, payload, len,
+						 false);
 				continue;
 			}
 		}

@@ -352,30 +352,24 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 {
 	/* (read after the records were: all of them were written before) */
 	uint64_t events = 0, off = 0, latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
+	bool fresh = false;
 
 	while (off < len) {
 		uint64_t cap = packet_capacity(len - off), room;
 		/* (after the stream's packet just made, if the buffer has room:
 		 * one write for many short runs of threads) */
-		uint8_t *buf = st_packet_more(stream, &room);
+		uint8_t *buf = fresh ? NULL : st_packet_more(stream, &room);
+		bool more = buf != NULL;
 		struct seg sg = { .pos = *pos, .may_wait = may_wait };
 
-		if (buf) {
-			transform(d, p, t, src + off, len - off, buf, room < cap ? room : cap,
-				  stream->last_ts, latest, &sg);
-			if (sg.used == 0 && !sg.corrupt && !(sg.unsettled && may_wait)) {
-				/* (its first record did not fit there) */
-				buf = NULL;
-				sg = (struct seg){ .pos = *pos, .may_wait = may_wait };
-			}
-		}
-		if (!buf) {
-			buf = st_packet_buf(cap);
-			if (!buf)
-				break;
-			transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest,
-				  &sg);
-		}
+		if (more)
+			cap = room < cap ? room : cap;
+		else if (!(buf = st_packet_buf(cap)))
+			break;
+		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest, &sg);
+		fresh = more && sg.used == 0 && !sg.corrupt && !(sg.unsettled && may_wait);
+		if (fresh)
+			continue; /* (its first record did not fit there) */
 		if (sg.unsettled && may_wait) {
 			st_objects_lines_wait(p);
 			break;
@@ -492,9 +486,10 @@ uint64_t st_slot_lost(struct st_proc_pool *pool, uint32_t i)
 	const struct st_abi_slot *slot = st_ring_slot(&pool->ring, i);
 	uint64_t lost;
 
+	/* (a CPU's buffer has no owner to count what it overwrites: its
+	 * slot's count stays 0, and the consumer counts them) */
 	if (pool->ring.percpu)
-		return __atomic_load_n(&slot->lost_full, __ATOMIC_RELAXED) +
-		       __atomic_load_n(&slot->lost_nested, __ATOMIC_RELAXED) + st->overwritten;
+		return st_ring_lost(slot) + st->overwritten;
 	for (uint32_t k = 0; st->taken && k < pool->ring.sb_count; k++)
 		if (st->taken[k].seq &&
 		    __atomic_load_n(&slot->sb[k].seq, __ATOMIC_ACQUIRE) != st->taken[k].seq) {

@@ -632,6 +632,21 @@ void st_tracefile_prepare(uint64_t len)
 		grow(current, len);
 }
 
+/* Makes j (the buffer being filled) a write of len bytes from start to f,
+ * of no packet yet. */
+static void job_begin(struct job *j, struct st_file *f, uint64_t lead, uint64_t start,
+		      uint64_t len, bool trailer, bool force)
+{
+	j->file = f;
+	j->start = start;
+	j->lead = lead;
+	j->len = len;
+	j->events = 0;
+	j->ndisc = 0;
+	j->trailer = trailer;
+	j->force = force;
+}
+
 void st_tracefile_queue(struct st_file *f, uint64_t lead, uint64_t start, uint64_t len,
 			uint64_t events, uint64_t disc_off)
 {
@@ -642,13 +657,7 @@ void st_tracefile_queue(struct st_file *f, uint64_t lead, uint64_t start, uint64
 	} else {
 		/* (a buffer from st_tracefile_buf, which flushed what was
 		 * pending) */
-		j->file = f;
-		j->start = start;
-		j->lead = lead;
-		j->len = len;
-		j->events = 0;
-		j->ndisc = 0;
-		j->trailer = j->force = false;
+		job_begin(j, f, lead, start, len, false, false);
 		pending = f;
 	}
 	j->events += events;
@@ -663,15 +672,8 @@ void st_tracefile_queue_trailer(struct st_file *f, uint64_t lead, uint64_t start
 	struct job *j = current;
 
 	current = NULL;
-	j->file = f;
-	j->start = start;
-	j->lead = lead;
-	j->len = len;
-	j->events = 0;
-	j->ndisc = 1;
-	j->disc_off[0] = disc_off;
-	j->trailer = true;
-	j->force = force;
+	job_begin(j, f, lead, start, len, true, force);
+	j->disc_off[j->ndisc++] = disc_off;
 	enqueue(j);
 }
 
