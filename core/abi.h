@@ -58,7 +58,7 @@
 
 #include <stdint.h>
 
-#define ST_ABI_VERSION 4
+#define ST_ABI_VERSION 5
 #define ST_ABI_PAGE 4096u
 
 #define ST_ABI_MAX_SESSIONS 32
@@ -96,6 +96,12 @@
 #define ST_ABI_IP_BYTES 6u
 #define ST_ABI_ID_THREAD 0xffffffffu   /* extended id of a thread record */
 #define ST_ABI_THREAD_REC (ST_ABI_HDR_EXTENDED + 4u)
+/* In a per-user pool (many processes write it), a thread record names the
+ * process as well: the s32 thread id, then the u32 writer number the daemon
+ * gave the process with the pool (struct st_abi_user_pool_msg). */
+#define ST_ABI_ID_THREAD_OF 0xfffffffeu
+#define ST_ABI_THREAD_OF_REC (ST_ABI_THREAD_REC + 4u)
+#define ST_ABI_THREAD_REC_MAX ST_ABI_THREAD_OF_REC
 /* The most a record's header and ip take. */
 #define ST_ABI_RECORD_MAX_HDR (ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES)
 
@@ -138,6 +144,10 @@ struct st_abi_session {
 enum st_abi_buffers {
 	ST_BUFFERS_PER_THREAD = 0,
 	ST_BUFFERS_PER_CPU = 1,
+	/* per-CPU buffers the daemon made for all the processes of one user
+	 * (ST_MSG_USER_POOL): written only in a process's session config when
+	 * that message was sent to it first, and in such a pool's header */
+	ST_BUFFERS_PER_USER = 2,
 };
 
 #define ST_ABI_BLOCK_FOREVER UINT32_MAX
@@ -368,6 +378,26 @@ static inline int st_abi_geometry(uint32_t mode, uint32_t sb_size, uint32_t sb_c
 	return 0;
 }
 
+/* Writes a pool's header (its maker's: the process, or the daemon for a
+ * per-user pool), for the configuration and layout g of st_abi_geometry. */
+static inline void st_abi_pool_header(struct st_abi_pool *h, uint32_t session, uint32_t generation,
+				      uint32_t mode, uint32_t sb_size, uint32_t sb_count,
+				      uint32_t nslots, const struct st_abi_geometry *g,
+				      uint32_t buffers)
+{
+	h->magic = ST_ABI_POOL_MAGIC;
+	h->version = ST_ABI_VERSION;
+	h->session = session;
+	h->generation = generation;
+	h->mode = mode;
+	h->sb_size = sb_size;
+	h->sb_count = sb_count;
+	h->nslots = nslots;
+	h->slot_size = g->slot_size;
+	h->hdr_size = g->hdr_size;
+	h->buffers = buffers;
+}
+
 /*
  * Provider, tracepoint and field names: C identifiers shorter than
  * ST_ABI_NAME_MAX. They end up in the CTF metadata, so the process checks
@@ -403,6 +433,7 @@ enum st_abi_msg_type {
 	ST_MSG_POOL,	    /* P->D + pool memfd: struct st_abi_pool_msg */
 	ST_MSG_SUBBUF,	    /* P->D: struct st_abi_subbuf_msg */
 	ST_MSG_EXIT,	    /* P->D: the process is exiting */
+	ST_MSG_USER_POOL,   /* D->P + pool memfd: struct st_abi_user_pool_msg */
 };
 
 struct st_abi_msg {
@@ -410,12 +441,16 @@ struct st_abi_msg {
 	uint32_t len;
 };
 
+/* The process can write per-CPU buffers (its threads have rseq areas): it
+ * can take its user's pool (ST_MSG_USER_POOL). */
+#define ST_HELLO_RSEQ 1u
+
 struct st_abi_hello {
 	struct st_abi_msg hdr;
 	uint32_t version;     /* ST_ABI_VERSION */
 	int32_t ppid;
 	uint32_t status_size; /* bytes of the status memfd */
-	uint32_t pad;
+	uint32_t flags;	      /* ST_HELLO_* */
 	char name[16];	      /* comm */
 	/* followed by the executable path, NUL-terminated */
 };
@@ -471,6 +506,27 @@ struct st_abi_pool_msg {
 	uint32_t generation;
 	uint64_t size; /* bytes of the pool memfd */
 };
+
+/*
+ * A per-user pool (--buffers per-user): the daemon's memfd, sealed, with a
+ * per-CPU buffer for each CPU, which every traced process of the user
+ * writes. Sent before the daemon writes the session's configuration with
+ * buffers = ST_BUFFERS_PER_USER in the process's control page, so a writer
+ * that reads that configuration finds the message on its socket. Its
+ * thread records are ST_ABI_ID_THREAD_OF with `writer`; the last-writer
+ * word of its commits holds tid ^ (writer << ST_ABI_WRITER_SHIFT).
+ */
+struct st_abi_user_pool_msg {
+	struct st_abi_msg hdr;
+	uint32_t session;
+	uint32_t generation;
+	uint32_t writer; /* the process's number in the pool, never 0 */
+	uint32_t pad;
+	uint64_t size;	 /* bytes of the pool memfd */
+};
+
+/* Thread ids are below 2^22 (PID_MAX_LIMIT). */
+#define ST_ABI_WRITER_SHIFT 22
 
 struct st_abi_subbuf_msg {
 	struct st_abi_msg hdr;

@@ -163,11 +163,21 @@ struct st__pool {
 	 * thread that found none free tries again when it moved. */
 	uint32_t releases;
 	struct st__writer *writers; /* nslots, process-private */
+	/* A per-user pool (the daemon's, shared by the user's processes):
+	 * the process's number in it, and what its threads' ids are xored
+	 * with in the commit word (writer << ST_ABI_WRITER_SHIFT); 0, 0 for
+	 * the process's own pool. */
+	uint32_t writer, key_xor;
 };
 
 /* Creates (once) the pool of session s from the control page; NULL if it
- * cannot exist now. Async-signal-safe, no lock. */
-struct st__pool *st__pool_get(uint32_t s) ST_HIDDEN;
+ * cannot exist now. Per-user buffers: the pool the daemon sent, if
+ * received; else NULL until the caller looked at the socket (looked), then
+ * one of the process's own. Async-signal-safe, no lock. */
+struct st__pool *st__pool_get(uint32_t s, bool looked) ST_HIDDEN;
+/* Whether session s's pool is to come from the daemon (per-user buffers):
+ * then st__pool_get wants the socket read first (st__reg_receive). */
+bool st__pool_from_daemon(uint32_t s) ST_HIDDEN;
 /* Claims a free ring buffer of the pool for the calling thread; NULL if
  * none is free, with *no_memory set if one was, beyond the daemon's grant. */
 struct st__writer *st__pool_claim(struct st__pool *pool, int32_t tid, bool *no_memory) ST_HIDDEN;
@@ -179,6 +189,10 @@ uint32_t st__pool_mark(const struct st__pool *p) ST_HIDDEN;
 bool st__pool_claim_cpu(struct st__pool *p, uint32_t i) ST_HIDDEN;
 /* Gives the slot back (its open sub-buffer stays open). */
 void st__writer_release(struct st__writer *w) ST_HIDDEN;
+/* A per-user pool the daemon sent (fd: its memfd, taken: mapped and
+ * closed here), kept until session s's configuration names it (the
+ * transport's, on receiving it). */
+void st__pool_received(const struct st_abi_user_pool_msg *m, int fd) ST_HIDDEN;
 /* Forgets every pool (fork child: they belong to the parent). */
 void st__pools_forget(void) ST_HIDDEN;
 
@@ -234,6 +248,23 @@ static inline uint8_t *st__put_thread_record(uint8_t *p, int32_t tid, uint64_t t
 	__builtin_memcpy(p + 5, &ts, 8);
 	__builtin_memcpy(p + 13, &tid, 4);
 	return p + ST_ABI_THREAD_REC;
+}
+
+/* A thread record naming the process too (writer, a per-user pool's), or
+ * the plain one (writer 0). */
+static inline uint8_t *st__put_thread_record_of(uint8_t *p, int32_t tid, uint32_t writer,
+						uint64_t ts)
+{
+	uint32_t id = ST_ABI_ID_THREAD_OF;
+
+	if (!writer)
+		return st__put_thread_record(p, tid, ts);
+	p[0] = ST_ABI_ID_EXTENDED;
+	__builtin_memcpy(p + 1, &id, 4);
+	__builtin_memcpy(p + 5, &ts, 8);
+	__builtin_memcpy(p + 13, &tid, 4);
+	__builtin_memcpy(p + 17, &writer, 4);
+	return p + ST_ABI_THREAD_OF_REC;
 }
 
 /*
@@ -336,6 +367,8 @@ bool st__transport_up(void) ST_HIDDEN;
 int st__transport_send(const void *msg, uint32_t len, int pass_fd) ST_HIDDEN;
 bool st__transport_hung_up(void) ST_HIDDEN;
 int st__transport_wait_ready(uint64_t seq, int timeout_ms) ST_HIDDEN;
+/* Reads what the daemon sent, without waiting (under the connection lock). */
+void st__transport_receive(void) ST_HIDDEN;
 void st__transport_forget(void) ST_HIDDEN;
 /* Tests: take fd as the connection to a daemon the test plays. */
 int st__transport_attach(int fd) ST_HIDDEN;
@@ -362,6 +395,9 @@ void st__reg_now(uint64_t *ts_tsc, uint64_t *ts_mono) ST_HIDDEN;
 /* Event path: the notice that sub-buffers of a slot are ready, if it can
  * go without waiting. */
 void st__reg_subbuf_ready(uint32_t session, uint32_t slot) ST_HIDDEN;
+/* Event path: reads what the daemon sent (a per-user pool), if the socket
+ * is free now; false when it is in use (registration reads it). */
+bool st__reg_receive(void) ST_HIDDEN;
 /* Process exit: the EXIT notice. */
 void st__reg_exit(void) ST_HIDDEN;
 /* Fork child (one thread). */

@@ -175,11 +175,11 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 
 /* Writes the record's header at b (after a thread record if one is due):
  * returns where it ends, and the payload begins. */
-static uint8_t *compose_head(uint8_t *b, bool thread_rec, int32_t tid, uint32_t id, uint64_t ts,
-			     uint64_t base_ts, uint64_t site)
+static uint8_t *compose_head(uint8_t *b, bool thread_rec, int32_t tid, uint32_t writer, uint32_t id,
+			     uint64_t ts, uint64_t base_ts, uint64_t site)
 {
 	if (thread_rec) {
-		b = st__put_thread_record(b, tid, ts);
+		b = st__put_thread_record_of(b, tid, writer, ts);
 		base_ts = ts;
 	}
 	return st__put_header(b, id, ts, ts - base_ts, site);
@@ -225,16 +225,16 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 {
 	/* (a thread record and a header, and the 16 bytes st__put_header may
 	 * write) */
-	uint8_t rec[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + 16] __attribute__((aligned(8)));
+	uint8_t rec[ST_ABI_THREAD_REC_MAX + ST_ABI_RECORD_MAX_HDR + 16] __attribute__((aligned(8)));
 	const uint32_t *mask = &tp->state->mask[tp->slot];
 	/* (the aligned 8 bytes that hold it, the word the commit compares) */
 	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
 	unsigned half = (uintptr_t)mask & 4 ? 32 : 0;
-	int32_t tid = t->tid;
+	int32_t tid = t->tid, key = tid ^ (int32_t)p->key_xor;
 
 	/* (a record that no sub-buffer can hold: lost, as the per-thread
 	 * writer counts it) */
-	if (ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
+	if (ST_ABI_THREAD_REC_MAX + ST_ABI_RECORD_MAX_HDR + len + ST_PAYLOAD_SLACK > p->sb_size) {
 		st__percpu_lost(p, false);
 		return;
 	}
@@ -276,10 +276,10 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 			continue;
 		}
 		off = ST_ABI_COMMIT_OFF(word);
-		thread_rec = (int32_t)(word >> 32) != tid || off == 0;
+		thread_rec = (int32_t)(word >> 32) != key || off == 0;
 		last = begin + ST_ABI_TAIL_TIME(tail);
 		at = ts < last ? last : ts; /* never back within the stream */
-		head = (uint64_t)(compose_head(rec, thread_rec, tid, id, at, last, site) - rec);
+		head = (uint64_t)(compose_head(rec, thread_rec, tid, p->writer, id, at, last, site) - rec);
 		n = head + len;
 		/* (a full sub-buffer; or its tail word would overflow: a
 		 * sub-buffer idle for minutes, or 16M events in one) */
@@ -290,7 +290,7 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 			continue;
 		}
 		dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
-		new_word = (off + n) | (uint64_t)(uint32_t)tid << 32;
+		new_word = (off + n) | (uint64_t)(uint32_t)key << 32;
 		new_tail = ((ST_ABI_TAIL_EVENTS(tail) + 1) << ST_ABI_TAIL_TIME_BITS) | (at - begin);
 		/* (the header's last word may run into the payload's bytes:
 		 * the payload's copy comes after and writes them) */

@@ -78,11 +78,12 @@ retry:
 /*
  * The common record, on its own so that it is short: the CPU's buffer is
  * there, its open sub-buffer has room, its last record is this thread's
- * (no thread record), and the compact header fits. False when any of it
+ * (key: its tid, xored with the pool's key_xor; then no thread record is
+ * due), and the compact header fits. False when any of it
  * does not hold, or the commit failed: the general loop below takes it.
  */
 static inline __attribute__((always_inline)) bool
-st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_word, uint64_t mw,
+st__percpu_write_common(struct st__pool *p, int32_t key, const uint64_t *mask_word, uint64_t mw,
 			uint32_t id, uint64_t ts, uint64_t site, const void *payload, uint32_t len)
 {
 	struct rseq *rs = st__rseq_area();
@@ -109,7 +110,7 @@ st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_wo
 	last = begin + ST_ABI_TAIL_TIME(tail);
 	at = ts < last ? last : ts;
 	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
-	if (st_load_relaxed(&ctl->seq) != cur + 1 || (int32_t)(word >> 32) != tid || off == 0 ||
+	if (st_load_relaxed(&ctl->seq) != cur + 1 || (int32_t)(word >> 32) != key || off == 0 ||
 	    id >= ST_ABI_ID_EXTENDED || at - last >= (1u << ST_ABI_TS_BITS) ||
 	    off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
 	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
@@ -122,7 +123,7 @@ st__percpu_write_common(struct st__pool *p, int32_t tid, const uint64_t *mask_wo
 			     _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
 							 << ST_ABI_TAIL_TIME_BITS) |
 							(at - begin)),
-					    (long long)((off + n) | (uint64_t)(uint32_t)tid << 32)));
+					    (long long)((off + n) | (uint64_t)(uint32_t)key << 32)));
 }
 
 /*
@@ -142,7 +143,7 @@ st__percpu_event(struct st__pool *p, struct st__thread *t, const struct st_trace
 
 	if (!(((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) >> s) & 1))
 		return; /* switched off since the caller looked: no event */
-	if (!st__percpu_write_common(p, t->tid, mask_word, mw, id, ts, site, payload, len))
+	if (!st__percpu_write_common(p, t->tid ^ (int32_t)p->key_xor, mask_word, mw, id, ts, site, payload, len))
 		st__percpu_write(p, t, tp, s, id, ts, site, payload, len, nested);
 }
 

@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 #include "rseq.h"
@@ -41,6 +42,9 @@ struct pool_ref {
 	uint32_t lock;	      /* 1 while a thread creates the pool */
 	uint32_t failed_gen;  /* generation whose creation failed: no retry */
 	struct st__pool *pool; /* published with release */
+	/* a per-user pool the daemon sent, until the session's configuration
+	 * names it (release store; st__pool_received) */
+	struct st__pool *received;
 };
 
 static struct pool_ref refs[ST_ABI_MAX_SESSIONS];
@@ -69,7 +73,9 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->nslots = st_load_shared(&c->nslots);
 	/* per-CPU buffers need rseq; without it, per-thread ones of the same
 	 * geometry (the pool header says which) */
-	p->percpu = st_load_shared(&c->buffers) == ST_BUFFERS_PER_CPU && st__rseq_usable();
+	p->percpu = (st_load_shared(&c->buffers) == ST_BUFFERS_PER_CPU ||
+		     st_load_shared(&c->buffers) == ST_BUFFERS_PER_USER) &&
+		    st__rseq_usable();
 	/* (a blocking overwrite session would be the daemon's mistake) */
 	p->block_ms = p->mode == ST_MODE_DISCARD ? st_load_shared(&c->block_ms) : 0;
 	if (p->generation == 0)
@@ -79,14 +85,50 @@ static int read_config(uint32_t s, struct st__pool *p)
 	return 0;
 }
 
+/*
+ * The process-private part of a pool mapped at tmp->base with tmp's
+ * configuration: the pool descriptor and the writers, in one private
+ * mapping, the writers each on cache lines of their own. NULL without
+ * memory.
+ */
+static struct st__pool *pool_private(const struct st__pool *tmp)
+{
+	uint64_t wsize = WRITERS_OFF + (uint64_t)tmp->nslots * sizeof(struct st__writer);
+	struct st__pool *p;
+
+	p = st__mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!p)
+		return NULL;
+	*p = *tmp;
+	p->writers = (struct st__writer *)((uint8_t *)p + WRITERS_OFF);
+	for (uint32_t i = 0; i < p->nslots; i++) {
+		struct st__writer *w = &p->writers[i];
+
+		w->slot = slot_at(p, i);
+		w->data = (uint8_t *)w->slot + p->geo.hdr_size;
+		w->sb_size = p->sb_size;
+		w->off = p->sb_size; /* the first write opens a sub-buffer */
+		w->pool = p;
+		w->index = i;
+		w->generation = p->generation;
+		w->live_generation = &st__control->session[p->session].generation;
+		w->percpu = p->percpu;
+	}
+	return p;
+}
+
+static void pool_private_free(struct st__pool *p)
+{
+	st__munmap(p, WRITERS_OFF + (uint64_t)p->nslots * sizeof(struct st__writer));
+}
+
 static struct st__pool *pool_create(uint32_t s)
 {
 	/* Zeroed: below, only the configuration and the mappings are filled
-	 * in, and *p = tmp copies every field: the rest must start cleared
+	 * in, and pool_private copies every field: the rest must start cleared
 	 * (handed: not offered yet; unserved: no wait found the daemon gone). */
 	struct st__pool tmp = { .fd = { .fd = -1 } }, *p;
 	struct st_abi_pool *hdr;
-	uint64_t wsize;
 	long fd;
 
 	if (!st__control || read_config(s, &tmp) < 0)
@@ -100,41 +142,14 @@ static struct st__pool *pool_create(uint32_t s)
 	tmp.base = st__mmap(NULL, tmp.geo.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (!tmp.base)
 		goto fail_fd;
-	/* The pool descriptor and the writers live in one private mapping,
-	 * the writers each on cache lines of their own. */
-	wsize = WRITERS_OFF + (uint64_t)tmp.nslots * sizeof(struct st__writer);
-	p = st__mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = pool_private(&tmp);
 	if (!p)
 		goto fail_map;
-	*p = tmp;
-	p->writers = (struct st__writer *)((uint8_t *)p + WRITERS_OFF);
-	for (uint32_t i = 0; i < p->nslots; i++) {
-		struct st__writer *w = &p->writers[i];
-
-		w->slot = slot_at(p, i);
-		w->data = (uint8_t *)w->slot + p->geo.hdr_size;
-		w->sb_size = p->sb_size;
-		w->off = p->sb_size; /* the first write opens a sub-buffer */
-		w->pool = p;
-		w->index = i;
-		w->generation = p->generation;
-		w->live_generation = &st__control->session[s].generation;
-		w->percpu = p->percpu;
-	}
 	hdr = (struct st_abi_pool *)p->base;
-	hdr->magic = ST_ABI_POOL_MAGIC;
-	hdr->version = ST_ABI_VERSION;
-	hdr->session = s;
-	hdr->generation = p->generation;
-	hdr->mode = p->mode;
-	hdr->sb_size = p->sb_size;
-	hdr->sb_count = p->sb_count;
-	hdr->nslots = p->nslots;
-	hdr->slot_size = p->geo.slot_size;
-	hdr->hdr_size = p->geo.hdr_size;
-	hdr->buffers = p->percpu ? ST_BUFFERS_PER_CPU : ST_BUFFERS_PER_THREAD;
+	st_abi_pool_header(hdr, s, p->generation, p->mode, p->sb_size, p->sb_count, p->nslots,
+			   &p->geo, p->percpu ? ST_BUFFERS_PER_CPU : ST_BUFFERS_PER_THREAD);
 	if (st__fdid_take(&p->fd, (int)fd) < 0) {
-		st__munmap(p, wsize);
+		pool_private_free(p);
 		goto fail_map;
 	}
 	/* No slot of the new pool is claimed (a fork child may have counted
@@ -162,6 +177,94 @@ fail_fd:
 	return NULL;
 }
 
+/*
+ * A per-user pool (--buffers per-user, doc/percpu.md): the daemon made it,
+ * with every CPU's buffer granted and its pages allocated, and sent it on
+ * the socket before it configured the session here. Checked as the daemon
+ * checks a process's pool: the header against the memfd's size. The
+ * descriptor is closed (the mapping is what is used): the program may
+ * close it anyway, and the daemon has its own.
+ */
+void st__pool_received(const struct st_abi_user_pool_msg *m, int fd)
+{
+	struct st__pool tmp = { .fd = { .fd = -1 } }, *p;
+	const struct st_abi_pool *hdr;
+	struct stat st;
+
+	if (!st__control || m->session >= ST_ABI_MAX_SESSIONS || m->writer == 0 ||
+	    m->size < ST_ABI_PAGE || st__sys2(SYS_fstat, fd, &st) < 0 ||
+	    (uint64_t)st.st_size != m->size)
+		goto out;
+	tmp.base = st__mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!tmp.base)
+		goto out;
+	hdr = (const struct st_abi_pool *)tmp.base;
+	tmp.session = m->session;
+	tmp.generation = m->generation;
+	tmp.mode = hdr->mode;
+	tmp.sb_size = hdr->sb_size;
+	tmp.sb_count = hdr->sb_count;
+	tmp.nslots = hdr->nslots;
+	if (hdr->magic != ST_ABI_POOL_MAGIC || hdr->version != ST_ABI_VERSION ||
+	    hdr->session != m->session || hdr->generation != m->generation ||
+	    hdr->buffers != ST_BUFFERS_PER_USER ||
+	    st_abi_geometry(tmp.mode, tmp.sb_size, tmp.sb_count, tmp.nslots, &tmp.geo) < 0 ||
+	    tmp.geo.size != m->size || hdr->slot_size != tmp.geo.slot_size ||
+	    hdr->hdr_size != tmp.geo.hdr_size) {
+		st__munmap(tmp.base, m->size);
+		goto out;
+	}
+	tmp.percpu = true;
+	tmp.handed = true; /* (the daemon's: nothing to offer) */
+	tmp.writer = m->writer;
+	tmp.key_xor = m->writer << ST_ABI_WRITER_SHIFT;
+	p = pool_private(&tmp);
+	if (!p) {
+		st__munmap(tmp.base, m->size);
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->nslots; i++)
+		p->writers[i].populated = true; /* (granted whole by the daemon) */
+	st_store_release(&refs[m->session].received, p);
+out:
+	st__close(fd);
+}
+
+/*
+ * The per-user pool of generation gen of session s, which the daemon sent
+ * before it configured the session, if it was received (the caller read
+ * the socket: st__reg_receive). NULL otherwise.
+ */
+static struct st__pool *user_pool(uint32_t s, uint32_t gen)
+{
+	struct st__pool *p = st_load_acquire(&refs[s].received), cfg;
+
+	if (!p || p->generation != gen || read_config(s, &cfg) < 0 || cfg.generation != gen ||
+	    cfg.mode != p->mode || cfg.sb_size != p->sb_size || cfg.sb_count != p->sb_count ||
+	    cfg.nslots != p->nslots)
+		return NULL;
+	p->block_ms = cfg.block_ms;
+	return p;
+}
+
+/* Whether session s asks for its user's pool, which this process can
+ * write (rseq), and does not have it yet. */
+static bool wants_user_pool(uint32_t s)
+{
+	return st_load_shared(&st__control->session[s].buffers) == ST_BUFFERS_PER_USER &&
+	       st__rseq_usable();
+}
+
+bool st__pool_from_daemon(uint32_t s)
+{
+	uint32_t gen;
+
+	if (!st__control)
+		return false;
+	gen = st_load_acquire(&st__control->session[s].generation);
+	return gen && refs[s].failed_gen != gen && wants_user_pool(s);
+}
+
 /* The most a thread waits for another thread making a pool; past it, the
  * event is lost (counted by the caller). */
 #define MADE_WAIT_NS 10000000ull
@@ -184,7 +287,7 @@ static struct st__pool *made_by_another(struct pool_ref *r, uint32_t gen)
 	return NULL;
 }
 
-struct st__pool *st__pool_get(uint32_t s)
+struct st__pool *st__pool_get(uint32_t s, bool looked)
 {
 	struct pool_ref *r = &refs[s];
 	struct st__pool *p = st_load_acquire(&r->pool);
@@ -205,15 +308,27 @@ struct st__pool *st__pool_get(uint32_t s)
 		return made_by_another(r, gen);
 	p = st_load_acquire(&r->pool);
 	if (!p || p->generation != gen) {
-		p = pool_create(s);
+		bool wait = false;
+
+		p = NULL;
+		/* Per-user buffers: the daemon's pool, once the caller read it
+		 * from the socket; not there then (it could not be sent, or
+		 * this process has no rseq), one of its own, which the daemon
+		 * reads as it reads per-CPU pools. */
+		if (wants_user_pool(s)) {
+			p = user_pool(s, gen);
+			wait = !p && !looked;
+		}
+		if (!p && !wait)
+			p = pool_create(s);
 		if (p) {
 			/* The daemon's clock: a daemon that found this process
 			 * running wrote it, nobody told the process. */
 			st__clock_configure();
 			st_store_release(&r->pool, p);
-		}
-		else
+		} else if (!wait) {
 			st_store_relaxed(&r->failed_gen, gen);
+		}
 	}
 	st_store_release(&r->lock, 0);
 	return p && p->generation == gen ? p : NULL;
@@ -418,7 +533,11 @@ void st__pools_forget(void)
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 			st__fdid_close(&p->fd);
 		}
-		refs[s].pool = NULL;
+		p = refs[s].received;
+		if (p && p != refs[s].pool)
+			st__mmap(p->base, p->geo.size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		refs[s].pool = refs[s].received = NULL;
 		refs[s].lock = 0;
 		refs[s].failed_gen = 0;
 	}

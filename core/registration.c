@@ -41,6 +41,7 @@
 #include <sys/un.h>
 
 #include "internal.h"
+#include "rseq.h"
 #include "sys.h"
 
 static bool secure; /* AT_SECURE: a setuid or setgid program */
@@ -179,6 +180,7 @@ static int hello(void)
 	m.h.version = ST_ABI_VERSION;
 	m.h.ppid = (int32_t)st__sys0(SYS_getppid);
 	m.h.status_size = st__status_size();
+	m.h.flags = st__rseq_usable() ? ST_HELLO_RSEQ : 0;
 	st__sys2(SYS_prctl, PR_GET_NAME, m.h.name);
 	n = st__sys3(SYS_readlink, "/proc/self/exe", m.exe, sizeof(m.exe) - 1);
 	m.exe[n > 0 ? n : 0] = '\0';
@@ -212,7 +214,7 @@ static void pools_offer_active(void)
 {
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st__pool *p = st__control && st__control->session[s].generation
-					     ? st__pool_get(s)
+					     ? st__pool_get(s, true)
 					     : NULL;
 
 		if (p)
@@ -380,6 +382,15 @@ void st__reg_offer_pool(struct st__pool *p)
 		return;
 	offer_pool(p);
 	st__conn_unlock();
+}
+
+bool st__reg_receive(void)
+{
+	if (!st__conn_trylock())
+		return false; /* (registration is reading it) */
+	st__transport_receive();
+	st__conn_unlock();
+	return true;
 }
 
 void st__reg_subbuf_ready(uint32_t session, uint32_t slot)

@@ -12,7 +12,9 @@
  *   and the fork child, never while the program is in a traced call;
  * - the event path (POOL, SUBBUF) only tries it, and on failure skips the
  *   message (a pool is offered again later, a sub-buffer notice is not
- *   needed: the daemon also scans) so that it never waits;
+ *   needed: the daemon also scans) so that it never waits; so does the
+ *   first event of a session with per-user buffers, which reads the pool
+ *   the daemon sent (st__transport_receive);
  * - a signal handler that interrupts a holder on the same thread fails its
  *   try like any other.
  *
@@ -192,6 +194,48 @@ static uint64_t now_ms(void)
 }
 
 /*
+ * Reads one message the daemon sent, without waiting: a READY (it answers
+ * a SYNC), or a per-user pool with its memfd (st__pool_received). Anything
+ * else, and a descriptor that comes with it, is dropped. Under the
+ * connection lock. Returns what recvmsg returned (0: the daemon closed).
+ */
+static long recv_one(void)
+{
+	union {
+		struct st_abi_msg hdr;
+		struct st_abi_sync sync;
+		struct st_abi_user_pool_msg pool;
+	} m;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int fd = -1;
+	long n;
+
+	n = st__sys3(SYS_recvmsg, sock.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return n;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (n == (long)sizeof(m.sync) && m.hdr.type == ST_MSG_READY && m.sync.seq > ready_seen)
+		ready_seen = m.sync.seq;
+	else if (n == (long)sizeof(m.pool) && m.hdr.type == ST_MSG_USER_POOL && fd >= 0) {
+		st__pool_received(&m.pool, fd); /* (takes the descriptor) */
+		fd = -1;
+	}
+	if (fd >= 0)
+		st__close(fd);
+	return n;
+}
+
+/*
  * Waits (at most timeout_ms) for the READY that answers SYNC number seq.
  * Registration only, under the connection lock, so one thread reads.
  */
@@ -200,7 +244,6 @@ int st__transport_wait_ready(uint64_t seq, int timeout_ms)
 	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 
 	while (ready_seen < seq) {
-		struct st_abi_sync r;
 		struct pollfd p = { sock.fd, POLLIN, 0 };
 		uint64_t now = now_ms();
 		long n;
@@ -210,16 +253,29 @@ int st__transport_wait_ready(uint64_t seq, int timeout_ms)
 		if (!st__transport_up())
 			return -ENOTCONN;
 		st__sys3(SYS_poll, &p, 1, (long)(deadline - now));
-		n = st__sys(SYS_recvfrom, sock.fd, &r, sizeof(r), MSG_DONTWAIT, NULL, NULL);
+		n = recv_one();
 		if (n == 0 || n == -ECONNRESET) {
 			drop();
 			return -ECONNRESET;
 		}
-		if (n == (long)sizeof(r) && r.hdr.type == ST_MSG_READY && r.seq > ready_seen &&
-		    r.seq <= seq)
-			ready_seen = r.seq;
 	}
 	return 0;
+}
+
+/* The most messages one look takes: the daemon sends a pool per session,
+ * and a READY per SYNC, which registration waits for anyway. */
+#define RECV_AT_ONCE 64
+
+void st__transport_receive(void)
+{
+	for (int k = 0; k < RECV_AT_ONCE && st__transport_up(); k++) {
+		long n = recv_one();
+
+		if (n == 0 || n == -ECONNRESET)
+			drop();
+		if (n <= 0)
+			break;
+	}
 }
 
 /* Fork child (one thread): the connection is the parent's; the lock may

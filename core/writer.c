@@ -169,10 +169,14 @@ static void write_thread_record(struct st__writer *w, int32_t tid, uint64_t ts)
  */
 static struct st__writer *writer_acquire(struct st__thread *t, uint32_t s, bool *no_memory)
 {
-	struct st__pool *pool = st__pool_get(s);
+	struct st__pool *pool = st__pool_get(s, false);
 	struct st__writer *w;
 	uint32_t mark;
 
+	/* (per-user buffers: the daemon sent its pool on the socket; a
+	 * socket in use by registration costs this event, lost) */
+	if (!pool && st__pool_from_daemon(s) && st__reg_receive())
+		pool = st__pool_get(s, true);
 	if (!pool)
 		return NULL;
 	mark = st__pool_mark(pool);

@@ -532,6 +532,17 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 
 		if (st_session_stats_exec(ses, i))
 			continue;
+		/* (pid 0: a user's buffers, --buffers per-user, whose losses are
+		 * the user's processes': said when there are some) */
+		if (st->pid == 0) {
+			if (st->lost + st->write_lost + st->corrupt_bytes)
+				fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10llu%s\n", "-",
+					"(user buffers)", "-",
+					(unsigned long long)(st->lost + st->write_lost),
+					st->corrupt_bytes ? "  (corrupt data dropped)" : "");
+			corrupt += st->corrupt_bytes;
+			continue;
+		}
 		for (uint32_t k = i; k < ses->nstats; k++) {
 			const struct st_session_stats *im = &ses->stats[k];
 			char name[ST_ESC_SIZE(sizeof(im->name)) + 8], pid[16] = "";

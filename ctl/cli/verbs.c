@@ -47,8 +47,9 @@
 	  "an event being written never waits: its event is lost (nested)." }
 /* --buffers of record and create (st_buffers_parse, ctl/common/checks.h). */
 #define BUFFERS_OPT                                                                         \
-	{ "buffers", 0, "per-process|per-thread",                                            \
-	  "a ring buffer per CPU in each process (default), or per thread that writes",       \
+	{ "buffers", 0, "per-process|per-user|per-thread",                                            \
+	  "a ring buffer per CPU in each process (default), per CPU for each user, or per "    \
+	  "thread that writes",                                                                \
 	  "per-process (LTTng's word; the default where glibc registers rseq areas, 2.35 and " \
 	  "later, else per-thread): each process has a buffer for every CPU "                 \
 	  "of the machine, made by its first event (the daemon then allocates its pages), "    \
@@ -60,6 +61,11 @@
 	  "CPU's buffer is 32 MiB, or the largest power of two that fits). A process whose "   \
 	  "glibc registered no rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) " \
 	  "writes per-thread buffers of the same geometry instead (as many as CPUs). "         \
+	  "per-user (system-wide sessions, LTTng's per-UID buffers): the daemon makes one "    \
+	  "buffer per CPU for each user whose processes the session traces, and every traced " \
+	  "process of that user writes into it: memory is users x CPUs x --buffer-size, "      \
+	  "whatever the number of processes (a process without rseq, or one the daemon found " \
+	  "running without a connection, writes buffers of its own instead). "                 \
 	  "per-thread: each thread that writes claims a buffer of its own at its first event " \
 	  "(made resident then), as many as fit --process-memory; an uncontended event costs " \
 	  "about 9 ns less. See doc/percpu.md." }

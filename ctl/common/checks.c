@@ -177,6 +177,9 @@ void st_buffers_text(uint32_t buffers, const struct st_geometry *g, uint64_t pro
 	if (buffers == ST_BUFFERS_PER_CPU)
 		snprintf(buf, n, "%s per CPU: %u sub-buffers of %s; %s per process (%u CPUs)", b,
 			 g->sb_count, s, p, nslots);
+	else if (buffers == ST_BUFFERS_PER_USER)
+		snprintf(buf, n, "%s per CPU: %u sub-buffers of %s; %s per user (%u CPUs)", b,
+			 g->sb_count, s, p, nslots);
 	else
 		snprintf(buf, n, "%s per thread: %u sub-buffers of %s; at most %s per process (%u "
 				 "thread buffers)",
@@ -289,8 +292,10 @@ int st_buffers_parse(const char *arg, uint32_t *out, char *why, size_t n)
 		*out = ST_BUFFERS_PER_THREAD;
 	else if (strcmp(arg, "per-process") == 0)
 		*out = ST_BUFFERS_PER_CPU;
+	else if (strcmp(arg, "per-user") == 0)
+		*out = ST_BUFFERS_PER_USER;
 	else {
-		snprintf(why, n, "--buffers: '%s' is neither per-thread nor per-process", arg);
+		snprintf(why, n, "--buffers: '%s' is not per-process, per-user or per-thread", arg);
 		return -1;
 	}
 	return 0;
@@ -321,26 +326,30 @@ uint64_t st_per_cpu_buffer_size(uint64_t process_memory)
 
 const char *st_buffers_name(uint32_t buffers)
 {
-	return buffers == ST_BUFFERS_PER_CPU ? "per-process" : "per-thread";
+	return buffers == ST_BUFFERS_PER_CPU	? "per-process"
+	       : buffers == ST_BUFFERS_PER_USER ? "per-user"
+						: "per-thread";
 }
 
-static int per_cpu_check(struct st_memory_bounds *m, char *why, size_t n)
+/* Per-CPU buffers, per process or per user (who): a CPU's buffer for
+ * each CPU must fit in one share. */
+static int per_cpu_check(struct st_memory_bounds *m, const char *who, char *why, size_t n)
 {
 	long cpus;
 	char need[32], share[32];
 
 	cpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (cpus < 1 || cpus > ST_ABI_SLOTS_MAX) {
-		snprintf(why, n, "--buffers per-process: cannot count this machine's CPUs");
+		snprintf(why, n, "--buffers per-%s: cannot count this machine's CPUs", who);
 		return -1;
 	}
 	if ((uint64_t)cpus * m->slot_bytes > m->session ||
 	    (uint64_t)cpus > m->process / m->slot_bytes) {
 		st_size_text((uint64_t)cpus * m->slot_bytes, need, sizeof(need));
 		st_size_text(m->process, share, sizeof(share));
-		snprintf(why, n, "--buffers per-process: %ld CPUs need %s of buffers per process, above "
+		snprintf(why, n, "--buffers per-%s: %ld CPUs need %s of buffers per %s, above "
 				 "its share (%s): a smaller --buffer-size, or a larger --process-memory",
-			 cpus, need, share);
+			 who, cpus, need, who, share);
 		return -1;
 	}
 	m->nslots = (uint32_t)cpus;
@@ -354,7 +363,9 @@ int st_buffers_check(uint32_t buffers, struct st_memory_bounds *m, char *why, si
 	case ST_BUFFERS_PER_THREAD:
 		return 0;
 	case ST_BUFFERS_PER_CPU:
-		return per_cpu_check(m, why, n);
+		return per_cpu_check(m, "process", why, n);
+	case ST_BUFFERS_PER_USER:
+		return per_cpu_check(m, "user", why, n);
 	default:
 		snprintf(why, n, "--buffers: unknown kind %u", buffers);
 		return -1;

@@ -127,6 +127,12 @@ static void on_pool(struct st_loop *l, void *arg)
 static void drain_before_unload(struct st_daemon *d, struct st_proc *p, bool wait)
 {
 	st_consume_all(d, p, wait ? ST_DRAIN_FLUSH : ST_DRAIN_FLUSH_NOW);
+	/* (its records in its user's buffers too, with the rest of them) */
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		if (p->user_gen[s]) {
+			st_consume_user_pools(d, wait ? ST_DRAIN_FLUSH : ST_DRAIN_FLUSH_NOW);
+			break;
+		}
 }
 
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,
@@ -229,6 +235,7 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 			__atomic_store_n(&p->control->heartbeat, d->ticks, __ATOMIC_RELAXED);
 		st_objects_refresh(d, p);
 		st_proc_apply_due(d, p);
+		st_statedump_owed(d, p);
 		if (p->conn.end_deferred && !st_proc_waiting(p))
 			st_proc_end(d, p);
 		else {
@@ -241,6 +248,7 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 				st_consume_all(d, p, how);
 		}
 	}
+	st_consume_user_pools(d, how);
 	st_memory_tick(d);
 	st_insp_tick(d);
 	st_lines_tick();
@@ -303,6 +311,7 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (!p->conn.ended && !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
+	st_consume_user_pools(d, ST_DRAIN_FLUSH);
 	/* (a stop request ends it, but one made before it began) */
 	while (st_now_ms() < end && (quit || !d->quit)) {
 		bool deferred = false;

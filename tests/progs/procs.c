@@ -6,13 +6,17 @@
  * have written theirs, so which threads find a buffer does not depend on
  * timing. The parent writes no event.
  *
- *   procs PROCS THREADS PAIRS
+ *   procs PROCS THREADS PAIRS [--stdin]
  *
- * Prints "PROCS x THREADS x PAIRS pairs".
+ * With --stdin, once every thread wrote its events the parent prints
+ * "written" and waits for the end of its standard input before the
+ * children may end (a test looks at them meanwhile). Prints
+ * "PROCS x THREADS x PAIRS pairs".
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +101,14 @@ int main(int argc, char **argv)
 	close(go[1]); /* every child is registered: go */
 	for (int i = 0; i < nprocs; i++)
 		await(done[0]);
+	if (argc > 4 && strcmp(argv[4], "--stdin") == 0) {
+		char c;
+
+		printf("written\n");
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
 	close(leave[1]); /* every thread wrote its events: they may end */
 	for (int i = 0; i < nprocs; i++)
 		wait(NULL);

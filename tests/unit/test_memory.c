@@ -73,7 +73,7 @@ static struct st_proc *proc(pid_t pid)
 /* Configures p in session s, as st_session_apply does. */
 static uint32_t grant(struct st_proc *p, uint32_t s)
 {
-	st_memory_grant(&d, p, s);
+	st_memory_grant(&d, p, s, false);
 	ck_assert_uint_eq(p->control->slots_allowed[s], p->memory.grants[s].slots);
 	ck_assert_uint_le(st_session_at(&d, s, p)->mem.granted, st_session_at(&d, s, p)->mem.bound);
 	ck_assert_uint_le(d.mem.granted, d.mem.bound);

@@ -638,7 +638,7 @@ START_TEST(no_buffer_costs_a_check)
 	emit(4);
 	ck_assert_uint_eq(st__control->lost_no_buffer[0], 2 + ST_NOBUF_RETRY);
 	{
-		struct st__pool *pool = st__pool_get(0);
+		struct st__pool *pool = st__pool_get(0, true);
 		struct st__writer *w = &pool->writers[0];
 
 		st__writer_release(w);

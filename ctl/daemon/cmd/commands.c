@@ -258,6 +258,7 @@ static void flush_asking(struct st_daemon *d, const struct st_session *ses)
 		    p->control->session[ses->index].generation == ses->generation &&
 		    !st_proc_waiting(p))
 			st_consume_all(d, p, ST_DRAIN_FLUSH);
+	st_consume_user_pools(d, ST_DRAIN_FLUSH);
 }
 
 static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session *ses)

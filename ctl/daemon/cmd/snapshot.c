@@ -34,6 +34,7 @@
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracefile.h"
@@ -49,13 +50,33 @@ static uint64_t snapshot_slot(struct st_daemon *d, struct st_proc *p, struct st_
 
 	for (int k = 0; k < n; k++) {
 		/* (a sub-buffer begins with its thread and time) */
-		struct st_ring_pos pos = { 0, 0 };
+		struct st_ring_pos pos = { 0, 0, 0 };
 		uint64_t off = 0;
 
 		events += st_emit_subbuf(d, p, t, stream, &pool->ring, i, (uint32_t)order[k][1],
 					 order[k][0], &off, &pos, 0, NULL);
 	}
 	free(order);
+	return events;
+}
+
+/* Copies every slot of p's pool (or the user's pool p holds) into
+ * streams of t; returns the events copied. */
+static uint64_t snapshot_pool(struct st_daemon *d, struct st_proc *p, struct st_proc_pool *pool,
+			      struct st_trace *t)
+{
+	uint64_t events = 0;
+	char name[64];
+
+	for (uint32_t i = 0, used = st_ring_slots_used(&pool->ring); i < used; i++) {
+		struct st_stream s;
+
+		st_stream_name(name, sizeof(name), p, 1, "buf%u", i);
+		if (st_stream_open(t, &s, name, p->pid, p->instance) < 0)
+			continue;
+		events += snapshot_slot(d, p, pool, i, t, &s);
+		st_stream_close(&s);
+	}
 	return events;
 }
 
@@ -81,11 +102,12 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 	st_trace_reserve(&t);
 	for (struct st_proc *p = d->procs; p; p = p->next) {
 		struct st_proc_pool *pool = &p->pools[ses->index];
-		uint32_t used = st_ring_slots_used(&pool->ring);
+		bool own = pool->ring.base && pool->generation == ses->generation &&
+			   st_ring_slots_used(&pool->ring);
 		struct st_stream meta;
 
-		if (!pool->ring.base || pool->generation != ses->generation || !used)
-			continue;
+		if (!own && p->user_gen[ses->index] != ses->generation)
+			continue; /* (writes no buffer of the session's) */
 		procs++;
 		/* (a trace of its own: the names of a first run) */
 		st_stream_name(name, sizeof(name), p, 1, "meta");
@@ -93,16 +115,13 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 			st_statedump_into(p, &t, &meta, p->objects.statedump_ts);
 			st_stream_close(&meta);
 		}
-		for (uint32_t i = 0; i < used; i++) {
-			struct st_stream s;
-
-			st_stream_name(name, sizeof(name), p, 1, "buf%u", i);
-			if (st_stream_open(&t, &s, name, p->pid, p->instance) < 0)
-				continue;
-			events += snapshot_slot(d, p, pool, i, &t, &s);
-			st_stream_close(&s);
-		}
+		if (own)
+			events += snapshot_pool(d, p, pool, &t);
 	}
+	/* the buffers of its users (--buffers per-user) */
+	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
+		if (up->session == ses->index && up->generation == ses->generation)
+			events += snapshot_pool(d, up->holder, &up->holder->pools[ses->index], &t);
 	st_trace_finish(&t, &d->clock);
 	lost = st_tracefile_lost_total(&t.wloss, &werr);
 	st_trace_close(&t);

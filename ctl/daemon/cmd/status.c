@@ -25,6 +25,7 @@
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/wire/request.h"
 
@@ -115,6 +116,39 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 }
 
 /* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
+/* The per-user buffers of ses (--buffers per-user): for each user, the
+ * memory its pool commits (all its CPUs' buffers) and the processes that
+ * write it now. */
+static void user_buffers(struct st_request *r, const struct st_daemon *d,
+			 const struct st_session *ses, bool json)
+{
+	uint32_t n = 0;
+
+	if (json)
+		st_reply(r, ", \"users\": [");
+	for (const struct st_user_pool *up = d->user_pools; up; up = up->next) {
+		uint32_t writers = 0;
+		char size[32];
+
+		if (up->session != ses->index || up->generation != ses->generation)
+			continue;
+		for (uint32_t k = 0; k < up->nwriters; k++)
+			writers += up->writers[k] != NULL;
+		if (json) {
+			st_reply(r, "%s{\"uid\": %u, \"committed\": %llu, \"cpus\": %u, \"processes\": %u}",
+				 n ? ", " : "", (unsigned)up->uid, (unsigned long long)up->bytes,
+				 ses->nslots, writers);
+		} else {
+			st_size_text(up->bytes, size, sizeof(size));
+			st_reply(r, "  buffers of uid %u: %s committed (%u CPUs), written by %u process%s\n",
+				 (unsigned)up->uid, size, ses->nslots, writers, writers == 1 ? "" : "es");
+		}
+		n++;
+	}
+	if (json)
+		st_reply(r, "]");
+}
+
 static void memory_json(struct st_request *r, const struct st_daemon *d, const struct st_session *ses)
 {
 	const struct st_membound *m = ses ? &ses->mem : &d->mem;
@@ -125,9 +159,11 @@ static void memory_json(struct st_request *r, const struct st_daemon *d, const s
 		 (unsigned long long)m->bound, (unsigned long long)st_memory_committed(d, ses),
 		 (unsigned long long)m->granted, (unsigned long long)m->committed_peak,
 		 (unsigned long long)m->granted_peak);
-	if (ses)
+	if (ses) {
 		st_reply(r, ", \"shrunk\": %u, \"refused\": %u, \"raised\": %u, \"taken_back\": %u",
 			 ses->memc.shrunk, ses->memc.refused, ses->memc.raised, ses->memc.taken_back);
+		user_buffers(r, d, ses, true);
+	}
 	st_reply(r, "}");
 }
 
@@ -188,6 +224,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 	st_reply(r, "  buffers: %s\n", geotext);
 	st_session_memory_text(d, ses, true, memory, sizeof(memory));
 	st_reply(r, "  memory: %s\n", memory);
+	user_buffers(r, d, ses, false);
 	st_reply(r, "  recorded: ");
 	st_reply_totals(r, ses, "events");
 	st_reply(r, "\n");

@@ -63,6 +63,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/out/evclass.h"
@@ -79,6 +80,8 @@ struct seg {
 	uint64_t first_ts, last_ts;
 	struct st_ring_pos pos; /* in: where the run starts; out: its end */
 	bool corrupt;	 /* stopped at a record that does not parse */
+	bool switched;	 /* stopped after a thread record of another process
+			  * (a per-user pool's: the caller finds it) */
 	bool unsettled;	 /* a caller's line table is on its way */
 	bool may_wait;	 /* in: then the run is not emitted (stop there) */
 };
@@ -150,7 +153,7 @@ static inline void copy_words(uint8_t *dst, const uint8_t *src, int32_t n)
  * going back (see the top of the file). The ring's own times (the base of
  * its compact records, sg->pos.ts) are kept as the process wrote them.
  */
-static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
+static void transform(struct st_daemon *d, struct st_proc *p, bool by_writer, struct st_trace *t,
 		      const uint8_t *src, uint64_t len, uint8_t *dst, uint64_t cap, uint64_t min_ts,
 		      uint64_t max_ts, struct seg *sg)
 {
@@ -167,10 +170,10 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 	struct {
 		uint64_t in, out;
 	} site[2] = { { 0, 0 }, { 0, 0 } };
-	const int32_t vpid = p->pid;
+	const int32_t vpid = p ? p->pid : 0;
 
 	sg->events = 0;
-	sg->corrupt = sg->unsettled = false;
+	sg->corrupt = sg->unsettled = sg->switched = false;
 	/* (a stream already past a later now stays where it is: min_ts wins,
 	 * and min_ts <= max_ts holds from here on) */
 	if (max_ts < min_ts)
@@ -236,12 +239,23 @@ static void transform(struct st_daemon *d, struct st_proc *p, struct st_trace *t
 			break;
 		}
 		if (r.id == ST_ABI_ID_THREAD) {
+			bool other = by_writer && r.writer != sg->pos.writer;
+
 			if (sg->events)
 				break; /* the next run */
 			sg->pos.tid = r.tid;
+			sg->pos.writer = r.writer;
 			ring_ts = ts;
 			off += r.hdr;
+			if (other || (by_writer && !p)) {
+				sg->switched = true; /* (the caller finds its process) */
+				break;
+			}
 			continue;
+		}
+		if (!p) {
+			sg->corrupt = true; /* (a run of no process known) */
+			break;
 		}
 		if (r.id != cls[0].id) {
 			if (r.id == cls[1].id) {
@@ -336,10 +350,25 @@ static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uin
 	return &st->stream;
 }
 
+/* The events of a run of a per-user pool, in its process's statistics
+ * (the pool's holder counts its losses). */
+static void credit(struct st_daemon *d, const struct st_user_pool *up, const struct st_trace *t,
+		   struct st_proc *owner, uint64_t events)
+{
+	struct st_session *ses = st_session_at(d, up->session, owner);
+	/* (a snapshot's events are not the session's) */
+	struct st_session_stats *stats =
+		ses && t == &ses->trace ? st_session_stats_for(ses, owner, true) : NULL;
+
+	if (stats)
+		stats->events += events;
+}
+
 /*
  * Emits the ring records at src (len bytes, starting at *pos) into stream,
  * a packet for each run of one thread's records; returns the events
- * written, and *used, the bytes of src emitted. With may_wait, a run whose
+ * written, and *used, the bytes of src emitted. p's pool, or the pool p
+ * holds for a user (p->user_pool), whose runs each name their process. With may_wait, a run whose
  * callers need a line table on its way is left where it is, with what
  * follows: the table was asked for, and the rest is read again once it is
  * here, or the wait is over. Records that do not parse end the range:
@@ -352,6 +381,7 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 {
 	/* (read after the records were: all of them were written before) */
 	uint64_t events = 0, off = 0, latest = st_clock_latest(&d->clock, st_clock_now(&d->clock));
+	const struct st_user_pool *up = p->user_pool;
 	bool fresh = false;
 
 	while (off < len) {
@@ -361,24 +391,30 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 		uint8_t *buf = fresh ? NULL : st_packet_more(stream, &room);
 		bool more = buf != NULL;
 		struct seg sg = { .pos = *pos, .may_wait = may_wait };
+		/* whose records these are: a per-user pool's runs say it */
+		struct st_proc *owner = up ? st_user_pool_writer(up, pos->writer) : p;
 
 		if (more)
 			cap = room < cap ? room : cap;
 		else if (!(buf = st_packet_buf(cap)))
 			break;
-		transform(d, p, t, src + off, len - off, buf, cap, stream->last_ts, latest, &sg);
+		transform(d, owner, up != NULL, t, src + off, len - off, buf, cap, stream->last_ts,
+			  latest, &sg);
 		fresh = more && sg.used == 0 && !sg.corrupt && !(sg.unsettled && may_wait);
 		if (fresh)
 			continue; /* (its first record did not fit there) */
 		if (sg.unsettled && may_wait) {
-			st_objects_lines_wait(p);
+			st_objects_lines_wait(owner);
 			break;
 		}
 		if (sg.events) {
 			stream->tid = sg.pos.tid;
+			stream->pid = owner->pid;
 			st_stream_packet(t, stream, buf, sg.out, sg.events, sg.first_ts, sg.last_ts,
 					 discarded);
 			events += sg.events;
+			if (up)
+				credit(d, up, t, owner, sg.events);
 		}
 		*pos = sg.pos;
 		off += sg.used;
@@ -571,7 +607,8 @@ static uint64_t emit(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_
 	if (n < 0)
 		return g->len;
 	if (stats) {
-		stats->events += (uint64_t)n;
+		if (!p->user_pool) /* (emit_range credits each run's process) */
+			stats->events += (uint64_t)n;
 		stats->corrupt_bytes += corrupt;
 	}
 	return used;
@@ -626,7 +663,7 @@ static bool overwritten_range(struct st_daemon *d, struct st_proc *p, uint32_t s
 	uint64_t now = st_clock_now(&d->clock);
 	uint64_t since = p->traced_since[s] < now ? p->traced_since[s] : now, first;
 	uint64_t commit = st_ring_commit(&pool->ring, i, idx, seq), ts = pool->slots[i].pos.ts;
-	uint8_t head[ST_ABI_THREAD_REC + ST_ABI_RECORD_MAX_HDR];
+	uint8_t head[ST_ABI_THREAD_REC_MAX + ST_ABI_RECORD_MAX_HDR];
 	uint64_t n = commit > off ? commit - off : 0;
 	struct st_ring_rec r;
 	uint8_t *buf;
@@ -719,7 +756,7 @@ static void drain_overwrite(struct st_daemon *d, struct st_proc *p, uint32_t s, 
 			continue;
 		events = st_emit_subbuf(d, p, &ses->trace, slot_stream(d, p, s, i), &pool->ring, i,
 					idx, seq, &off, &st->pos, lost, &corrupt);
-		if (stats)
+		if (stats && !p->user_pool)
 			stats->events += events;
 		if (st->taken && st->taken[idx].seq != seq)
 			st->taken[idx] = (struct st_taken){ seq, 0 };
@@ -790,3 +827,29 @@ void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how)
 		for (uint32_t i = 0, n = st_ring_slots_used(&p->pools[s].ring); i < n; i++)
 			st_consume_slot(d, p, s, i, how);
 }
+
+void st_consume_user_pools(struct st_daemon *d, enum st_drain how)
+{
+	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
+		st_consume_all(d, up->holder, how);
+}
+
+void st_consume_user_pools_of(struct st_daemon *d, struct st_proc *p)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_user_pool *up = p->user_gen[s] ? st_user_pool_of(d, p, s) : NULL;
+		struct st_proc_pool *pool;
+
+		if (!up)
+			continue;
+		pool = &up->holder->pools[s];
+		/* What it wrote is decoded now, with its classes: everything
+		 * the pool holds (overwrite mode: the ring, as a process's own
+		 * is emitted when it ends). */
+		for (uint32_t i = 0; i < pool->ring.nslots; i++)
+			st_consume_slot(d, up->holder, s, i,
+					pool->ring.mode == ST_MODE_OVERWRITE ? ST_DRAIN_FINAL
+									     : ST_DRAIN_FLUSH_NOW);
+	}
+}
+

@@ -23,6 +23,12 @@ enum st_drain {
 void st_consume_slot(struct st_daemon *d, struct st_proc *p, uint32_t s, uint32_t slot,
 		     enum st_drain how);
 void st_consume_all(struct st_daemon *d, struct st_proc *p, enum st_drain how);
+/* The same for every per-user pool (model/userpool.c). */
+void st_consume_user_pools(struct st_daemon *d, enum st_drain how);
+/* Process p ends: what its user's pools hold is drained now, while its
+ * event classes are there to decode its records (its writer numbers are
+ * let go when its record is freed). */
+void st_consume_user_pools_of(struct st_daemon *d, struct st_proc *p);
 /* At a session's start: the consumer's buffers for sub-buffers of sb_size
  * bytes are made resident, so that the first drains do not pay for it. */
 void st_consume_prepare(uint32_t sb_size);

@@ -32,6 +32,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/objects/maps.h"
 #include "ctl/daemon/out/trace.h"
 
@@ -63,7 +64,9 @@ int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, siz
 		/* A process that kept its pool from an earlier run sends no
 		 * new one (on_pool gives a new pool its statedump): this run's
 		 * files must describe its objects all the same. */
-		if (!p->conn.ended && pool->ring.base && pool->generation == ses->generation &&
+		if (!p->conn.ended &&
+		    ((pool->ring.base && pool->generation == ses->generation) ||
+		     p->user_gen[ses->index] == ses->generation) &&
 		    st_session_traces(ses, p))
 			st_statedump_session(d, p, ses->index);
 	}
@@ -111,8 +114,13 @@ int st_session_stop(struct st_daemon *d, struct st_session *ses)
 		st_writers_quiesce(d, ses);
 	ses->active = true;
 	for (struct st_proc *p = d->procs; p; p = p->next)
-		if (!p->conn.ended && st_session_covers(ses, p))
+		if (!p->conn.ended && st_session_covers(ses, p)) {
+			st_statedump_owed(d, p);
 			st_session_finish_proc(d, p, s);
+		}
+	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
+		if (up->session == s && up->generation == ses->generation)
+			st_session_finish_proc(d, up->holder, s);
 	ses->active = false;
 	ses->state = ST_SESSION_STOPPED;
 	st_session_mark_active(d);
@@ -120,6 +128,9 @@ int st_session_stop(struct st_daemon *d, struct st_session *ses)
 	for (struct st_proc *p = d->procs; p; p = p->next)
 		if (st_session_covers(ses, p))
 			close_streams(p, s);
+	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
+		if (up->session == s && up->generation == ses->generation)
+			close_streams(up->holder, s);
 	/* The trace is complete on disk when stop returns, and its final
 	 * metadata says what could not be written. */
 	st_trace_finish(&ses->trace, &d->clock);
@@ -141,6 +152,7 @@ bool st_session_destroy(struct st_daemon *d, struct st_session *ses)
 	if (ses->state == ST_SESSION_CREATED)
 		removed = st_trace_remove_unused(&ses->trace);
 	st_trace_close(&ses->trace);
+	st_user_pools_destroy(d, ses);
 	st_memory_session_gone(d, ses);
 	for (pp = &d->sessions; *pp != ses; pp = &(*pp)->next)
 		;

@@ -60,6 +60,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/inspect.h"
 #include "ctl/daemon/objects/maps.h"
@@ -294,6 +295,7 @@ static bool resume(struct st_daemon *d, struct st_proc *p, int status_fd,
 		return false;
 	st_watch_del(&d->loop, &p->conn.fd_watch);
 	q->conn.fd = p->conn.fd;
+	q->rseq = h->flags & ST_HELLO_RSEQ;
 	p->conn.fd = -1;
 	st_watch_add(&d->loop, &q->conn.fd_watch, q->conn.fd, EPOLLIN, st_proc_on_readable, q, false);
 	q->conn.counts_connection = p->conn.counts_connection;
@@ -359,6 +361,7 @@ static int on_hello(struct st_daemon *d, struct st_proc *p, const void *buf, siz
 	p->status_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	p->status_size = h.status_size;
 	p->ppid = h.ppid;
+	p->rseq = h.flags & ST_HELLO_RSEQ;
 	memcpy(p->name, h.name, sizeof(p->name));
 	snprintf(p->exe, sizeof(p->exe), "%s", h.exe);
 	p->hello = true;
@@ -422,7 +425,14 @@ static int dispatch(struct st_daemon *d, struct st_proc *p, const uint8_t *buf, 
 	case ST_MSG_SUBBUF: {
 		const struct st_abi_subbuf_msg *m = (const struct st_abi_subbuf_msg *)buf;
 
-		if (!st_proc_waiting(p))
+		struct st_user_pool *up = m->session < ST_ABI_MAX_SESSIONS
+						  ? st_user_pool_of(d, p, m->session)
+						  : NULL;
+
+		/* (its user's buffers, if it writes them) */
+		if (up && !p->pools[m->session].ring.base)
+			st_consume_slot(d, up->holder, m->session, m->slot, ST_DRAIN_CLOSED);
+		else if (!st_proc_waiting(p))
 			st_consume_slot(d, p, m->session, m->slot, ST_DRAIN_CLOSED);
 		return 0;
 	}
@@ -546,6 +556,9 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 		return;
 	}
 	p->conn.end_deferred = false;
+	/* what it wrote into its user's buffers, while its classes are here */
+	st_statedump_owed(d, p);
+	st_consume_user_pools_of(d, p);
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
 		st_proc_end_event(d, p, s);
@@ -624,6 +637,7 @@ void st_proc_reap(struct st_daemon *d)
 		st_insp_forget(p);
 		st_objects_forget(p);
 		st_callsites_reset(p);
+		st_user_pools_forget(d, p);
 		st_proc_free(d, p);
 	}
 }

@@ -192,11 +192,14 @@ void st_proc_end_event(struct st_daemon *d, struct st_proc *p, uint32_t s)
 	uint32_t n, threads;
 	uint64_t ts;
 
+	/* (its own pool, or its user's: userpool.c) */
+	bool user = p->user_gen[s] && ses && p->user_gen[s] == ses->generation;
+
 	if (!p->conn.gone || (!exited && p->discovered) || !ses || !ses->active ||
-	    !pool->ring.base || pool->generation != ses->generation)
+	    (!user && (!pool->ring.base || pool->generation != ses->generation)))
 		return;
 	ts = end_time(d, pool);
-	threads = pool->ring.percpu ? ST_THREADS_UNKNOWN : threads_holding(pool);
+	threads = user || pool->ring.percpu ? ST_THREADS_UNKNOWN : threads_holding(pool);
 	n = st_trace_rec_header(rec, ST_EV_PROCESS_END, ts, NULL, p->pid, 0);
 	rec[n] = exited;
 	memcpy(rec + n + 1, &threads, 4);

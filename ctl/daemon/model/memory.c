@@ -27,6 +27,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/wire/ring.h"
 
 /* Taking back a grant stops after this many tries (each try that fails
@@ -315,7 +316,7 @@ static bool make_room(struct st_daemon *d, struct st_session *ses, const struct 
 	return true;
 }
 
-void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
+void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s, bool none)
 {
 	struct st_session *ses = st_session_at(d, s, p);
 	struct st_grant *g = &p->memory.grants[s];
@@ -325,6 +326,8 @@ void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
 		memset(g, 0, sizeof(*g));
 		g->generation = ses->generation;
 		g->lost_seen = __atomic_load_n(&p->control->lost_no_memory[s], __ATOMIC_RELAXED);
+		if (none)
+			goto publish; /* (raised if it makes a pool after all) */
 		if (fit(d, ses, p, ses->nslots) < ses->nslots)
 			make_room(d, ses, p, ses->nslots, true);
 		n = fit(d, ses, p, ses->nslots);
@@ -338,6 +341,7 @@ void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s)
 		else if (n < ses->nslots)
 			ses->memc.shrunk++;
 	}
+publish:
 	/* (again after a stop: the grant lives as long as the pool) */
 	publish(p, s, g->slots);
 }
@@ -354,6 +358,9 @@ uint64_t st_memory_committed(const struct st_daemon *d, const struct st_session 
 			if (g && (!only || only == ses))
 				sum += (uint64_t)held(p, s, g, ses->nslots) * ses->slot_bytes;
 		}
+	for (const struct st_session *ses = d->sessions; ses; ses = ses->next)
+		if (!only || only == ses)
+			sum += ses->mem.user_pools;
 	return sum;
 }
 
@@ -373,6 +380,7 @@ static void sample(struct st_daemon *d)
 				ses->committed_now += (uint64_t)held(p, s, g, ses->nslots) * ses->slot_bytes;
 		}
 	for (struct st_session *ses = d->sessions; ses; ses = ses->next) {
+		ses->committed_now += ses->mem.user_pools;
 		if (ses->committed_now > ses->mem.committed_peak)
 			ses->mem.committed_peak = ses->committed_now;
 		all += ses->committed_now;
@@ -475,24 +483,41 @@ void st_memory_fill(struct st_proc_pool *pool, uint32_t claimed, uint64_t units)
  * in 16 MiB steps that keep the loop's turn short. */
 #define FILL_PER_TICK (16ull << 20)
 
+/* Allocates pages of pool (its claimed first CPU buffers) within *budget
+ * bytes; false once the budget is spent. */
+static bool fill_pool(struct st_proc_pool *pool, uint32_t claimed, uint64_t *budget)
+{
+	uint64_t before = pool->filled, units;
+
+	if (!pool->ring.base || !pool->ring.percpu)
+		return true;
+	units = *budget / pool->ring.sb_size;
+	if (!units)
+		return false;
+	st_memory_fill(pool, claimed, units);
+	*budget -= (pool->filled - before) * pool->ring.sb_size;
+	return *budget > 0;
+}
+
 static void fill(struct st_daemon *d)
 {
 	uint64_t budget = FILL_PER_TICK;
 
-	for (struct st_proc *p = d->procs; p && budget; p = p->next)
-		for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS && budget; s++) {
-			struct st_proc_pool *pool = &p->pools[s];
-			uint64_t before = pool->filled, units;
+	for (struct st_user_pool *up = d->user_pools; up; up = up->next) {
+		struct st_proc_pool *pool = &up->holder->pools[up->session];
 
-			if (!pool->ring.base || !pool->ring.percpu)
-				continue;
-			units = budget / pool->ring.sb_size;
-			if (!units)
-				return;
-			st_memory_fill(pool,
+		if (!fill_pool(pool, pool->ring.nslots, &budget))
+			return;
+	}
+
+	for (struct st_proc *p = d->procs; p; p = p->next)
+		for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+			struct st_proc_pool *pool = &p->pools[s];
+
+			if (!fill_pool(pool,
 				       st_memory_claimed(p, s, pool->generation, pool->ring.nslots),
-				       units);
-			budget -= (pool->filled - before) * pool->ring.sb_size;
+				       &budget))
+				return;
 		}
 }
 
@@ -527,4 +552,35 @@ void st_memory_tick_at(struct st_daemon *d, uint64_t now_ms)
 void st_memory_tick(struct st_daemon *d)
 {
 	st_memory_tick_at(d, st_now_ms());
+}
+
+bool st_memory_take(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes)
+{
+	struct st_user *u = uid == d->uid ? NULL : st_user_of(uid);
+	uint64_t limit = st_quota_limit(ST_Q_MEMORY);
+
+	if (bytes > free_of(&ses->mem) || bytes > free_of(&d->mem) ||
+	    (u && (u->used[ST_Q_MEMORY] > limit || bytes > limit - u->used[ST_Q_MEMORY]))) {
+		if (u)
+			u->refused[ST_Q_MEMORY]++;
+		ses->memc.refused++;
+		return false;
+	}
+	count(&ses->mem, bytes, 0);
+	count(&d->mem, bytes, 0);
+	ses->mem.user_pools += bytes;
+	if (u)
+		u->used[ST_Q_MEMORY] += bytes;
+	return true;
+}
+
+void st_memory_give(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes)
+{
+	struct st_user *u = uid == d->uid ? NULL : st_user_of(uid);
+
+	count(&ses->mem, 0, bytes);
+	count(&d->mem, 0, bytes);
+	ses->mem.user_pools -= bytes < ses->mem.user_pools ? bytes : ses->mem.user_pools;
+	if (u)
+		st_quota_give(u, ST_Q_MEMORY, bytes);
 }

@@ -45,7 +45,9 @@
 #ifndef ST_DAEMON_MEMORY_H
 #define ST_DAEMON_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* A process's grant in one session. */
 struct st_grant {
@@ -65,6 +67,8 @@ struct st_membound {
 	/* buffers claimed (committed), the most seen at a tick or a process's
 	 * end: a sample, below or at the true peak */
 	uint64_t committed_peak;
+	/* of granted, the per-user pools' (committed whole: userpool.c) */
+	uint64_t user_pools;
 };
 
 /* What a session did to stay within its bounds, since it was created. */
@@ -81,8 +85,9 @@ struct st_proc_pool;
 struct st_session;
 
 /* The grant of process p in session s, which is configuring it: decided
- * if new, and written into its control page. */
-void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s);
+ * if new, and written into its control page. none: it writes its user's
+ * buffers (userpool.c): nothing granted, unless its threads ask later. */
+void st_memory_grant(struct st_daemon *d, struct st_proc *p, uint32_t s, bool none);
 /* Process p ended: its grants are given back. */
 void st_memory_release(struct st_daemon *d, struct st_proc *p);
 /* Session ses is being destroyed: its grants are given back. */
@@ -111,5 +116,10 @@ uint64_t st_memory_committed(const struct st_daemon *d, const struct st_session 
 /* Buffers of p's pool of session s (generation gen, nslots buffers)
  * claimed so far, as its control page says (at most nslots). */
 uint32_t st_memory_claimed(const struct st_proc *p, uint32_t s, uint32_t gen, uint32_t nslots);
+/* Per-user pools (userpool.c): bytes of buffers for user uid in session
+ * ses, counted in the bounds if they fit (true), else nothing; and given
+ * back. A pool is committed whole: all its CPUs' buffers are written. */
+bool st_memory_take(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes);
+void st_memory_give(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes);
 
 #endif

@@ -31,7 +31,11 @@ void st_stream_name(char *buf, size_t len, const struct st_proc *p, uint32_t run
 	va_list ap;
 	int n;
 
-	n = snprintf(buf, len, "pid%d-%llu-", p->pid, (unsigned long long)p->instance);
+	if (p->user_pool) /* (a user's buffers: userpool.c) */
+		n = snprintf(buf, len, "uid%u-%llu-", (unsigned)p->uid,
+			     (unsigned long long)p->instance);
+	else
+		n = snprintf(buf, len, "pid%d-%llu-", p->pid, (unsigned long long)p->instance);
 	if (n >= 0 && (size_t)n < len && run > 1)
 		n += snprintf(buf + n, len - (size_t)n, "run%u-", run);
 	if (n < 0 || (size_t)n >= len)

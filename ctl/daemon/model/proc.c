@@ -302,27 +302,9 @@ void st_proc_on_provider_gone(struct st_proc *p, const struct st_abi_provider_go
 	}
 }
 
-static void pool_unmap(struct st_proc_pool *pool)
-{
-	for (uint32_t i = 0; pool->slots && i < pool->ring.nslots; i++) {
-		if (pool->slots[i].has_stream)
-			st_stream_close(&pool->slots[i].stream);
-		free(pool->slots[i].taken);
-		free(pool->slots[i].in_place);
-	}
-	if (pool->has_meta)
-		st_stream_close(&pool->meta);
-	if (pool->ring.base)
-		munmap(pool->ring.base, pool->ring.size);
-	if (pool->ring.base && pool->ring.fd >= 0)
-		close(pool->ring.fd); /* a memfd: its close never waits */
-	free(pool->slots);
-	memset(pool, 0, sizeof(*pool));
-}
-
 void st_proc_pool_close(struct st_proc *p, uint32_t s)
 {
-	pool_unmap(&p->pools[s]);
+	st_proc_pool_unmap(&p->pools[s]);
 }
 
 int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_pool_msg *m, int fd)
@@ -349,7 +331,7 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 		/* (offered in the control page and sent as well: the first wins) */
 		if (pool->generation == m->generation)
 			return 0;
-		pool_unmap(pool);
+		st_proc_pool_unmap(pool);
 	}
 	base = mmap(NULL, g.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
@@ -361,7 +343,7 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	    hdr->nslots != ses->nslots || hdr->slot_size != g.slot_size ||
 	    hdr->hdr_size != g.hdr_size ||
 	    (hdr->buffers != ST_BUFFERS_PER_THREAD &&
-	     !(hdr->buffers == ST_BUFFERS_PER_CPU && ses->buffers == ST_BUFFERS_PER_CPU))) {
+	     !(hdr->buffers == ST_BUFFERS_PER_CPU && ses->buffers != ST_BUFFERS_PER_THREAD))) {
 		munmap(base, g.size);
 		st_proc_warn(p, "buffer pool header does not match the session");
 		return -1;
@@ -383,7 +365,7 @@ int st_proc_on_pool(struct st_daemon *d, struct st_proc *p, const struct st_abi_
 	/* (a process without rseq makes per-thread buffers of the same
 	 * geometry: read as it made them) */
 	pool->ring.percpu = hdr->buffers == ST_BUFFERS_PER_CPU;
-	if (ses->buffers == ST_BUFFERS_PER_CPU && !pool->ring.percpu && !p->warned[ST_WARN_NO_RSEQ]) {
+	if (ses->buffers != ST_BUFFERS_PER_THREAD && !pool->ring.percpu && !p->warned[ST_WARN_NO_RSEQ]) {
 		/* (said once: the process's choice, the fallback of doc/percpu.md) */
 		p->warned[ST_WARN_NO_RSEQ] = true;
 		st_proc_warn(p, "it has no rseq area (glibc before 2.35, or "

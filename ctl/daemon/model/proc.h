@@ -44,6 +44,7 @@ struct st_taken {
 struct st_ring_pos {
 	uint64_t ts;
 	int32_t tid;
+	uint32_t writer; /* a per-user pool's: the process's writer number */
 };
 
 struct st_slot_state {
@@ -94,6 +95,7 @@ struct st_object {
 
 struct st_callsites;
 struct st_user;
+struct st_user_pool;
 
 /* Warnings logged once per process (st_proc.warned). */
 enum st_proc_warning {
@@ -189,6 +191,7 @@ struct st_proc {
 	char name[ST_PROC_NAME_SIZE];
 	char exe[ST_PATH_MAX];
 	bool hello;
+	bool rseq;	      /* it can write per-CPU buffers (its HELLO says) */
 	bool discovered;      /* not connected: found running (discover.c), or its
 			       * connection closed while it runs */
 	bool counts_process;  /* in its user's processes quota */
@@ -212,6 +215,16 @@ struct st_proc {
 	struct st_proc_memory memory;		      /* memory.c */
 	/* one-time warnings already logged (each module its own) */
 	bool warned[ST_PROC_WARNINGS];
+	/* Per-user buffers (userpool.c): its writer number in its user's
+	 * pool of session s, and that session's generation when it was given
+	 * the pool (0: none) */
+	uint32_t user_writer[ST_ABI_MAX_SESSIONS];
+	uint32_t user_gen[ST_ABI_MAX_SESSIONS];
+	/* A per-user pool's stand-in holder (never in d->procs): the pool */
+	struct st_user_pool *user_pool;
+	/* Sessions (bits) that gave it its user's pool and owe it the
+	 * statedump a pool of its own would have had (maps.c) */
+	uint32_t statedump_owed;
 };
 
 /* What a handler returns for a process refused for a quota: its
@@ -223,6 +236,8 @@ int st_check_memfd(int fd, int seals, uint64_t size);
 /* Names this daemon in p's control page: p is ours, connect here. */
 void st_proc_claim(struct st_daemon *d, struct st_proc *p);
 
+/* Closes pool's streams and unmaps it, its state cleared (procpool.c). */
+void st_proc_pool_unmap(struct st_proc_pool *pool);
 /* Session s is over for process p: its streams closed, its pool unmapped
  * (proc.c). */
 void st_proc_pool_close(struct st_proc *p, uint32_t s);

@@ -45,6 +45,7 @@
 #include "ctl/daemon/model/sessbits.h"
 #include "ctl/daemon/model/session.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/out/evclass.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracefile.h"
@@ -170,7 +171,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 				 ST_ABI_MAX_SESSIONS, ST_SESSION_ROOT_BITS);
 		return -ENOSPC;
 	}
-	if (cfg->buffers == ST_BUFFERS_PER_CPU && !buffer_size && !cfg->subbuf_size)
+	if (cfg->buffers != ST_BUFFERS_PER_THREAD && !buffer_size && !cfg->subbuf_size)
 		buffer_size = st_per_cpu_buffer_size(cfg->process_memory);
 	if (st_geometry(buffer_size, cfg->subbuf_size, &geo, err, errlen) < 0 ||
 	    st_memory_bounds(cfg->max_memory, cfg->process_memory, st_default_max_memory(), &geo,
@@ -276,6 +277,7 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		struct st_session *ses = st_session_at(d, s, p);
 		struct st_abi_session *cs = &c->session[s];
+		uint32_t had = p->user_gen[s];
 
 		if (st_session_traces(ses, p)) {
 			if (cs->generation != ses->generation) {
@@ -285,7 +287,15 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				cs->nslots = ses->nslots;
 				cs->buffers = ses->buffers;
 				cs->block_ms = ses->block_ms;
-				st_memory_grant(d, p, s);
+				/* Per-user buffers: the user's pool, sent first (the
+				 * process reads it when it reads this); else buffers of
+				 * its own, as per-process ones, within its grant. */
+
+				if (ses->buffers == ST_BUFFERS_PER_USER && !st_user_pool_give(d, ses, p))
+					cs->buffers = ST_BUFFERS_PER_CPU;
+				if (cs->buffers == ST_BUFFERS_PER_USER && had != ses->generation)
+					p->statedump_owed |= 1u << s;
+				st_memory_grant(d, p, s, cs->buffers == ST_BUFFERS_PER_USER);
 				p->traced_since[s] = st_clock_now(&d->clock);
 				__atomic_store_n(&cs->generation, ses->generation, __ATOMIC_RELEASE);
 			}
@@ -485,8 +495,9 @@ void st_session_totals(struct st_session *ses, struct st_session_totals *t)
 		t->events += ses->stats[i].events;
 		t->lost += ses->stats[i].lost + ses->stats[i].write_lost;
 	}
+	/* (pid 0: a user's buffers, whose losses it holds: userpool.c) */
 	for (uint32_t i = 0; i < ses->nstats; i++)
-		t->processes += !st_session_stats_exec(ses, i);
+		t->processes += ses->stats[i].pid != 0 && !st_session_stats_exec(ses, i);
 	t->write_lost = st_tracefile_lost_total(&ses->trace.wloss, &t->write_err);
 }
 

@@ -18,6 +18,7 @@
 #include "ctl/daemon/out/evclass.h"
 
 struct st_session;
+struct st_user_pool;
 struct st_proc;
 
 /* News the daemon's modules tell the modules above them (st_loop_news),
@@ -46,6 +47,7 @@ struct st_daemon {
 	struct st_evreg reg;
 	struct st_session *sessions; /* oldest first */
 	struct st_proc *procs;
+	struct st_user_pool *user_pools; /* per-user buffers (userpool.c) */
 	uint64_t next_instance;
 	uint64_t ticks;
 	uid_t uid;

@@ -500,6 +500,16 @@ void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_
  * objects too, dated when they became what they are (before any event the
  * new pool can hold).
  */
+void st_statedump_owed(struct st_daemon *d, struct st_proc *p)
+{
+	uint32_t owed = p->statedump_owed;
+
+	p->statedump_owed = 0;
+	for (uint32_t s = 0; owed; s++, owed >>= 1)
+		if (owed & 1)
+			st_statedump_session(d, p, s);
+}
+
 void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s)
 {
 	struct rec_buf b = { .pid = p->pid };

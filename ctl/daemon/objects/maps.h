@@ -18,6 +18,9 @@ void st_objects_free(struct st_object *objs, uint32_t n);
 void st_statedump(struct st_daemon *d, struct st_proc *p, uint32_t kind, uint64_t ts);
 /* Session s just got p's pool: the objects loaded now, as its statedump. */
 void st_statedump_session(struct st_daemon *d, struct st_proc *p, uint32_t s);
+/* The statedumps owed to the sessions that gave p its user's pool
+ * (p->statedump_owed), as st_statedump_session. */
+void st_statedump_owed(struct st_daemon *d, struct st_proc *p);
 /* Writes p's full statedump (the objects known now), at ts, into stream. */
 int st_statedump_into(struct st_proc *p, struct st_trace *t,
 		      struct st_stream *stream, uint64_t ts);

@@ -130,6 +130,7 @@ int st_msg_parse_hello(const void *buf, size_t len, struct st_msg_hello *out, co
 	}
 	out->ppid = h.ppid;
 	out->status_size = h.status_size;
+	out->flags = h.flags;
 	/* The comm and the path are data, kept as they are (the trace's
 	 * process event holds them, --procname compares them): whatever
 	 * shows them to people escapes them (ctl/common/escape.h). */

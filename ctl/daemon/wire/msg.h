@@ -40,6 +40,7 @@ struct st_msg_provider {
 struct st_msg_hello {
 	int32_t ppid;
 	uint32_t status_size;
+	uint32_t flags; /* ST_HELLO_* (core/abi.h) */
 	char name[ST_PROC_NAME_SIZE];
 	char exe[ST_PATH_MAX];
 };

@@ -35,6 +35,8 @@ struct st_ring_rec {
 	uint64_t ts;	 /* whole */
 	uint64_t ip;	 /* events */
 	int32_t tid;	 /* thread records */
+	uint32_t writer; /* thread records of a per-user pool: the process's
+			  * writer number (core/abi.h); 0 otherwise */
 	uint32_t hdr;	 /* bytes before the fields (header and ip, or the
 			  * whole thread record) */
 };
@@ -59,6 +61,7 @@ static inline bool st_ring_rec_decode(const uint8_t *src, uint64_t avail, uint64
 	memcpy(&w0, src, 8);
 	memcpy(&w16, src + 8, 2);
 	r->tid = 0;
+	r->writer = 0;
 	if ((w0 & 0xff) != ST_ABI_ID_EXTENDED) {
 		r->id = (uint32_t)(w0 & 0xff);
 		low = (w0 >> 8) & ST_RING_TS_MASK;
@@ -79,6 +82,13 @@ static inline bool st_ring_rec_decode(const uint8_t *src, uint64_t avail, uint64
 	if (r->id == ST_ABI_ID_THREAD) {
 		r->tid = (int32_t)w32;
 		r->hdr = ST_ABI_THREAD_REC;
+	} else if (r->id == ST_ABI_ID_THREAD_OF) {
+		if (avail < ST_ABI_THREAD_OF_REC)
+			return false;
+		r->tid = (int32_t)w32;
+		memcpy(&r->writer, src + ST_ABI_THREAD_REC, 4);
+		r->id = ST_ABI_ID_THREAD; /* (a thread record, naming its writer) */
+		r->hdr = ST_ABI_THREAD_OF_REC;
 	} else {
 		if (avail < ST_ABI_HDR_EXTENDED + ST_ABI_IP_BYTES)
 			return false;
