@@ -329,7 +329,11 @@ static void warn_once(struct st_proc *p, enum st_proc_warning which, const char 
 	if (p->warned[which])
 		return;
 	p->warned[which] = true;
-	st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
+	if (p->user_pool) /* (a user's buffers: any of its processes wrote it) */
+		st_log_user(p->uid, ST_LOG_WARN, "the per-user buffers of uid %u: %s",
+			    (unsigned)p->uid, what);
+	else
+		st_log_user(p->uid, ST_LOG_WARN, "process %d (%s): %s", p->pid, p->name, what);
 }
 
 static struct st_stream *slot_stream(struct st_daemon *d, struct st_proc *p, uint32_t s,
