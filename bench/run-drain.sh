@@ -5,11 +5,14 @@
 # stime from /proc/PID/stat) before the program starts and after the stop
 # has returned gives its busy time, the trace directory its size.
 #
-# Usage: bench/run-drain.sh [--pairs N] [--reps K] [--warm W] [--build DIR]
+# Usage: bench/run-drain.sh [--pairs N] [--reps K] [--warm W] [--beside B]
+#                            [--build DIR]
 #
 #   --pairs N    lock+unlock pairs per run (default 10000000)
 #   --reps K     runs per tool; the median run is shown (default 5)
 #   --warm W     untimed pairs before the timed ones (default 1000)
+#   --beside B   B processes spinning on the CPU beside the program while it
+#                runs, as other work on a shared machine (default 0)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN (the CLI, default DIR/ctl/shimtrace),
@@ -23,11 +26,13 @@ BENCH=run-drain.sh
 PAIRS=10000000
 REPS=5
 WARM=1000
+BESIDE=0
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-USAGE=8,17
-bench_args pairs:PAIRS:count reps:REPS:count warm:WARM:count -- "$@"
+USAGE=8,20
+bench_args pairs:PAIRS:count reps:REPS:count warm:WARM:count beside:BESIDE:text -- "$@"
+[[ $BESIDE =~ ^[0-9]+$ ]] || die "bad --beside '$BESIDE'"
 bench_start mutex-pairs
 RUNDIR=$TMP/rundir
 PROG=$TMP/mutex-pairs
@@ -36,7 +41,22 @@ DIR=$TMP/trace
 
 # Per run (TOOL,REP): NS (loop ns per pair), EVENTS, LOST, BYTES, CPU
 # (consumer seconds), WALL (seconds, program start to stop returned).
-declare -A NS=() EVENTS=() LOST=() BYTES=() CPU=() WALL=() WHY=()
+declare -A NS=() EVENTS=() LOST=() BYTES=() CPU=() WALL=() WHY=() IVCSW=()
+SPINNERS=()
+
+# spin_start / spin_stop: the --beside processes, around a program's run.
+spin_start() {
+	local k
+	for ((k = 0; k < BESIDE; k++)); do
+		(while :; do :; done) &
+		SPINNERS+=($!)
+	done
+}
+spin_stop() {
+	((${#SPINNERS[@]})) && kill "${SPINNERS[@]}" 2>/dev/null
+	((${#SPINNERS[@]})) && wait "${SPINNERS[@]}" 2>/dev/null
+	SPINNERS=()
+}
 TOOLS=(shimtrace lttng)
 declare -A LABEL=([shimtrace]="shimtraced" [lttng]="LTTng-UST (lttng-consumerd)")
 
@@ -49,6 +69,7 @@ measured() {
 		return
 	fi
 	NS[$1,$2]=$ns
+	IVCSW[$1,$2]=$(field ivcsw out)
 	CPU[$1,$2]=$(calc "($4 - $3) / $HZ")
 	WALL[$1,$2]=$(calc "($6 - $5) / 1e9")
 	EVENTS[$1,$2]=$7
@@ -69,9 +90,11 @@ run_shimtrace() {
 		return
 	fi
 	c0=$(cpu_ticks "$DAEMON_PID")
+	spin_start
 	t0=$(now_ns)
 	env -u SHIMTRACE_DISABLE -u LD_PRELOAD SHIMTRACE_RUNDIR="$RUNDIR" LD_PRELOAD="$PRELOAD" \
 		"$PROG" --warm "$WARM" "$PAIRS" 1 >out 2>err
+	spin_stop
 	st stop drain >stop.log 2>&1
 	t1=$(now_ns)
 	c1=$(cpu_ticks "$DAEMON_PID")
@@ -94,8 +117,10 @@ run_lttng() {
 		mapfile -t pids < <(lttng_consumerd_pids)
 		((${#pids[@]})) || WHY[lttng]="unavailable (no lttng-consumerd under the session daemon)"
 		c0=$(cpu_ticks "${pids[@]}")
+		spin_start
 		t0=$(now_ns)
 		env "${LTTNG_ENV[@]}" "$PROG" --warm "$WARM" "$PAIRS" 1 >out 2>err
+		spin_stop
 	fi
 	lttng_down
 	t1=$(now_ns)
@@ -132,7 +157,7 @@ rate() {
 uv=$(ust_version)
 LABEL[lttng]="LTTng-UST${uv:+ $uv} (lttng-consumerd)"
 echo
-echo "### Consumer drain rate: one thread, $PAIRS lock+unlock pairs, default buffers (median of $REPS)"
+echo "### Consumer drain rate: one thread, $PAIRS lock+unlock pairs, default buffers, $BESIDE spinning processes beside (median of $REPS)"
 echo
 echo "| consumer | loop ns/pair | events recorded/lost | trace MB | bytes/event | consumer CPU s | events/s per CPU s | MB/s per CPU s | wall s | events/s over wall | MB/s over wall |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -166,12 +191,12 @@ echo "- the median run is the one with the median events/s per CPU s; all its nu
 garbled_note LOST
 
 echo
-echo "runs (rep order): loop ns/pair, events recorded/lost, MB, consumer CPU s, wall s:"
+echo "runs (rep order): loop ns/pair, events recorded/lost, MB, consumer CPU s, wall s, the program's preemptions (ivcsw):"
 for tool in "${TOOLS[@]}"; do
 	s=
 	for ((rep = 1; rep <= REPS; rep++)); do
 		[[ -n ${NS[$tool,$rep]:-} ]] || continue
-		s+="${s:+; }${NS[$tool,$rep]} ${EVENTS[$tool,$rep]}/${LOST[$tool,$rep]} $(fmt '%.1f' "${BYTES[$tool,$rep]} / 1e6") ${CPU[$tool,$rep]} $(fmt '%.2f' "${WALL[$tool,$rep]}")"
+		s+="${s:+; }${NS[$tool,$rep]} ${EVENTS[$tool,$rep]}/${LOST[$tool,$rep]} $(fmt '%.1f' "${BYTES[$tool,$rep]} / 1e6") ${CPU[$tool,$rep]} $(fmt '%.2f' "${WALL[$tool,$rep]}") ${IVCSW[$tool,$rep]:--}"
 	done
 	[[ -n $s ]] && echo "  $tool: $s"
 done

@@ -94,11 +94,17 @@ fail:
 
 static void pool_free(struct st_daemon *d, struct st_session *ses, struct st_user_pool *up)
 {
+	uint64_t size = up->holder->pools[up->session].ring.size;
+
 	for (uint32_t k = 0; k < up->nwriters; k++)
 		if (up->writers[k])
 			up->writers[k]->user_gen[up->session] = 0;
 	st_proc_pool_unmap(&up->holder->pools[up->session]);
 	free(up->holder);
+	/* Its pages go back with its memory in the bounds: the processes
+	 * that still map it write no more (the session is gone), and one
+	 * that does anyway gets pages of its own, not the daemon's. */
+	fallocate(up->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)size);
 	st_memory_give(d, ses, up->uid, up->bytes);
 	close(up->fd);
 	free(up->writers);
