@@ -119,6 +119,19 @@ struct st__thread {
 	uint32_t busy; /* inside an event write or tracer code */
 	int32_t tid;   /* cached; 0 until first needed */
 	bool exit_hook; /* the thread-exit destructor is armed */
+	/* Per-CPU buffers (percpu_common.h): where the thread's last common
+	 * record went -- its pool, CPU, slot, open sub-buffer (cur) and its
+	 * control -- so that the next one on the same CPU skips the chain of
+	 * loads that finds them. Valid while the slot's cur is still cur (the
+	 * commit compares it); written outside signal handlers only. On the first cache line
+	 * with busy and tid, which every event reads. */
+	struct {
+		const struct st__pool *pool;
+		struct st_abi_slot *slot;
+		struct st_abi_subbuf *ctl;
+		uint64_t cur;
+		uint32_t cpu, idx;
+	} pc;
 	struct st__writer *w[ST_ABI_MAX_SESSIONS];
 	/* A claim of session s's pool found no buffer: what the pool looked
 	 * like then (st__pool_mark, never 0), so that the thread's next events

@@ -83,8 +83,9 @@ retry:
  * does not hold, or the commit failed: the general loop below takes it.
  */
 static inline __attribute__((always_inline)) bool
-st__percpu_write_common(struct st__pool *p, int32_t key, const uint64_t *mask_word, uint64_t mw,
-			uint32_t id, uint64_t ts, uint64_t site, const void *payload, uint32_t len)
+st__percpu_write_common(struct st__pool *p, struct st__thread *t, int32_t key,
+			const uint64_t *mask_word, uint64_t mw, uint32_t id, uint64_t ts, uint64_t site,
+			const void *payload, uint32_t len)
 {
 	struct rseq *rs = st__rseq_area();
 	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx, off;
@@ -92,17 +93,36 @@ st__percpu_write_common(struct st__pool *p, int32_t key, const uint64_t *mask_wo
 	uint8_t *dst;
 	struct st_abi_subbuf *ctl;
 	struct st_abi_slot *slot;
-	struct st__writer *w;
 
-	if (cpu >= p->nslots)
-		return false;
-	w = &p->writers[cpu];
-	slot = w->slot;
-	cur = st_load_relaxed(&slot->cur);
-	idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
-	if (!w->populated || idx >= p->sb_count)
-		return false;
-	ctl = &slot->sb[idx];
+	if (t && t->pc.pool == p && t->pc.cpu == cpu) {
+		/* (the commit compares cur: a switch since makes it fail) */
+		slot = t->pc.slot;
+		ctl = t->pc.ctl;
+		cur = t->pc.cur;
+		idx = t->pc.idx;
+	} else {
+		struct st__writer *w;
+
+		if (cpu >= p->nslots)
+			return false;
+		w = &p->writers[cpu];
+		slot = w->slot;
+		cur = st_load_relaxed(&slot->cur);
+		idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
+		if (!w->populated || idx >= p->sb_count)
+			return false;
+		ctl = &slot->sb[idx];
+		if (st_load_relaxed(&ctl->seq) != cur + 1)
+			return false;
+		if (t) {
+			t->pc.pool = p;
+			t->pc.slot = slot;
+			t->pc.ctl = ctl;
+			t->pc.cur = cur;
+			t->pc.cpu = cpu;
+			t->pc.idx = idx;
+		}
+	}
 	word = st_load_relaxed(&ctl->commit);
 	tail = st_load_relaxed(&ctl->tail);
 	begin = st_load_relaxed(&ctl->begin_ts);
@@ -110,20 +130,27 @@ st__percpu_write_common(struct st__pool *p, int32_t key, const uint64_t *mask_wo
 	last = begin + ST_ABI_TAIL_TIME(tail);
 	at = ts < last ? last : ts;
 	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
-	if (st_load_relaxed(&ctl->seq) != cur + 1 || (int32_t)(word >> 32) != key || off == 0 ||
-	    id >= ST_ABI_ID_EXTENDED || at - last >= (1u << ST_ABI_TS_BITS) ||
-	    off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
+	if ((int32_t)(word >> 32) != key || off == 0 || id >= ST_ABI_ID_EXTENDED ||
+	    at - last >= (1u << ST_ABI_TS_BITS) || off + n + ST_PAYLOAD_SLACK > p->sb_size ||
+	    at - begin > ST_ABI_TAIL_TIME_MAX ||
 	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
-		return false;
+		goto general;
 	st__put_header((uint8_t *)head, id, at, at - last, site);
-	dst = w->data + st_abi_subbuf_offset(p->sb_size, idx) + off;
-	return st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw, dst,
-			     (uint8_t *)head, 2, dst + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
-			     payload, (len + 7) / 8,
-			     _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
-							 << ST_ABI_TAIL_TIME_BITS) |
-							(at - begin)),
-					    (long long)((off + n) | (uint64_t)(uint32_t)key << 32)));
+	dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
+	if (st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw, dst,
+			      (uint8_t *)head, 2, dst + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
+			      payload, (len + 7) / 8,
+			      _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
+							  << ST_ABI_TAIL_TIME_BITS) |
+							 (at - begin)),
+					     (long long)((off + n) | (uint64_t)(uint32_t)key << 32))))
+		return true;
+general:
+	/* (the general loop may switch the sub-buffer, and a cache read here
+	 * may be of one switched since: looked up again next time) */
+	if (t)
+		t->pc.pool = NULL;
+	return false;
 }
 
 /*
@@ -143,7 +170,10 @@ st__percpu_event(struct st__pool *p, struct st__thread *t, const struct st_trace
 
 	if (!(((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) >> s) & 1))
 		return; /* switched off since the caller looked: no event */
-	if (!st__percpu_write_common(p, t->tid ^ (int32_t)p->key_xor, mask_word, mw, id, ts, site, payload, len))
+	/* (the thread's cache of where its records go: not in a signal
+	 * handler that interrupted an event, which would tear it) */
+	if (!st__percpu_write_common(p, nested ? NULL : t, t->tid ^ (int32_t)p->key_xor, mask_word,
+				     mw, id, ts, site, payload, len))
 		st__percpu_write(p, t, tp, s, id, ts, site, payload, len, nested);
 }
 
