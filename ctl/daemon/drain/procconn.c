@@ -559,6 +559,7 @@ void st_proc_end(struct st_daemon *d, struct st_proc *p)
 	/* what it wrote into its user's buffers, while its classes are here */
 	st_statedump_owed(d, p);
 	st_consume_user_pools_of(d, p);
+	st_user_pools_hold(d, p); /* (overwrite mode: for snapshots) */
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		st_session_finish_proc(d, p, s);
 		st_proc_end_event(d, p, s);
@@ -627,7 +628,9 @@ void st_proc_reap(struct st_daemon *d)
 	while (*pp) {
 		struct st_proc *p = *pp;
 
-		if (!p->conn.ended) {
+		/* (an ended process whose records its user's rings still hold
+		 * stays, for snapshots: userpool.c) */
+		if (!p->conn.ended || st_user_pools_held(d, p)) {
 			pp = &p->next;
 			continue;
 		}

@@ -415,6 +415,8 @@ struct st_proc *st_proc_new(struct st_daemon *d, pid_t pid, uid_t uid, gid_t gid
 
 void st_proc_free(struct st_daemon *d, struct st_proc *p)
 {
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++)
+		free(p->held_cur[s]);
 	for (uint32_t i = 0; i < p->classes.nprovs; i++)
 		provider_free(p, p->classes.provs[i]);
 	free(p->classes.provs);

@@ -225,6 +225,9 @@ struct st_proc {
 	/* Sessions (bits) that gave it its user's pool and owe it the
 	 * statedump a pool of its own would have had (maps.c) */
 	uint32_t statedump_owed;
+	/* Ended, while its user's overwrite-mode pool of session s may still
+	 * hold its records: each CPU's open sub-buffer then (userpool.c) */
+	uint64_t *held_cur[ST_ABI_MAX_SESSIONS];
 };
 
 /* What a handler returns for a process refused for a quota: its

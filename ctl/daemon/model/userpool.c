@@ -97,8 +97,11 @@ static void pool_free(struct st_daemon *d, struct st_session *ses, struct st_use
 	uint64_t size = up->holder->pools[up->session].ring.size;
 
 	for (uint32_t k = 0; k < up->nwriters; k++)
-		if (up->writers[k])
+		if (up->writers[k]) {
 			up->writers[k]->user_gen[up->session] = 0;
+			free(up->writers[k]->held_cur[up->session]);
+			up->writers[k]->held_cur[up->session] = NULL;
+		}
 	st_proc_pool_unmap(&up->holder->pools[up->session]);
 	free(up->holder);
 	/* Its pages go back with its memory in the bounds: the processes
@@ -234,6 +237,54 @@ bool st_user_pool_give(struct st_daemon *d, struct st_session *ses, struct st_pr
 	p->user_writer[s] = n;
 	p->user_gen[s] = ses->generation;
 	return true;
+}
+
+void st_user_pools_hold(struct st_daemon *d, struct st_proc *p)
+{
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_user_pool *up = p->user_gen[s] ? st_user_pool_of(d, p, s) : NULL;
+		const struct st_ring *r;
+
+		if (!up || p->held_cur[s] || up->holder->pools[s].ring.mode != ST_MODE_OVERWRITE ||
+		    up->held >= USER_POOL_HELD_MAX)
+			continue;
+		r = &up->holder->pools[s].ring;
+		p->held_cur[s] = malloc(r->nslots * sizeof(uint64_t));
+		if (!p->held_cur[s])
+			continue;
+		for (uint32_t i = 0; i < r->nslots; i++)
+			p->held_cur[s][i] = __atomic_load_n(&st_ring_slot(r, i)->cur, __ATOMIC_RELAXED);
+		up->held++;
+	}
+}
+
+bool st_user_pools_held(struct st_daemon *d, struct st_proc *p)
+{
+	bool held = false;
+
+	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
+		struct st_user_pool *up = p->held_cur[s] ? st_user_pool_of(d, p, s) : NULL;
+		bool round = true;
+
+		if (up) {
+			const struct st_ring *r = &up->holder->pools[s].ring;
+
+			/* (the processes' word: a number that never moves keeps
+			 * the record until the session goes, one of at most
+			 * USER_POOL_HELD_MAX) */
+			for (uint32_t i = 0; i < r->nslots && round; i++)
+				round = __atomic_load_n(&st_ring_slot(r, i)->cur, __ATOMIC_RELAXED) >=
+					p->held_cur[s][i] + r->sb_count;
+			if (!round) {
+				held = true;
+				continue;
+			}
+			up->held--;
+		}
+		free(p->held_cur[s]);
+		p->held_cur[s] = NULL;
+	}
+	return held;
 }
 
 void st_user_pools_forget(struct st_daemon *d, struct st_proc *p)

@@ -29,6 +29,7 @@ struct st_user_pool {
 	/* The processes that write it, by writer number - 1 (NULL: ended). */
 	struct st_proc **writers;
 	uint32_t nwriters, writers_cap;
+	uint32_t held; /* ended processes kept for their records */
 };
 
 /*
@@ -47,6 +48,18 @@ static inline struct st_proc *st_user_pool_writer(const struct st_user_pool *up,
 /* The pool process p writes in session s, or NULL. */
 struct st_user_pool *st_user_pool_of(const struct st_daemon *d, const struct st_proc *p,
 				     uint32_t s);
+/*
+ * Overwrite mode: process p ended, and its records stay in its user's
+ * rings after the drain that wrote them to the trace. A snapshot reads
+ * them with its event classes: its record is kept (st_user_pools_held)
+ * until every CPU's ring went round once since, or the session is gone;
+ * at most USER_POOL_HELD_MAX processes a pool.
+ */
+#define USER_POOL_HELD_MAX 64
+void st_user_pools_hold(struct st_daemon *d, struct st_proc *p);
+/* Whether ended process p is still kept for its records (false once they
+ * are overwritten, then for good). */
+bool st_user_pools_held(struct st_daemon *d, struct st_proc *p);
 /* Process p's record goes: its writer numbers are free. */
 void st_user_pools_forget(struct st_daemon *d, struct st_proc *p);
 /* Session ses is destroyed: its pools freed, their memory given back. */
