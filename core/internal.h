@@ -109,6 +109,9 @@ struct st__writer {
 	uint64_t overwritten;	    /* mirrors slot->overwritten */
 	bool gave_up;		    /* --blocking: a wait timed out, and the
 				     * buffer has had no room since */
+	/* per-CPU: the chunks of the slot's data this process made resident
+	 * (a bit each, percpu.c's ensure_resident) */
+	uint64_t *resident;
 	bool percpu;		    /* the buffer of CPU `index`, not a thread's:
 				     * written by percpu.c only (off stays
 				     * sb_size, so the fast path's room check
@@ -181,6 +184,9 @@ struct st__pool {
 	 * with in the commit word (writer << ST_ABI_WRITER_SHIFT); 0, 0 for
 	 * the process's own pool. */
 	uint32_t writer, key_xor;
+	/* per-CPU: log2 of the chunks a CPU's buffer is made resident by
+	 * (64 KiB, or the largest power of two that divides sb_size) */
+	uint32_t chunk_shift;
 };
 
 /* Creates (once) the pool of session s from the control page; NULL if it

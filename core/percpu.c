@@ -96,39 +96,38 @@ void st__percpu_lost(struct st__pool *p, bool nested)
 enum opened { OPENED, FULL, AGAIN };
 
 /*
- * A CPU's buffer on its first lap: the sub-buffer after the one just
- * opened is mapped and made resident now, in one MADV_POPULATE_WRITE
- * (0.3 ms a MiB here), before a writer reaches it. A page a record
- * reaches first costs a fault instead, 11 to 14 us on this kind of virtual
- * machine: 50 ns an event over a first lap, where the daemon's allocation
- * of the pages (st_memory_fill) had not come yet. It only faults pages in
- * (their bytes stay as they are): a writer that reaches the sub-buffer
- * meanwhile loses nothing. The one just opened was made so by the switch
- * before it. The CPU buffer's first sub-buffer is opened by a thread's
- * first event on that CPU, which must cost what any other does (a new
- * thread's first lock, with 2 MiB made resident here, came 0.6 ms after
- * pthread_create against 0.04 untraced): only its first FIRST_PAGES
- * pages are made resident then, and the rest of it and the second
- * sub-buffer fault in as records reach them (pages the daemon allocated
- * already: st_memory_fill). An error (an older kernel) leaves the pages
- * to the writers' faults.
+ * A CPU's buffer on its first lap in this process: its pages are mapped
+ * and made resident a chunk at a time (64 KiB, 1 << p->chunk_shift),
+ * with MADV_POPULATE_WRITE (about 20 us a chunk here), before records
+ * reach them: the chunk a record ends in and the one after, when a record
+ * crosses into a chunk (the common path leaves such records to the
+ * general loop) or a sub-buffer opens. A page a record reached first
+ * would cost a fault instead, 11 to 14 us on this kind of virtual machine
+ * where the daemon's allocation (st_memory_fill) had not come yet, 3 to 4
+ * where it had. Whole sub-buffers at a switch cost 0.3 ms a MiB in the
+ * event path, with the program's lock held (and a thread's first event
+ * on a CPU made two resident: its lock came 0.6 ms late). It only faults
+ * pages in: a writer of another process that reaches them meanwhile
+ * (per-user buffers) loses nothing. A bit per chunk says it is done in
+ * this process; threads of the process on one CPU race on it only
+ * through preemption, and a chunk made resident twice costs only the
+ * time. An error (an older kernel) leaves the pages to the faults.
  */
-#define FIRST_PAGES 16
-
-static void populate_ahead(struct st__pool *p, uint32_t cpu, uint64_t target)
+static void ensure_resident(struct st__pool *p, uint32_t cpu, uint64_t at)
 {
-	uint8_t *data = p->writers[cpu].data;
+	struct st__writer *w = &p->writers[cpu];
+	uint64_t chunks = (uint64_t)p->sb_count * p->sb_size >> p->chunk_shift;
+	uint64_t c = (at >> p->chunk_shift) % chunks;
 
-	if (target + 1 >= p->sb_count)
-		return; /* (a lap is done: every page was written once) */
-	if (target == 0) {
-		uint64_t n = (uint64_t)FIRST_PAGES * ST_ABI_PAGE;
+	for (int k = 0; k < 2; k++, c = (c + 1) % chunks) {
+		uint64_t bit = 1ull << (c % 64);
 
-		st__sys3(SYS_madvise, data, n < p->sb_size ? n : p->sb_size, MADV_POPULATE_WRITE);
-		return;
+		if (st_load_relaxed(&w->resident[c / 64]) & bit)
+			continue;
+		st_store_relaxed(&w->resident[c / 64], st_load_relaxed(&w->resident[c / 64]) | bit);
+		st__sys3(SYS_madvise, w->data + (c << p->chunk_shift), 1ul << p->chunk_shift,
+			 MADV_POPULATE_WRITE);
 	}
-	st__sys3(SYS_madvise, data + st_abi_subbuf_offset(p->sb_size, (uint32_t)target + 1),
-		 p->sb_size, MADV_POPULATE_WRITE);
 }
 
 /*
@@ -178,7 +177,7 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	if (st__rseq_commit(&op) != ST_RSEQ_DONE)
 		return AGAIN;
 	st_store_relaxed(&p->writers[cpu].gave_up, false); /* (room again: block.c) */
-	populate_ahead(p, cpu, target);
+	ensure_resident(p, cpu, st_abi_subbuf_offset(p->sb_size, (uint32_t)(target % n)));
 	if (target != cur)
 		st__reg_subbuf_ready(p->session, cpu);
 	st__reg_offer_pool(p); /* (until the daemon has it) */
@@ -301,6 +300,8 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 				return;
 			continue;
 		}
+		/* (the chunk it ends in, and the next: resident before) */
+		ensure_resident(p, cpu, st_abi_subbuf_offset(p->sb_size, idx) + off + n);
 		dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
 		new_word = (off + n) | (uint64_t)(uint32_t)key << 32;
 		new_tail = ((ST_ABI_TAIL_EVENTS(tail) + 1) << ST_ABI_TAIL_TIME_BITS) | (at - begin);

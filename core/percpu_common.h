@@ -130,10 +130,13 @@ st__percpu_write_common(struct st__pool *p, struct st__thread *t, int32_t key,
 	last = begin + ST_ABI_TAIL_TIME(tail);
 	at = ts < last ? last : ts;
 	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
+	/* (a record that crosses into another chunk: the general loop, which
+	 * makes the chunk after it resident on a first lap, percpu.c) */
 	if ((int32_t)(word >> 32) != key || off == 0 || id >= ST_ABI_ID_EXTENDED ||
 	    at - last >= (1u << ST_ABI_TS_BITS) || off + n + ST_PAYLOAD_SLACK > p->sb_size ||
 	    at - begin > ST_ABI_TAIL_TIME_MAX ||
-	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX)
+	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX ||
+	    (off >> p->chunk_shift) != ((off + n) >> p->chunk_shift))
 		goto general;
 	st__put_header((uint8_t *)head, id, at, at - last, site);
 	dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;

@@ -93,14 +93,23 @@ static int read_config(uint32_t s, struct st__pool *p)
  */
 static struct st__pool *pool_private(const struct st__pool *tmp)
 {
-	uint64_t wsize = WRITERS_OFF + (uint64_t)tmp->nslots * sizeof(struct st__writer);
+	uint64_t wsize = WRITERS_OFF + (uint64_t)tmp->nslots * sizeof(struct st__writer), words;
+	uint32_t shift = 16;
 	struct st__pool *p;
+	uint64_t *bits;
 
-	p = st__mmap(NULL, wsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* (per-CPU: a bit per chunk of each slot's data, after the writers) */
+	while ((1u << shift) > tmp->sb_size || tmp->sb_size % (1u << shift))
+		shift--;
+	words = tmp->percpu ? (((uint64_t)tmp->sb_count * tmp->sb_size >> shift) + 63) / 64 : 0;
+	p = st__mmap(NULL, wsize + (uint64_t)tmp->nslots * words * 8, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!p)
 		return NULL;
 	*p = *tmp;
+	p->chunk_shift = shift;
 	p->writers = (struct st__writer *)((uint8_t *)p + WRITERS_OFF);
+	bits = (uint64_t *)((uint8_t *)p + wsize);
 	for (uint32_t i = 0; i < p->nslots; i++) {
 		struct st__writer *w = &p->writers[i];
 
@@ -113,13 +122,17 @@ static struct st__pool *pool_private(const struct st__pool *tmp)
 		w->generation = p->generation;
 		w->live_generation = &st__control->session[p->session].generation;
 		w->percpu = p->percpu;
+		w->resident = bits + (uint64_t)i * words;
 	}
 	return p;
 }
 
 static void pool_private_free(struct st__pool *p)
 {
-	st__munmap(p, WRITERS_OFF + (uint64_t)p->nslots * sizeof(struct st__writer));
+	uint64_t words = p->percpu ? (((uint64_t)p->sb_count * p->sb_size >> p->chunk_shift) + 63) / 64
+				   : 0;
+
+	st__munmap(p, WRITERS_OFF + (uint64_t)p->nslots * (sizeof(struct st__writer) + words * 8));
 }
 
 static struct st__pool *pool_create(uint32_t s)
