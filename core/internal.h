@@ -126,8 +126,8 @@ struct st__thread {
 	 * record went -- its pool, CPU, slot, open sub-buffer (cur) and its
 	 * control -- so that the next one on the same CPU skips the chain of
 	 * loads that finds them. Valid while the slot's cur is still cur (the
-	 * commit compares it); written outside signal handlers only. On the first cache line
-	 * with busy and tid, which every event reads. */
+	 * commit compares it); written outside signal handlers only. On the
+	 * first cache line, with busy and tid, which every event reads. */
 	struct {
 		const struct st__pool *pool;
 		struct st_abi_slot *slot;
@@ -275,15 +275,13 @@ static inline uint8_t *st__put_thread_record_of(uint8_t *p, int32_t tid, uint32_
 						uint64_t ts)
 {
 	uint32_t id = ST_ABI_ID_THREAD_OF;
+	uint8_t *end = st__put_thread_record(p, tid, ts);
 
 	if (!writer)
-		return st__put_thread_record(p, tid, ts);
-	p[0] = ST_ABI_ID_EXTENDED;
+		return end;
 	__builtin_memcpy(p + 1, &id, 4);
-	__builtin_memcpy(p + 5, &ts, 8);
-	__builtin_memcpy(p + 13, &tid, 4);
-	__builtin_memcpy(p + 17, &writer, 4);
-	return p + ST_ABI_THREAD_OF_REC;
+	__builtin_memcpy(end, &writer, 4);
+	return end + 4;
 }
 
 /*

@@ -120,11 +120,11 @@ static void ensure_resident(struct st__pool *p, uint32_t cpu, uint64_t at)
 	uint64_t c = (at >> p->chunk_shift) % chunks;
 
 	for (int k = 0; k < 2; k++, c = (c + 1) % chunks) {
-		uint64_t bit = 1ull << (c % 64);
+		uint64_t *word = &w->resident[c / 64], bit = 1ull << (c % 64), v = st_load_relaxed(word);
 
-		if (st_load_relaxed(&w->resident[c / 64]) & bit)
+		if (v & bit)
 			continue;
-		st_store_relaxed(&w->resident[c / 64], st_load_relaxed(&w->resident[c / 64]) | bit);
+		st_store_relaxed(word, v | bit);
 		st__sys3(SYS_madvise, w->data + (c << p->chunk_shift), 1ul << p->chunk_shift,
 			 MADV_POPULATE_WRITE);
 	}

@@ -63,6 +63,7 @@ static struct st_abi_slot *slot_at(const struct st__pool *p, uint32_t i)
 /* Reads and validates the daemon's configuration of session s. */
 static int read_config(uint32_t s, struct st__pool *p)
 {
+	uint32_t buffers;
 	const struct st_abi_session *c = &st__control->session[s];
 
 	p->session = s;
@@ -73,8 +74,8 @@ static int read_config(uint32_t s, struct st__pool *p)
 	p->nslots = st_load_shared(&c->nslots);
 	/* per-CPU buffers need rseq; without it, per-thread ones of the same
 	 * geometry (the pool header says which) */
-	p->percpu = (st_load_shared(&c->buffers) == ST_BUFFERS_PER_CPU ||
-		     st_load_shared(&c->buffers) == ST_BUFFERS_PER_USER) &&
+	buffers = st_load_shared(&c->buffers);
+	p->percpu = (buffers == ST_BUFFERS_PER_CPU || buffers == ST_BUFFERS_PER_USER) &&
 		    st__rseq_usable();
 	/* (a blocking overwrite session would be the daemon's mistake) */
 	p->block_ms = p->mode == ST_MODE_DISCARD ? st_load_shared(&c->block_ms) : 0;
@@ -85,31 +86,41 @@ static int read_config(uint32_t s, struct st__pool *p)
 	return 0;
 }
 
+/* Per-CPU pools: the 8-byte words of a slot's bitmap of resident chunks
+ * (percpu.c), after the writers in the private mapping; 0 otherwise. */
+static uint64_t resident_words(const struct st__pool *p)
+{
+	return p->percpu ? (((uint64_t)p->sb_count * p->sb_size >> p->chunk_shift) + 63) / 64 : 0;
+}
+
+/* The bytes of p's private mapping. */
+static uint64_t private_size(const struct st__pool *p)
+{
+	return WRITERS_OFF + (uint64_t)p->nslots * (sizeof(struct st__writer) + resident_words(p) * 8);
+}
+
 /*
  * The process-private part of a pool mapped at tmp->base with tmp's
- * configuration: the pool descriptor and the writers, in one private
- * mapping, the writers each on cache lines of their own. NULL without
- * memory.
+ * configuration: the pool descriptor, the writers (each on cache lines of
+ * their own) and, per-CPU, the bitmaps of resident chunks, in one private
+ * mapping. NULL without memory.
  */
 static struct st__pool *pool_private(const struct st__pool *tmp)
 {
-	uint64_t wsize = WRITERS_OFF + (uint64_t)tmp->nslots * sizeof(struct st__writer), words;
-	uint32_t shift = 16;
-	struct st__pool *p;
+	struct st__pool *p, conf = *tmp;
 	uint64_t *bits;
 
-	/* (per-CPU: a bit per chunk of each slot's data, after the writers) */
-	while ((1u << shift) > tmp->sb_size || tmp->sb_size % (1u << shift))
-		shift--;
-	words = tmp->percpu ? (((uint64_t)tmp->sb_count * tmp->sb_size >> shift) + 63) / 64 : 0;
-	p = st__mmap(NULL, wsize + (uint64_t)tmp->nslots * words * 8, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* (a chunk: 64 KiB, or the largest power of two that divides sb_size) */
+	conf.chunk_shift = 16;
+	while ((1u << conf.chunk_shift) > conf.sb_size || conf.sb_size % (1u << conf.chunk_shift))
+		conf.chunk_shift--;
+	p = st__mmap(NULL, private_size(&conf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
 	if (!p)
 		return NULL;
-	*p = *tmp;
-	p->chunk_shift = shift;
+	*p = conf;
 	p->writers = (struct st__writer *)((uint8_t *)p + WRITERS_OFF);
-	bits = (uint64_t *)((uint8_t *)p + wsize);
+	bits = (uint64_t *)(p->writers + p->nslots);
 	for (uint32_t i = 0; i < p->nslots; i++) {
 		struct st__writer *w = &p->writers[i];
 
@@ -122,17 +133,14 @@ static struct st__pool *pool_private(const struct st__pool *tmp)
 		w->generation = p->generation;
 		w->live_generation = &st__control->session[p->session].generation;
 		w->percpu = p->percpu;
-		w->resident = bits + (uint64_t)i * words;
+		w->resident = bits + (uint64_t)i * resident_words(p);
 	}
 	return p;
 }
 
 static void pool_private_free(struct st__pool *p)
 {
-	uint64_t words = p->percpu ? (((uint64_t)p->sb_count * p->sb_size >> p->chunk_shift) + 63) / 64
-				   : 0;
-
-	st__munmap(p, WRITERS_OFF + (uint64_t)p->nslots * (sizeof(struct st__writer) + words * 8));
+	st__munmap(p, private_size(p));
 }
 
 static struct st__pool *pool_create(uint32_t s)
@@ -260,8 +268,8 @@ static struct st__pool *user_pool(uint32_t s, uint32_t gen)
 	return p;
 }
 
-/* Whether session s asks for its user's pool, which this process can
- * write (rseq), and does not have it yet. */
+/* Whether session s asks for its user's pool, and this process can
+ * write it (rseq). */
 static bool wants_user_pool(uint32_t s)
 {
 	return st_load_shared(&st__control->session[s].buffers) == ST_BUFFERS_PER_USER &&

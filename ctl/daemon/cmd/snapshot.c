@@ -120,7 +120,7 @@ int st_cmd_snapshot(struct st_daemon *d, struct st_request *r, struct st_session
 	}
 	/* the buffers of its users (--buffers per-user) */
 	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
-		if (up->session == ses->index && up->generation == ses->generation)
+		if (st_user_pool_serves(up, ses))
 			events += snapshot_pool(d, up->holder, &up->holder->pools[ses->index], &t);
 	st_trace_finish(&t, &d->clock);
 	lost = st_tracefile_lost_total(&t.wloss, &werr);

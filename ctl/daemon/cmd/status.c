@@ -115,7 +115,6 @@ static void rule_text(struct st_request *r, const struct st_rule *ru, bool json)
 	st_reply(r, "\n");
 }
 
-/* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
 /* The per-user buffers of ses (--buffers per-user): for each user, the
  * memory its pool commits (all its CPUs' buffers) and the processes that
  * write it now. */
@@ -130,7 +129,7 @@ static void user_buffers(struct st_request *r, const struct st_daemon *d,
 		uint32_t writers = 0;
 		char size[32];
 
-		if (up->session != ses->index || up->generation != ses->generation)
+		if (!st_user_pool_serves(up, ses))
 			continue;
 		for (uint32_t k = 0; k < up->nwriters; k++)
 			writers += up->writers[k] != NULL;
@@ -149,6 +148,7 @@ static void user_buffers(struct st_request *r, const struct st_daemon *d,
 		st_reply(r, "]");
 }
 
+/* A session's buffer memory (ses), or the daemon's (NULL), as JSON. */
 static void memory_json(struct st_request *r, const struct st_daemon *d, const struct st_session *ses)
 {
 	const struct st_membound *m = ses ? &ses->mem : &d->mem;

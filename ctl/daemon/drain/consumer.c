@@ -372,10 +372,10 @@ static void credit(struct st_daemon *d, const struct st_user_pool *up, const str
  * Emits the ring records at src (len bytes, starting at *pos) into stream,
  * a packet for each run of one thread's records; returns the events
  * written, and *used, the bytes of src emitted. p's pool, or the pool p
- * holds for a user (p->user_pool), whose runs each name their process. With may_wait, a run whose
- * callers need a line table on its way is left where it is, with what
- * follows: the table was asked for, and the rest is read again once it is
- * here, or the wait is over. Records that do not parse end the range:
+ * holds for a user (p->user_pool), whose runs each name their process.
+ * With may_wait, a run whose callers need a line table on its way is left
+ * where it is, with what follows: the table was asked for, and the rest is
+ * read again once it is here, or the wait is over. Records that do not parse end the range:
  * dropped, their bytes added to *corrupt (if not NULL).
  */
 static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_trace *t,
@@ -856,4 +856,3 @@ void st_consume_user_pools_of(struct st_daemon *d, struct st_proc *p)
 									     : ST_DRAIN_FLUSH_NOW);
 	}
 }
-

@@ -119,7 +119,7 @@ int st_session_stop(struct st_daemon *d, struct st_session *ses)
 			st_session_finish_proc(d, p, s);
 		}
 	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
-		if (up->session == s && up->generation == ses->generation)
+		if (st_user_pool_serves(up, ses))
 			st_session_finish_proc(d, up->holder, s);
 	ses->active = false;
 	ses->state = ST_SESSION_STOPPED;
@@ -129,7 +129,7 @@ int st_session_stop(struct st_daemon *d, struct st_session *ses)
 		if (st_session_covers(ses, p))
 			close_streams(p, s);
 	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
-		if (up->session == s && up->generation == ses->generation)
+		if (st_user_pool_serves(up, ses))
 			close_streams(up->holder, s);
 	/* The trace is complete on disk when stop returns, and its final
 	 * metadata says what could not be written. */

@@ -65,9 +65,15 @@ static struct st_user *account(const struct st_daemon *d, const struct st_proc *
 	return p->uid == d->uid ? NULL : p->user;
 }
 
-static uint64_t user_free(const struct st_daemon *d, const struct st_proc *p)
+/* The same for a per-user pool of uid's (userpool.c). */
+static struct st_user *account_of(const struct st_daemon *d, uid_t uid)
 {
-	const struct st_user *u = account(d, p);
+	return uid == d->uid ? NULL : st_user_of(uid);
+}
+
+/* What account u (NULL: none) has free of its memory quota. */
+static uint64_t user_free(const struct st_user *u)
+{
 	uint64_t limit = st_quota_limit(ST_Q_MEMORY);
 
 	if (!u)
@@ -79,7 +85,7 @@ static uint64_t user_free(const struct st_daemon *d, const struct st_proc *p)
 static uint32_t fit(const struct st_daemon *d, const struct st_session *ses,
 		    const struct st_proc *p, uint32_t want)
 {
-	uint64_t f = free_of(&ses->mem), fd = free_of(&d->mem), fu = user_free(d, p);
+	uint64_t f = free_of(&ses->mem), fd = free_of(&d->mem), fu = user_free(account(d, p));
 	uint64_t n = (f < fd ? f : fd);
 
 	n = (n < fu ? n : fu) / ses->slot_bytes;
@@ -93,20 +99,26 @@ static void count(struct st_membound *m, uint64_t add, uint64_t sub)
 		m->granted_peak = m->granted;
 }
 
-/* Sets g, p's grant of session ses, to slots, in the bounds (not in the
- * process's control page). */
-static void set_slots(struct st_daemon *d, struct st_session *ses, struct st_proc *p,
-		      struct st_grant *g, uint32_t slots)
+/* Bytes of session ses, held by account u (NULL: none), from now to
+ * then, in the bounds of the session, the daemon and u. */
+static void charge(struct st_daemon *d, struct st_session *ses, struct st_user *u, uint64_t then,
+		   uint64_t now)
 {
-	uint64_t now = (uint64_t)g->slots * ses->slot_bytes, then = (uint64_t)slots * ses->slot_bytes;
-	struct st_user *u = account(d, p);
-
 	count(&ses->mem, then, now);
 	count(&d->mem, then, now);
 	if (u) {
 		u->used[ST_Q_MEMORY] += then;
 		st_quota_give(u, ST_Q_MEMORY, now);
 	}
+}
+
+/* Sets g, p's grant of session ses, to slots, in the bounds (not in the
+ * process's control page). */
+static void set_slots(struct st_daemon *d, struct st_session *ses, struct st_proc *p,
+		      struct st_grant *g, uint32_t slots)
+{
+	charge(d, ses, account(d, p), (uint64_t)slots * ses->slot_bytes,
+	       (uint64_t)g->slots * ses->slot_bytes);
 	g->slots = slots;
 }
 
@@ -279,8 +291,8 @@ static bool make_room(struct st_daemon *d, struct st_session *ses, const struct 
 		bool own = free_of(&ses->mem) < ses->slot_bytes;
 		/* (the user's bound is what holds p back: only its own
 		 * grants can make room in it) */
-		const struct st_user *mine =
-			user_free(d, p) < (uint64_t)need * ses->slot_bytes ? account(d, p) : NULL;
+		const struct st_user *u = account(d, p);
+		const struct st_user *mine = user_free(u) < (uint64_t)need * ses->slot_bytes ? u : NULL;
 		struct st_proc *best = NULL;
 		uint64_t most = 0;
 		uint32_t best_s = 0, n, missing;
@@ -556,31 +568,21 @@ void st_memory_tick(struct st_daemon *d)
 
 bool st_memory_take(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes)
 {
-	struct st_user *u = uid == d->uid ? NULL : st_user_of(uid);
-	uint64_t limit = st_quota_limit(ST_Q_MEMORY);
+	struct st_user *u = account_of(d, uid);
 
-	if (bytes > free_of(&ses->mem) || bytes > free_of(&d->mem) ||
-	    (u && (u->used[ST_Q_MEMORY] > limit || bytes > limit - u->used[ST_Q_MEMORY]))) {
+	if (bytes > free_of(&ses->mem) || bytes > free_of(&d->mem) || bytes > user_free(u)) {
 		if (u)
 			u->refused[ST_Q_MEMORY]++;
 		ses->memc.refused++;
 		return false;
 	}
-	count(&ses->mem, bytes, 0);
-	count(&d->mem, bytes, 0);
+	charge(d, ses, u, bytes, 0);
 	ses->mem.user_pools += bytes;
-	if (u)
-		u->used[ST_Q_MEMORY] += bytes;
 	return true;
 }
 
 void st_memory_give(struct st_daemon *d, struct st_session *ses, uid_t uid, uint64_t bytes)
 {
-	struct st_user *u = uid == d->uid ? NULL : st_user_of(uid);
-
-	count(&ses->mem, 0, bytes);
-	count(&d->mem, 0, bytes);
+	charge(d, ses, account_of(d, uid), 0, bytes);
 	ses->mem.user_pools -= bytes < ses->mem.user_pools ? bytes : ses->mem.user_pools;
-	if (u)
-		st_quota_give(u, ST_Q_MEMORY, bytes);
 }

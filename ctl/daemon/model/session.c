@@ -290,7 +290,6 @@ void st_session_apply(struct st_daemon *d, struct st_proc *p)
 				/* Per-user buffers: the user's pool, sent first (the
 				 * process reads it when it reads this); else buffers of
 				 * its own, as per-process ones, within its grant. */
-
 				if (ses->buffers == ST_BUFFERS_PER_USER && !st_user_pool_give(d, ses, p))
 					cs->buffers = ST_BUFFERS_PER_CPU;
 				if (cs->buffers == ST_BUFFERS_PER_USER && had != ses->generation)

@@ -56,10 +56,15 @@
 #include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/wire/ring.h"
 
+bool st_user_pool_serves(const struct st_user_pool *up, const struct st_session *ses)
+{
+	return up->session == ses->index && up->generation == ses->generation;
+}
+
 static struct st_user_pool *find(const struct st_daemon *d, const struct st_session *ses, uid_t uid)
 {
 	for (struct st_user_pool *up = d->user_pools; up; up = up->next)
-		if (up->session == ses->index && up->generation == ses->generation && up->uid == uid)
+		if (st_user_pool_serves(up, ses) && up->uid == uid)
 			return up;
 	return NULL;
 }
@@ -313,22 +318,11 @@ void st_user_pools_destroy(struct st_daemon *d, struct st_session *ses)
 	for (struct st_user_pool **pp = &d->user_pools; *pp;) {
 		struct st_user_pool *up = *pp;
 
-		if (up->session != ses->index || up->generation != ses->generation) {
+		if (!st_user_pool_serves(up, ses)) {
 			pp = &up->next;
 			continue;
 		}
 		*pp = up->next;
 		pool_free(d, ses, up);
 	}
-}
-
-uint64_t st_user_pools_bytes(const struct st_daemon *d, const struct st_session *ses, uid_t uid)
-{
-	uint64_t sum = 0;
-
-	for (const struct st_user_pool *up = d->user_pools; up; up = up->next)
-		if ((!ses || (up->session == ses->index && up->generation == ses->generation)) &&
-		    (uid == (uid_t)-1 || up->uid == uid))
-			sum += up->bytes;
-	return sum;
 }

@@ -64,8 +64,7 @@ bool st_user_pools_held(struct st_daemon *d, struct st_proc *p);
 void st_user_pools_forget(struct st_daemon *d, struct st_proc *p);
 /* Session ses is destroyed: its pools freed, their memory given back. */
 void st_user_pools_destroy(struct st_daemon *d, struct st_session *ses);
-/* Buffer memory the pools of ses hold (all of them when ses is NULL);
- * with uid != (uid_t)-1, of that user's pools only. */
-uint64_t st_user_pools_bytes(const struct st_daemon *d, const struct st_session *ses, uid_t uid);
+/* Whether up is a pool of session ses (as it is now). */
+bool st_user_pool_serves(const struct st_user_pool *up, const struct st_session *ses);
 
 #endif
