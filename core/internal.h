@@ -118,23 +118,39 @@ struct st__writer {
 				     * sends every event there) */
 } __attribute__((aligned(ST_ABI_CACHE_LINE))); /* (threads' writers share no line) */
 
+/*
+ * Per-CPU buffers (percpu_common.h): where a thread's last common record
+ * went -- session, CPU, slot, open sub-buffer (cur), its control and its
+ * bytes -- so that st_event_write's next record in that session on that
+ * CPU writes at once, without the chain of loads that finds them. Valid
+ * while the session's generation is gen and the slot's cur is still cur
+ * (the commit compares it); written outside signal handlers only.
+ */
+struct st__pc {
+	uint32_t mask; /* 1 << the session; 0: nothing cached */
+	uint32_t gen;
+	const uint32_t *live_gen; /* the control page's generation of it */
+	struct st_abi_slot *slot;
+	struct st_abi_subbuf *ctl;
+	uint8_t *data; /* the open sub-buffer's first byte */
+	uint64_t cur;
+	uint32_t cpu;
+	int32_t key;	      /* tid ^ the pool's key_xor */
+	uint32_t room;	      /* sb_size - ST_PAYLOAD_SLACK */
+	uint32_t chunk_shift; /* the pool's */
+	/* Discard mode: the CPU's buffer was full at cur, and the event lost;
+	 * the next events count their loss at once while it stays so
+	 * (st__percpu_full, percpu.c). Then only gen, live_gen, slot, cur,
+	 * cpu and pool hold. */
+	bool full;
+	struct st__pool *pool;
+};
+
 struct st__thread {
 	uint32_t busy; /* inside an event write or tracer code */
 	int32_t tid;   /* cached; 0 until first needed */
 	bool exit_hook; /* the thread-exit destructor is armed */
-	/* Per-CPU buffers (percpu_common.h): where the thread's last common
-	 * record went -- its pool, CPU, slot, open sub-buffer (cur) and its
-	 * control -- so that the next one on the same CPU skips the chain of
-	 * loads that finds them. Valid while the slot's cur is still cur (the
-	 * commit compares it); written outside signal handlers only. On the
-	 * first cache line, with busy and tid, which every event reads. */
-	struct {
-		const struct st__pool *pool;
-		struct st_abi_slot *slot;
-		struct st_abi_subbuf *ctl;
-		uint64_t cur;
-		uint32_t cpu, idx;
-	} pc;
+	struct st__pc pc; /* (with busy, on the lines every event reads) */
 	struct st__writer *w[ST_ABI_MAX_SESSIONS];
 	/* A claim of session s's pool found no buffer: what the pool looked
 	 * like then (st__pool_mark, never 0), so that the thread's next events
@@ -315,6 +331,9 @@ void st__percpu_write(struct st__pool *p, struct st__thread *t, const struct st_
 /* Counts an event lost in the buffer of the CPU the thread runs on
  * (nested: a signal handler's, while the thread wrote). */
 void st__percpu_lost(struct st__pool *p, bool nested) ST_HIDDEN;
+/* t->pc says its CPU's buffer was full: counts the event lost if it still
+ * is (true); else drops the cache (false: the general way). */
+bool st__percpu_full(struct st__thread *t) ST_HIDDEN;
 /* The sub-buffer a CPU buffer whose open one is cur moves on to: cur + 1,
  * or cur itself if it was never opened (its first record); percpu.c's
  * switch and block.c's wait for room agree on it. */

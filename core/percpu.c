@@ -184,6 +184,39 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	return OPENED;
 }
 
+/* Caches in c that CPU cpu's buffer (slot) of pool p was full at cur. */
+static void mark_full(struct st__pc *c, struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu,
+		      uint64_t cur)
+{
+	c->mask = 0; /* (until whole) */
+	st_barrier();
+	c->gen = p->writers[cpu].generation;
+	c->live_gen = p->writers[cpu].live_generation;
+	c->slot = slot;
+	c->cur = cur;
+	c->cpu = cpu;
+	c->pool = p;
+	c->full = true;
+	st_barrier();
+	c->mask = 1u << p->session;
+}
+
+bool st__percpu_full(struct st__thread *t)
+{
+	struct st__pc *c = &t->pc;
+
+	/* (as open_next's test; the consumer's position only grows, so a
+	 * stale read errs toward full, as there) */
+	if (st_load_relaxed(&c->slot->cur) == c->cur &&
+	    st__percpu_next(c->pool, c->slot, c->cur) - st_load_acquire(&c->slot->rseq) >=
+		    c->pool->sb_count) {
+		st__percpu_lost(c->pool, false);
+		return true;
+	}
+	c->mask = 0;
+	return false;
+}
+
 /* Writes the record's header at b (after a thread record if one is due):
  * returns where it ends, and the payload begins. */
 static uint8_t *compose_head(uint8_t *b, bool thread_rec, int32_t tid, uint32_t writer, uint32_t id,
@@ -204,13 +237,21 @@ static uint8_t *compose_head(uint8_t *b, bool thread_rec, int32_t tid, uint32_t 
  * being written (nested: the interrupted write may be that wait). True to
  * try the record again (*tries anew after a wait).
  */
-static bool move_on(struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu, uint64_t cur,
-		    uint64_t ts, const uint32_t *mask, bool nested, int *tries)
+static bool move_on(struct st__pool *p, struct st__thread *t, struct st_abi_slot *slot,
+		    uint32_t cpu, uint64_t cur, uint64_t ts, const uint32_t *mask, bool nested,
+		    int *tries)
 {
 	enum st__wait r = ST_WAIT_LOST;
 
 	if (open_next(p, slot, cpu, cur, ts) != FULL)
 		return true;
+	/* (discard mode, no wait: the thread's next events on this CPU count
+	 * their loss at once while the buffer stays full) */
+	if (!p->block_ms && !nested) {
+		mark_full(&t->pc, p, slot, cpu, cur);
+		st__percpu_lost(p, false);
+		return false;
+	}
 	if (p->block_ms && !nested) {
 		int saved_errno = errno;
 
@@ -282,7 +323,7 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 		tail = st_load_relaxed(&ctl->tail);
 		begin = st_load_relaxed(&ctl->begin_ts);
 		if (st_load_relaxed(&ctl->seq) != cur + 1) {
-			if (!move_on(p, slot, cpu, cur, ts, mask, nested, &tries))
+			if (!move_on(p, t, slot, cpu, cur, ts, mask, nested, &tries))
 				return;
 			continue;
 		}
@@ -296,7 +337,7 @@ __attribute__((noinline)) void st__percpu_write(struct st__pool *p, struct st__t
 		 * sub-buffer idle for minutes, or 16M events in one) */
 		if (off + n + ST_PAYLOAD_SLACK > p->sb_size || at - begin > ST_ABI_TAIL_TIME_MAX ||
 		    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX) {
-			if (!move_on(p, slot, cpu, cur, at, mask, nested, &tries))
+			if (!move_on(p, t, slot, cpu, cur, at, mask, nested, &tries))
 				return;
 			continue;
 		}

@@ -12,6 +12,45 @@
 #include "rseq.h"
 
 /*
+ * The compares that open a record's commit (label 1, the section's start):
+ * still on CPU cpu, and *cur_p, *word_p and *mask_p still cur, word and
+ * mask; else to retry. Operands of those names, rax clobbered.
+ */
+#define ST_COMMIT_COMPARES                     \
+	"1:\n\t"                                \
+	"cmpl %c[cpu_id](%[rs]), %[cpu]\n\t"    \
+	"jne %l[retry]\n\t"                     \
+	"movq (%[cur_p]), %%rax\n\t"            \
+	"cmpq %[cur], %%rax\n\t"                \
+	"jne %l[retry]\n\t"                     \
+	"movq (%[word_p]), %%rax\n\t"           \
+	"cmpq %[word], %%rax\n\t"               \
+	"jne %l[retry]\n\t"                     \
+	"movq (%[mask_p]), %%rax\n\t"           \
+	"cmpq %[mask], %%rax\n\t"               \
+	"jne %l[retry]\n\t"
+
+/*
+ * What closes a record's commit: copies payload_words 8-byte words from
+ * payload to `to` (the start of an address the asm completes with the
+ * index: "(%[reg]" or "10(%[reg]"), then the commit, the section's last
+ * instruction: the 16 bytes of pair at word_p (label 2, its end).
+ */
+#define ST_COMMIT_PAYLOAD(to)                          \
+	"xorl %%ecx, %%ecx\n\t"                         \
+	"cmpq %[payload_words], %%rcx\n\t"              \
+	"jae 7f\n"                                       \
+	"9:\n\t"                                        \
+	"movq (%[payload], %%rcx, 8), %%rax\n\t"        \
+	"movq %%rax, " to ", %%rcx, 8)\n\t"             \
+	"incq %%rcx\n\t"                                \
+	"cmpq %[payload_words], %%rcx\n\t"              \
+	"jb 9b\n"                                        \
+	"7:\n\t"                                        \
+	"movdqu %[pair], (%[word_p])\n" /* the commit */ \
+	"2:\n\t"
+
+/*
  * The record's commit: st__rseq_commit's sequence (rseq.c), specialised
  * with everything in registers. On CPU cpu only, if *cur_p, *word_p and
  * *mask_p still hold cur, word and mask: copies head_words 8-byte words
@@ -28,18 +67,7 @@ st__commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t
 	      uint64_t payload_words, __m128i pair)
 {
 	__asm__ goto(ST_RSEQ_ENTER
-		     "1:\n\t"
-		     "cmpl %c[cpu_id](%[rs]), %[cpu]\n\t"
-		     "jne %l[retry]\n\t"
-		     "movq (%[cur_p]), %%rax\n\t"
-		     "cmpq %[cur], %%rax\n\t"
-		     "jne %l[retry]\n\t"
-		     "movq (%[word_p]), %%rax\n\t"
-		     "cmpq %[word], %%rax\n\t"
-		     "jne %l[retry]\n\t"
-		     "movq (%[mask_p]), %%rax\n\t"
-		     "cmpq %[mask], %%rax\n\t"
-		     "jne %l[retry]\n\t"
+		     ST_COMMIT_COMPARES
 		     "xorl %%ecx, %%ecx\n"
 		     "8:\n\t"
 		     "movq (%[head], %%rcx, 8), %%rax\n\t"
@@ -47,18 +75,7 @@ st__commit_record(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t
 		     "incq %%rcx\n\t"
 		     "cmpq %[head_words], %%rcx\n\t"
 		     "jb 8b\n\t"
-		     "xorl %%ecx, %%ecx\n\t"
-		     "cmpq %[payload_words], %%rcx\n\t"
-		     "jae 7f\n"
-		     "9:\n\t"
-		     "movq (%[payload], %%rcx, 8), %%rax\n\t"
-		     "movq %%rax, (%[dst_payload], %%rcx, 8)\n\t"
-		     "incq %%rcx\n\t"
-		     "cmpq %[payload_words], %%rcx\n\t"
-		     "jb 9b\n"
-		     "7:\n\t"
-		     "movdqu %[pair], (%[word_p])\n" /* the commit */
-		     "2:\n\t"
+		     ST_COMMIT_PAYLOAD("(%[dst_payload]")
 		     ST_RSEQ_ABORT("%l[retry]")
 		     :
 		     : [rs] "r"(rs), [cpu] "r"(cpu), [cur_p] "r"(cur_p), [cur] "rm"(cur),
@@ -76,11 +93,78 @@ retry:
 }
 
 /*
- * The common record, on its own so that it is short: the CPU's buffer is
- * there, its open sub-buffer has room, its last record is this thread's
- * (key: its tid, xored with the pool's key_xor; then no thread record is
- * due), and the compact header fits. False when any of it
- * does not hold, or the commit failed: the general loop below takes it.
+ * The common record's commit: as st__commit_record, with the compact
+ * header and ip (10 bytes) in a register, stored as 16 bytes at dst, and
+ * the payload's payload_words after them (over the header's last 6).
+ */
+static inline __attribute__((always_inline)) bool
+st__commit_common(struct rseq *rs, uint32_t cpu, const uint64_t *cur_p, uint64_t cur,
+		  uint64_t *word_p, uint64_t word, const uint64_t *mask_p, uint64_t mask,
+		  uint8_t *dst, __m128i head, const uint8_t *payload, uint64_t payload_words,
+		  __m128i pair)
+{
+	_Static_assert(ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES == 10, "the asm's 10(dst)");
+	__asm__ goto(ST_RSEQ_ENTER
+		     ST_COMMIT_COMPARES
+		     "movdqu %[head], (%[dst])\n\t"
+		     ST_COMMIT_PAYLOAD("10(%[dst]")
+		     ST_RSEQ_ABORT("%l[retry]")
+		     :
+		     : [rs] "r"(rs), [cpu] "r"(cpu), [cur_p] "r"(cur_p), [cur] "rm"(cur),
+		       [word_p] "r"(word_p), [word] "rm"(word), [mask_p] "r"(mask_p),
+		       [mask] "rm"(mask), [dst] "r"(dst), [head] "x"(head), [payload] "r"(payload),
+		       [payload_words] "rm"(payload_words), [pair] "x"(pair),
+		       [cs] "i"(offsetof(struct rseq, rseq_cs)),
+		       [cpu_id] "i"(offsetof(struct rseq, cpu_id))
+		     : "rax", "rcx", "memory", "cc"
+		     : retry);
+	return true;
+retry:
+	return false;
+}
+
+/*
+ * Writes the common record at c's place on CPU cpu, the one c was filled
+ * on: c's open sub-buffer has room, its last record is this thread's (then
+ * no thread record is due), and the compact header fits. False when any of
+ * it does not hold, or the commit failed: the general loop (percpu.c)
+ * takes it.
+ */
+static inline __attribute__((always_inline)) bool
+st__percpu_put(const struct st__pc *c, struct rseq *rs, uint32_t cpu, const uint64_t *mask_word,
+	       uint64_t mw, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
+	       uint32_t len)
+{
+	struct st_abi_subbuf *ctl = c->ctl;
+	uint64_t word = st_load_relaxed(&ctl->commit), tail = st_load_relaxed(&ctl->tail);
+	uint64_t begin = st_load_relaxed(&ctl->begin_ts);
+	uint64_t last = begin + ST_ABI_TAIL_TIME(tail), at = ts < last ? last : ts;
+	uint32_t off = ST_ABI_COMMIT_OFF(word), n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
+	uint8_t *dst = c->data + off;
+
+	/* (a record that crosses into another chunk: the general loop, which
+	 * makes the chunk after it resident on a first lap, percpu.c) */
+	if ((int32_t)(word >> 32) != c->key || off == 0 || id >= ST_ABI_ID_EXTENDED ||
+	    at - last >= (1u << ST_ABI_TS_BITS) || off + n > c->room ||
+	    at - begin > ST_ABI_TAIL_TIME_MAX || ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX ||
+	    (off >> c->chunk_shift) != ((off + n) >> c->chunk_shift))
+		return false;
+	return st__commit_common(
+		rs, cpu, &c->slot->cur, c->cur, &ctl->commit, word, mask_word, mw, dst,
+		_mm_set_epi64x((long long)(site >> 32),
+			       (long long)(id | (at & 0xffffff) << 8 | site << 32)),
+		payload, (len + 7) / 8,
+		_mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1) << ST_ABI_TAIL_TIME_BITS) |
+					   (at - begin)),
+			       (long long)((off + n) | (uint64_t)(uint32_t)c->key << 32)));
+}
+
+/*
+ * The common record through a lookup of the CPU's buffer in pool p: its
+ * place is cached in t->pc for the thread's next events (t NULL: in a
+ * signal handler that interrupted an event, which must not tear the cache
+ * the interrupted write reads). False as st__percpu_put, or when the CPU's
+ * buffer is not ready for it.
  */
 static inline __attribute__((always_inline)) bool
 st__percpu_write_common(struct st__pool *p, struct st__thread *t, int32_t key,
@@ -88,71 +172,81 @@ st__percpu_write_common(struct st__pool *p, struct st__thread *t, int32_t key,
 			const void *payload, uint32_t len)
 {
 	struct rseq *rs = st__rseq_area();
-	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx, off;
-	uint64_t cur, word, tail, begin, last, at, head[2], n;
-	uint8_t *dst;
-	struct st_abi_subbuf *ctl;
-	struct st_abi_slot *slot;
+	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start), idx;
+	struct st__pc local, *c = t ? &t->pc : &local;
+	struct st__writer *w;
+	uint64_t cur;
 
-	if (t && t->pc.pool == p && t->pc.cpu == cpu) {
-		/* (the commit compares cur: a switch since makes it fail) */
-		slot = t->pc.slot;
-		ctl = t->pc.ctl;
-		cur = t->pc.cur;
-		idx = t->pc.idx;
-	} else {
-		struct st__writer *w;
-
-		if (cpu >= p->nslots)
-			return false;
-		w = &p->writers[cpu];
-		slot = w->slot;
-		cur = st_load_relaxed(&slot->cur);
-		idx = (uint32_t)st_load_relaxed(&slot->cur_pad);
-		if (!w->populated || idx >= p->sb_count)
-			return false;
-		ctl = &slot->sb[idx];
-		if (st_load_relaxed(&ctl->seq) != cur + 1)
-			return false;
-		if (t) {
-			t->pc.pool = p;
-			t->pc.slot = slot;
-			t->pc.ctl = ctl;
-			t->pc.cur = cur;
-			t->pc.cpu = cpu;
-			t->pc.idx = idx;
-		}
-	}
-	word = st_load_relaxed(&ctl->commit);
-	tail = st_load_relaxed(&ctl->tail);
-	begin = st_load_relaxed(&ctl->begin_ts);
-	off = ST_ABI_COMMIT_OFF(word);
-	last = begin + ST_ABI_TAIL_TIME(tail);
-	at = ts < last ? last : ts;
-	n = ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES + len;
-	/* (a record that crosses into another chunk: the general loop, which
-	 * makes the chunk after it resident on a first lap, percpu.c) */
-	if ((int32_t)(word >> 32) != key || off == 0 || id >= ST_ABI_ID_EXTENDED ||
-	    at - last >= (1u << ST_ABI_TS_BITS) || off + n + ST_PAYLOAD_SLACK > p->sb_size ||
-	    at - begin > ST_ABI_TAIL_TIME_MAX ||
-	    ST_ABI_TAIL_EVENTS(tail) == ST_ABI_TAIL_EVENTS_MAX ||
-	    (off >> p->chunk_shift) != ((off + n) >> p->chunk_shift))
-		goto general;
-	st__put_header((uint8_t *)head, id, at, at - last, site);
-	dst = (uint8_t *)slot + p->geo.hdr_size + st_abi_subbuf_offset(p->sb_size, idx) + off;
-	if (st__commit_record(rs, cpu, &slot->cur, cur, &ctl->commit, word, mask_word, mw, dst,
-			      (uint8_t *)head, 2, dst + ST_ABI_HDR_COMPACT + ST_ABI_IP_BYTES,
-			      payload, (len + 7) / 8,
-			      _mm_set_epi64x((long long)(((ST_ABI_TAIL_EVENTS(tail) + 1)
-							  << ST_ABI_TAIL_TIME_BITS) |
-							 (at - begin)),
-					     (long long)((off + n) | (uint64_t)(uint32_t)key << 32))))
+	if (cpu >= p->nslots)
+		return false;
+	w = &p->writers[cpu];
+	cur = st_load_relaxed(&w->slot->cur);
+	idx = (uint32_t)st_load_relaxed(&w->slot->cur_pad);
+	if (!w->populated || idx >= p->sb_count ||
+	    st_load_relaxed(&w->slot->sb[idx].seq) != cur + 1)
+		return false;
+	/* (the commit compares cur: a switch since makes it fail) */
+	c->mask = 0; /* (until whole) */
+	st_barrier();
+	c->gen = w->generation;
+	c->live_gen = w->live_generation;
+	c->slot = w->slot;
+	c->ctl = &w->slot->sb[idx];
+	c->data = w->data + st_abi_subbuf_offset(p->sb_size, idx);
+	c->cur = cur;
+	c->cpu = cpu;
+	c->key = key;
+	c->room = p->sb_size - ST_PAYLOAD_SLACK;
+	c->chunk_shift = p->chunk_shift;
+	c->full = false;
+	st_barrier();
+	c->mask = 1u << p->session;
+	if (st__percpu_put(c, rs, cpu, mask_word, mw, id, ts, site, payload, len))
 		return true;
-general:
-	/* (the general loop may switch the sub-buffer, and a cache read here
-	 * may be of one switched since: looked up again next time) */
-	if (t)
-		t->pc.pool = NULL;
+	/* (the general loop may switch the sub-buffer: looked up again) */
+	c->mask = 0;
+	return false;
+}
+
+/* The aligned 8 bytes that hold tracepoint tp's enable word: the word the
+ * commit compares. */
+static inline const uint64_t *st__mask_word(const struct st_tracepoint *tp)
+{
+	return (const uint64_t *)((uintptr_t)&tp->state->mask[tp->slot] & ~(uintptr_t)7);
+}
+
+/* Whether session s's bit is set in mw, the 8 bytes st__mask_word gave. */
+static inline bool st__mask_word_has(const struct st_tracepoint *tp, uint64_t mw, uint32_t s)
+{
+	return (mw >> (s + ((uintptr_t)&tp->state->mask[tp->slot] & 4 ? 32 : 0))) & 1;
+}
+
+/*
+ * st_event_write's first try: the thread's last common record was in the
+ * one session of mask, on the CPU it runs on, and this one is common too
+ * (t->pc). False to take the general way; true when written, or when the
+ * session switched the tracepoint off since the caller looked (no event).
+ */
+static inline __attribute__((always_inline)) bool
+st__percpu_cached(struct st__thread *t, const struct st_tracepoint *tp, uint64_t ts, uint64_t site,
+		  const void *payload, uint32_t len)
+{
+	struct rseq *rs = st__rseq_area();
+	uint32_t cpu = st_load_relaxed(&rs->cpu_id_start);
+	const uint64_t *mask_word = st__mask_word(tp);
+	uint64_t mw;
+
+	if (cpu != t->pc.cpu)
+		return false;
+	mw = st_load_relaxed(mask_word);
+	if (!st__mask_word_has(tp, mw, (uint32_t)__builtin_ctz(t->pc.mask)))
+		return true;
+	if (__builtin_expect(t->pc.full, 0))
+		return st__percpu_full(t);
+	if (st__percpu_put(&t->pc, rs, cpu, mask_word, mw, tp->state->id[tp->slot], ts, site,
+			   payload, len))
+		return true;
+	t->pc.mask = 0;
 	return false;
 }
 
@@ -166,15 +260,11 @@ st__percpu_event(struct st__pool *p, struct st__thread *t, const struct st_trace
 		 uint32_t s, uint32_t id, uint64_t ts, uint64_t site, const void *payload,
 		 uint32_t len, bool nested)
 {
-	const uint32_t *mask = &tp->state->mask[tp->slot];
-	/* (the aligned 8 bytes that hold it, the word the commit compares) */
-	const uint64_t *mask_word = (const uint64_t *)((uintptr_t)mask & ~(uintptr_t)7);
+	const uint64_t *mask_word = st__mask_word(tp);
 	uint64_t mw = st_load_relaxed(mask_word);
 
-	if (!(((uint32_t)(mw >> ((uintptr_t)mask & 4 ? 32 : 0)) >> s) & 1))
+	if (!st__mask_word_has(tp, mw, s))
 		return; /* switched off since the caller looked: no event */
-	/* (the thread's cache of where its records go: not in a signal
-	 * handler that interrupted an event, which would tear it) */
 	if (!st__percpu_write_common(p, nested ? NULL : t, t->tid ^ (int32_t)p->key_xor, mask_word,
 				     mw, id, ts, site, payload, len))
 		st__percpu_write(p, t, tp, s, id, ts, site, payload, len, nested);

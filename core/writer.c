@@ -294,11 +294,12 @@ out:
 	return w;
 }
 
-ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
-			   const void *ip, const void *payload, uint32_t len)
+/* Any event st_event_write's first try did not write. */
+static ST_TLS_USER __attribute__((noinline)) void
+event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts, uint64_t site,
+	    const void *payload, uint32_t len)
 {
 	struct st__thread *t = &st__tls;
-	uint64_t site = (uint64_t)(uintptr_t)ip;
 	uint32_t id, rec;
 
 	if (__builtin_expect(t->busy != 0, 0)) {
@@ -362,6 +363,36 @@ out:
 	t->busy = 0;
 }
 
+/*
+ * First, the common case on per-CPU buffers, with nothing to look up: one
+ * session, the thread's last record in it was on this CPU (t->pc), and
+ * its generation is still the live one (a fork child's thread has none:
+ * st__thread_forget).
+ */
+ST_API ST_TLS_USER void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
+			   const void *ip, const void *payload, uint32_t len)
+{
+	struct st__thread *t = &st__tls;
+	uint64_t site = (uint64_t)(uintptr_t)ip;
+
+	if (__builtin_expect(t->busy == 0, 1)) {
+		bool done = false;
+
+		/* (busy first: a signal handler's event in between may fill
+		 * t->pc for another session) */
+		t->busy = 1;
+		st_barrier();
+		if (__builtin_expect(mask == t->pc.mask, 1) &&
+		    __builtin_expect(st_load_relaxed(t->pc.live_gen) == t->pc.gen, 1))
+			done = st__percpu_cached(t, tp, ts, site, payload, len);
+		st_barrier();
+		t->busy = 0;
+		if (done)
+			return;
+	}
+	event_write(tp, mask, ts, site, payload, len);
+}
+
 ST_TLS_USER void st__thread_flush(void)
 {
 	struct st__thread *t = &st__tls;
@@ -369,6 +400,7 @@ ST_TLS_USER void st__thread_flush(void)
 
 	t->busy = 2;
 	st_barrier();
+	t->pc.mask = 0;
 	for (uint32_t s = 0; s < ST_ABI_MAX_SESSIONS; s++) {
 		if (t->w[s]) {
 			st__writer_release(t->w[s]);
@@ -386,6 +418,7 @@ ST_TLS_USER void st__thread_forget(void)
 	struct st__thread *t = &st__tls;
 
 	memset(t->w, 0, sizeof(t->w));
+	t->pc.mask = 0;
 	memset(t->nobuf_mark, 0, sizeof(t->nobuf_mark));
 	t->tid = 0;
 }
