@@ -99,6 +99,7 @@ static pid_t tids[WRITERS];
 static volatile int stop_helpers;
 static uint64_t aborted_total, changed_total, signalled_total;
 static uint64_t aborts_live; /* as they happen */
+static uint64_t sig_live;    /* records made by handlers, as they happen */
 static int writers_done;
 
 static __thread int my_index = -1;
@@ -152,8 +153,10 @@ static void on_signal(int sig)
 	int saved = errno;
 
 	(void)sig;
-	if (my_index >= 0)
+	if (my_index >= 0) {
 		log_append((uint64_t)my_index + WRITERS, my_sig_seq++);
+		__atomic_fetch_add(&sig_live, 1, __ATOMIC_RELAXED);
+	}
 	errno = saved;
 }
 
@@ -169,10 +172,12 @@ static void *writer(void *arg)
 
 	my_index = i;
 	tids[i] = (pid_t)syscall(SYS_gettid);
-	/* (its share, and more while no commit anywhere was aborted: the
-	 * abort path must run) */
-	while (my_seq < RECORDS ||
-	       (!__atomic_load_n(&aborts_live, __ATOMIC_RELAXED) && my_seq < MAX_RECORDS))
+	/* (its share, and more while no commit anywhere was aborted, or no
+	 * handler wrote yet: the abort path must run, and on a busy machine
+	 * the signaller may get a CPU only late) */
+	while (my_seq < RECORDS || ((!__atomic_load_n(&aborts_live, __ATOMIC_RELAXED) ||
+				     !__atomic_load_n(&sig_live, __ATOMIC_RELAXED)) &&
+				    my_seq < MAX_RECORDS))
 		log_append((uint64_t)i, my_seq++);
 	/* no handler may run once the counts are handed over */
 	sigemptyset(&set);
