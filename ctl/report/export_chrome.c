@@ -276,7 +276,7 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", o);
 	/* (pass fills the names as it goes: a process's name event comes
 	 * before its other events) */
-	if (st_report_pass(&opts, on_event, &x, &pass, err, errlen) < 0)
+	if (st_report_pass(&opts, on_event, NULL, &x, &pass, err, errlen) < 0)
 		ret = 1;
 	fprintf(o, "\n], \"otherData\": {\"trace\": ");
 	st_json_write(o, eo->dir);

@@ -58,6 +58,7 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
+	free(ls->stream_pid);
 	st_map_free(&ls->lock_ix);
 	st_map_free(&ls->site_ix);
 	st_map_free(&ls->thread_ix);
@@ -251,7 +252,67 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 		t->held[i] = t->held[--t->nheld];
 		return;
 	}
-	/* (taken before the trace began: no hold to end) */
+	/* (taken before the trace began, or its lock lost: no hold to end) */
+	ls->unpaired++;
+}
+
+/* ---- gaps ---- */
+
+/* Notes that stream i held an event of process pid. */
+static int note_stream(struct st_lockstat *ls, uint32_t i, int32_t pid)
+{
+	if (i >= ls->nstreams) {
+		uint32_t n = i + 16;
+		int32_t *v = realloc(ls->stream_pid, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		memset(v + ls->nstreams, 0, (n - ls->nstreams) * sizeof(*v));
+		ls->stream_pid = v;
+		ls->nstreams = n;
+	}
+	if (ls->stream_pid[i] == 0)
+		ls->stream_pid[i] = pid > 0 ? pid : -1;
+	else if (ls->stream_pid[i] != pid)
+		ls->stream_pid[i] = -1;
+	return 0;
+}
+
+/* Thread t starts over: what it held and waited for is forgotten. */
+static void start_over(struct st_lockstat *ls, struct st_lock_thread *t)
+{
+	ls->holds_cut += t->nheld;
+	t->nheld = 0;
+	if (t->waiting)
+		ls->waits_cut++;
+	t->waiting = false;
+}
+
+int st_lockstat_gap(void *arg, const struct st_lost *gap)
+{
+	struct st_lockstat *ls = arg;
+	uint32_t i = gap->stream ? gap->stream->index : UINT32_MAX;
+	/* (the one process the stream held, else -1: every process) */
+	int32_t pid = i < ls->nstreams && ls->stream_pid[i] > 0 ? ls->stream_pid[i] : gap->pid;
+
+	if (pid <= 0 || (i < ls->nstreams && ls->stream_pid[i] < 0) ||
+	    (gap->pid > 0 && gap->pid != pid) ||
+	    (gap->stream && strncmp(gap->stream->file, "uid", 3) == 0))
+		pid = -1;
+	ls->gaps++;
+	for (uint32_t k = 0; k < ls->nthreads; k++)
+		if (pid < 0 || ls->threads[k].pid == pid)
+			start_over(ls, &ls->threads[k]);
+	return 0;
+}
+
+uint64_t st_lockstat_open_holds(const struct st_lockstat *ls)
+{
+	uint64_t n = 0;
+
+	for (uint32_t k = 0; k < ls->nthreads; k++)
+		n += ls->threads[k].nheld;
+	return n;
 }
 
 /* ---- events ---- */
@@ -305,6 +366,8 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	ls->end_ns = ev->ns;
 	if (k->action == A_NONE)
 		return 0;
+	if (ev->stream && note_stream(ls, ev->stream->index, ev->pid) < 0)
+		return -1;
 	addr = ev->fields[k->addr].u;
 	t = thread_of(ls, ev->pid, ev->tid);
 	li = lock_of(ls, ev->pid, k->kind, addr);

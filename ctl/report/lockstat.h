@@ -12,6 +12,14 @@
  * carries. A hold runs from the acquisition (the call's start plus its
  * wait) to the unlock, and a condition wait releases its mutex for its
  * duration. A recursive lock taken again by its holder is one hold.
+ *
+ * Gaps: where a buffer lost events, any thread whose events it held may
+ * have lost a lock, an unlock or a wait there, so each such thread starts
+ * over: the locks it held and the wait it was in are forgotten (counted),
+ * and no hold or lock-order edge spans the gap. A per-CPU buffer holds
+ * any thread of its process, and a per-user one (its stream says uid, or
+ * its packets more than one pid) any process of its user: then every
+ * thread of those starts over.
  */
 #ifndef ST_REPORT_LOCKSTAT_H
 #define ST_REPORT_LOCKSTAT_H
@@ -102,12 +110,27 @@ struct st_lockstat {
 	struct st_lock_cls *cls;
 	uint32_t ncls;
 	int64_t end_ns; /* the trace's last event */
+	/* per stream (st_stream_info.index): the one process whose events
+	 * it held so far; 0 none yet, -1 several */
+	int32_t *stream_pid;
+	uint32_t nstreams;
+	/* the gaps (lost events) met, and what the threads that started over
+	 * at them had: holds and waits that were cut */
+	uint64_t gaps, holds_cut, waits_cut;
+	/* unlocks of a lock the thread did not hold in the trace: taken before
+	 * it began, or its lock was lost */
+	uint64_t unpaired;
 };
 
 void st_lockstat_init(struct st_lockstat *ls);
 void st_lockstat_fini(struct st_lockstat *ls);
 /* One event, in time order; returns -1 when out of memory. */
 int st_lockstat_event(void *ls, const struct st_event *ev);
+/* A gap, in its place among the events (see above); -1 when out of
+ * memory. */
+int st_lockstat_gap(void *ls, const struct st_lost *gap);
+/* The holds still open at the end of the trace (no unlock in it). */
+uint64_t st_lockstat_open_holds(const struct st_lockstat *ls);
 
 /* The wait below which a fraction q (0..1) of a lock's contended waits
  * fall, from its histogram (a bucket's upper bound, capped at the max). */

@@ -55,8 +55,8 @@ static int note_end(struct st_pass *p, const struct st_event *ev, int exited_fie
 	return 0;
 }
 
-int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
-		   struct st_pass *pass, char *err, size_t errlen)
+int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
+		   void *ctx, struct st_pass *pass, char *err, size_t errlen)
 {
 	const struct st_tsdl *meta;
 	uint32_t process_index = UINT32_MAX, end_index = UINT32_MAX;
@@ -99,6 +99,10 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx
 		if (it.kind == ST_ITEM_LOST) {
 			if (opts->pid < 0 || it.lost->pid == opts->pid)
 				pass->lost += it.lost->count;
+			if (gap && gap(ctx, it.lost) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
 			continue;
 		}
 		if (pass->events++ == 0)

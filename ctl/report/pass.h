@@ -54,15 +54,20 @@ struct st_pass {
 };
 
 typedef int (*st_report_fn)(void *ctx, const struct st_event *ev);
+/* A gap in the trace: events its stream lost, between two it holds. */
+typedef int (*st_report_gap_fn)(void *ctx, const struct st_lost *gap);
 
 /*
  * Reads the trace in opts->dir, in time order, feeding every event to the
  * symboliser and, when it belongs to a selected process (opts->pid), to
- * fn(ctx, ev). Returns 0, or -1 with a one-line message in err (an
- * unreadable or corrupt trace, out of memory, fn's failure).
+ * fn(ctx, ev); and, if gap is not NULL, every gap to gap(ctx, lost), in
+ * its place among the events (whatever process it names: a buffer may
+ * hold the events of several). Returns 0, or -1 with a one-line message
+ * in err (an unreadable or corrupt trace, out of memory, a handler's
+ * failure).
  */
-int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, void *ctx,
-		   struct st_pass *pass, char *err, size_t errlen);
+int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
+		   void *ctx, struct st_pass *pass, char *err, size_t errlen);
 void st_pass_fini(struct st_pass *pass);
 
 /* The name of process pid ("?" when unknown): as the trace holds it, for

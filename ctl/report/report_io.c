@@ -385,7 +385,7 @@ int st_report_io(const struct st_report_opts *opts, FILE *o, char *err, size_t e
 	}
 	by_bytes = opts->sort && strcmp(opts->sort, "bytes") == 0;
 	memset(&is, 0, sizeof(is));
-	if (st_report_pass(opts, on_event, &is, &pass, err, errlen) < 0)
+	if (st_report_pass(opts, on_event, NULL, &is, &pass, err, errlen) < 0)
 		ret = 1;
 	else
 		(opts->json ? json_report : text_report)(opts, &pass, &is, o);

@@ -219,6 +219,44 @@ static void waiting_text(struct ctx *c, FILE *o)
 	}
 }
 
+/* Holds measured, over all locks. */
+static uint64_t holds_measured(const struct ctx *c)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < c->ls.nlocks; i++)
+		n += c->ls.locks[i].holds;
+	return n;
+}
+
+/* The gaps in the trace, and what they cut. */
+static void gaps_text(struct ctx *c, FILE *o, const char *prefix)
+{
+	const struct st_lockstat *ls = &c->ls;
+
+	if (ls->gaps)
+		fprintf(o, "%slost events: at each of the %" PRIu64 " gap%s the threads whose buffer lost "
+			   "events started over (%" PRIu64 " hold%s and %" PRIu64 " wait%s cut; no hold "
+			   "or lock order spans a gap)\n",
+			prefix, ls->gaps, ls->gaps == 1 ? "" : "s", ls->holds_cut,
+			ls->holds_cut == 1 ? "" : "s", ls->waits_cut, ls->waits_cut == 1 ? "" : "s");
+}
+
+/* What the hold times cover: the holds measured, and those that were not
+ * (cut at gaps, open at the end, begun before the trace). */
+static void coverage_text(struct ctx *c, FILE *o)
+{
+	const struct st_lockstat *ls = &c->ls;
+
+	gaps_text(c, o, "");
+	if (ls->gaps || ls->unpaired || st_lockstat_open_holds(ls))
+		fprintf(o, "hold times cover %" PRIu64 " hold%s: %" PRIu64 " more cut at gaps, %" PRIu64
+			   " still held at the end, %" PRIu64 " unlock%s of a lock not taken in the "
+			   "trace\n",
+			holds_measured(c), holds_measured(c) == 1 ? "" : "s", ls->holds_cut,
+			st_lockstat_open_holds(ls), ls->unpaired, ls->unpaired == 1 ? "" : "s");
+}
+
 static void locks_text(struct ctx *c, FILE *o)
 {
 	uint32_t n, nc, contended = 0, top = c->opts->top;
@@ -231,6 +269,7 @@ static void locks_text(struct ctx *c, FILE *o)
 		c->pass.dir, c->pass.events, c->pass.processes, c->pass.processes == 1 ? "" : "es", n,
 		n == 1 ? "" : "s", contended);
 	st_pass_warnings(&c->pass, o);
+	coverage_text(c, o);
 	if (n)
 		fprintf(o, "\nlocks, by %s:\n",
 			strcmp(sort_by, "wait") == 0 ? "total wait" : sort_by);
@@ -301,6 +340,11 @@ static void locks_json(struct ctx *c, FILE *o)
 	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
 
 	st_pass_json_head(&c->pass, o);
+	fprintf(o, ", \"coverage\": {\"gaps\": %" PRIu64 ", \"holds\": %" PRIu64
+		   ", \"holds_cut\": %" PRIu64 ", \"waits_cut\": %" PRIu64 ", \"open_holds\": %" PRIu64
+		   ", \"unpaired_unlocks\": %" PRIu64 "}",
+		c->ls.gaps, holds_measured(c), c->ls.holds_cut, c->ls.waits_cut,
+		st_lockstat_open_holds(&c->ls), c->ls.unpaired);
 	fprintf(o, ", \"sort\": \"%s\",\n \"locks\": [", sort_by);
 	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		fputs(i ? ",\n  " : "\n  ", o);
@@ -409,7 +453,7 @@ static void deadlocks_json(struct ctx *c, FILE *o)
 static int collect(struct ctx *c, char *err, size_t errlen)
 {
 	st_lockstat_init(&c->ls);
-	if (st_report_pass(c->opts, st_lockstat_event, &c->ls, &c->pass, err, errlen) < 0)
+	if (st_report_pass(c->opts, st_lockstat_event, st_lockstat_gap, &c->ls, &c->pass, err, errlen) < 0)
 		return -1;
 	c->ncycles = st_lock_cycles(&c->ls, &c->cycles, &c->more_cycles);
 	if (c->ncycles < 0) {
@@ -464,6 +508,7 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 	char site[512], a[32];
 
 	st_pass_end_warnings(&c->pass, prefix, o);
+	gaps_text(c, o, prefix);
 	for (uint32_t i = 0; i < c->ls.nthreads; i++)
 		waiting += c->ls.threads[i].waiting;
 	for (uint32_t i = 0; v && i < n && shown < top; i++) {

@@ -534,7 +534,7 @@ int st_report_malloc(const struct st_report_opts *opts, FILE *o, char *err, size
 		return 2;
 	}
 	memset(&ms, 0, sizeof(ms));
-	if (st_report_pass(opts, on_event, &ms, &pass, err, errlen) < 0)
+	if (st_report_pass(opts, on_event, NULL, &ms, &pass, err, errlen) < 0)
 		ret = 1;
 	else
 		(opts->json ? json_report : text_report)(&w);

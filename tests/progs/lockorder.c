@@ -10,6 +10,9 @@
  *   lockorder hot        a hot lock that 4 threads fight over (held 200
  *                        us each time) among 8 cold ones, each taken by
  *                        one thread only
+ *   lockorder nested N   one thread takes a then b, N times, and holds
+ *                        each about 20 us (no cycle, no hold much
+ *                        longer; lost.test loses some unlocks)
  *   lockorder deadlock   two threads deadlock for real; prints "blocked"
  *                        when both hold their first lock (the test kills
  *                        it once both sleep in the kernel)
@@ -18,6 +21,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -107,6 +111,18 @@ static void *deadlocker(void *arg)
 	return NULL;
 }
 
+/* Busy for us microseconds (a hold the clock can see, with no call a
+ * wrapper would record). */
+static void spin_us(long us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < us * 1000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -132,6 +148,16 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, hot_worker, (void *)i);
 		for (int i = 0; i < 4; i++)
 			pthread_join(t[i], NULL);
+	} else if (strcmp(mode, "nested") == 0 && argc > 2) {
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++) {
+			pthread_mutex_lock(&a);
+			pthread_mutex_lock(&b);
+			spin_us(20);
+			pthread_mutex_unlock(&b);
+			pthread_mutex_unlock(&a);
+		}
 	} else if (strcmp(mode, "deadlock") == 0) {
 		pthread_barrier_init(&both, NULL, 3);
 		pthread_create(&t[0], NULL, deadlocker, (void *)1);
@@ -141,7 +167,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pthread_join(t[0], NULL);
 	} else {
-		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock\n");
+		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|nested N\n");
 		return 2;
 	}
 	printf("done %s\n", mode);

@@ -45,7 +45,7 @@
  * Owns: the drain state of each slot of a pool (its cursor, stream and
  *       what it emitted).
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, model, objects, out, wire.
+ * Calls: base, drain, model, objects, out, wire.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -58,6 +58,7 @@
 #include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/resident.h"
 #include "ctl/daemon/drain/consumer.h"
+#include "ctl/daemon/drain/testlose.h"
 #include "ctl/daemon/model/metastream.h"
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/sessbits.h"
@@ -84,6 +85,7 @@ struct seg {
 			  * (a per-user pool's: the caller finds it) */
 	bool unsettled;	 /* a caller's line table is on its way */
 	bool may_wait;	 /* in: then the run is not emitted (stop there) */
+	uint64_t dropped; /* records the test mode lost, before its events */
 };
 
 /* The most trace bytes len ring bytes make: a ring record has at least a
@@ -172,7 +174,7 @@ static void transform(struct st_daemon *d, struct st_proc *p, bool by_writer, st
 	} site[2] = { { 0, 0 }, { 0, 0 } };
 	const int32_t vpid = p ? p->pid : 0;
 
-	sg->events = 0;
+	sg->events = sg->dropped = 0;
 	sg->corrupt = sg->unsettled = sg->switched = false;
 	/* (a stream already past a later now stays where it is: min_ts wins,
 	 * and min_ts <= max_ts holds from here on) */
@@ -266,7 +268,8 @@ static void transform(struct st_daemon *d, struct st_proc *p, bool by_writer, st
 				cls[0].tid = cls[0].c ? st_trace_class_id(t, cls[0].c, p->uid) : -1;
 				cls[0].id = r.id;
 				cls[0].fast = cls[0].tid >= 0 && cls[0].tid < (int32_t)ST_ABI_ID_EXTENDED &&
-							      r.id < ST_ABI_ID_EXTENDED
+							      r.id < ST_ABI_ID_EXTENDED &&
+							      !st_test_lose_class(cls[0].c)
 						      ? cls[0].c->fixed_size
 						      : -1;
 			}
@@ -276,6 +279,17 @@ static void transform(struct st_daemon *d, struct st_proc *p, bool by_writer, st
 		if (tid < 0) {
 			sg->corrupt = true;
 			break;
+		}
+		/* (the test mode's losses: the packet ends before one, and it is
+		 * counted in the next: testlose.c) */
+		if (__builtin_expect(cls[0].fast < 0, 0) && st_test_lose(c, r.ts) &&
+		    (uint64_t)c->fixed_size <= len - off - r.hdr) {
+			if (sg->events)
+				break;
+			ring_ts = r.ts;
+			sg->dropped++;
+			off += r.hdr + (uint64_t)c->fixed_size;
+			continue;
 		}
 		/* (the next packet, when this record might not fit: the first
 		 * always does) */
@@ -411,6 +425,8 @@ static uint64_t emit_range(struct st_daemon *d, struct st_proc *p, struct st_tra
 			st_objects_lines_wait(owner);
 			break;
 		}
+		if (sg.dropped)
+			st_stream_lost(stream, sg.dropped);
 		if (sg.events) {
 			stream->tid = sg.pos.tid;
 			stream->pid = owner->pid;

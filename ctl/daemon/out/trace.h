@@ -130,6 +130,13 @@ static inline void st_stream_packet_bounds(const struct st_stream *s, uint64_t *
 	if (*discarded < s->discarded)
 		*discarded = s->discarded;
 }
+/* Counts n events of the stream lost (the test mode's: testlose.c): its
+ * next packet, or its trailer, says so. */
+static inline void st_stream_lost(struct st_stream *s, uint64_t n)
+{
+	s->wlost += n;
+	s->wlost_unsaid = true;
+}
 /* Closes the stream, after a last packet of no events if the ones written
  * do not say all it lost writing. */
 void st_stream_close(struct st_stream *s);
