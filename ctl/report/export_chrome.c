@@ -3,13 +3,23 @@
  * which Perfetto UI and chrome://tracing open: one track per thread
  * (named after its process), with
  *   - spans ("X") for the waits for locks (a lock event's wait_ns, from the
- *     call's start), the holds (from the acquisition to the unlock), the
- *     condition waits, and every call with a duration (I/O, joins...);
+ *     call's start), the condition waits, and every call with a duration
+ *     (I/O, joins...): on a thread's track they nest, as a thread does one
+ *     call at a time;
+ *   - the holds, from the acquisition to the unlock, as async spans ("b"
+ *     and "e"), one track for each lock a thread took: hand-over-hand
+ *     locking (a, b, unlock a) gives holds that overlap without nesting,
+ *     which a thread's track cannot show;
  *   - instants ("i") for allocations and frees, and for events that are
  *     neither (thread_create, exec...), with their fields as args;
  *   - the process and thread names ("M").
- * Times are microseconds from the first event written. --pid and
+ * Times are microseconds from the first event written, exact: written
+ * from the integer nanoseconds, never through a double of the absolute
+ * time (whose 53 bits are 256 ns at today's dates). --pid and
  * --time-range keep a large trace usable: only those events are written.
+ * Where the trace lost events, the holds of the threads whose buffer lost
+ * them end there, unwritten (the unlock may be what was lost; gapscope.h),
+ * and are counted in otherData.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,6 +28,7 @@
 #include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
 #include "ctl/report/export_chrome.h"
+#include "ctl/report/gapscope.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
@@ -37,6 +48,7 @@ struct ccls {
 struct hold {
 	int64_t since;
 	char what[80];
+	uint64_t id; /* its track: of its thread and lock */
 };
 
 struct exp {
@@ -50,6 +62,10 @@ struct exp {
 	uint32_t *free_holds;
 	uint32_t nfree, free_cap;
 	struct st_map named; /* (pid, tid) -> 1: names written */
+	struct st_map tracks; /* (pid << 32 | tid, lock) -> its async track's id */
+	uint32_t ntracks;
+	struct st_gapscope gapscope;
+	uint64_t holds_cut; /* open when a gap came: not written */
 	int64_t t0;
 	bool started, first;
 	uint64_t written;
@@ -109,9 +125,19 @@ static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 	return k;
 }
 
-static double us(const struct exp *x, int64_t ns)
+/* A time (ns), as microseconds from t0, exactly: "12.345", "-0.020". */
+static void put_ts(struct exp *x, int64_t ns)
 {
-	return ((double)ns - (double)x->t0) / 1000.0;
+	int64_t d = ns - x->t0;
+	uint64_t a = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+
+	fprintf(x->o, "%s%" PRIu64 ".%03" PRIu64, d < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+/* A duration (ns) in microseconds, exactly. */
+static void put_dur(struct exp *x, uint64_t ns)
+{
+	fprintf(x->o, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
 static void begin_record(struct exp *x)
@@ -175,16 +201,41 @@ static void span(struct exp *x, const struct st_event *ev, const char *cat, cons
 	begin_record(x);
 	fprintf(x->o, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", cat);
 	st_json_write(x->o, name);
-	fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"dur\": %.3f, \"args\": ",
-		ev->pid, ev->tid, us(x, start), (double)dur / 1000.0);
+	fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": ", ev->pid, ev->tid);
+	put_ts(x, start);
+	fputs(", \"dur\": ", x->o);
+	put_dur(x, dur);
+	fputs(", \"args\": ", x->o);
 	args(x, ev);
 	fputs("}", x->o);
+}
+
+/* Hold h, ended by unlock event ev: its two ends on its track. */
+static void hold_span(struct exp *x, const struct st_event *ev, const struct hold *h)
+{
+	const char ph[2] = { 'b', 'e' };
+
+	for (int i = 0; i < 2; i++) {
+		begin_record(x);
+		fprintf(x->o, "{\"ph\": \"%c\", \"cat\": \"lock\", \"name\": ", ph[i]);
+		st_json_write(x->o, h->what);
+		fprintf(x->o,
+			", \"id2\": {\"local\": \"0x%" PRIx64 "\"}, \"pid\": %" PRId32 ", \"tid\": %" PRId32
+			", \"ts\": ",
+			h->id, ev->pid, ev->tid);
+		put_ts(x, i ? ev->ns : h->since);
+		if (i)
+			fputs("}", x->o);
+		else
+			fprintf(x->o, ", \"args\": {\"tid\": %" PRId32 "}}", ev->tid);
+	}
 }
 
 static int on_hold(struct exp *x, const struct st_event *ev, const struct ccls *k, int64_t since)
 {
 	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
 	uint64_t addr = ev->fields[k->addr].u;
+	int64_t track;
 	uint32_t h;
 
 	if (st_map_get(&x->held, key, addr) >= 0)
@@ -199,7 +250,24 @@ static int on_hold(struct exp *x, const struct st_event *ev, const struct ccls *
 	x->holds[h].since = since;
 	snprintf(x->holds[h].what, sizeof(x->holds[h].what), "hold %.*s 0x%" PRIx64,
 		 (int)strcspn(k->name, "_"), k->name, addr);
+	/* (a track per thread and lock: a rwlock's readers overlap) */
+	track = st_map_get(&x->tracks, key, addr);
+	if (track < 0) {
+		track = ++x->ntracks;
+		if (st_map_put(&x->tracks, key, addr, (uint32_t)track) < 0)
+			return -1;
+	}
+	x->holds[h].id = (uint64_t)track;
 	return st_map_put(&x->held, key, addr, h);
+}
+
+/* Hold h ended: its slot is free for the next. */
+static int free_hold(struct exp *x, uint32_t h)
+{
+	if (st_grow(&x->free_holds, &x->free_cap, x->nfree, sizeof(*x->free_holds)) < 0)
+		return -1;
+	x->free_holds[x->nfree++] = h;
+	return 0;
 }
 
 static int on_event(void *arg, const struct st_event *ev)
@@ -210,7 +278,7 @@ static int on_event(void *arg, const struct st_event *ev)
 	int64_t h;
 	char name[96];
 
-	if (!k)
+	if (!k || st_gapscope_event(&x->gapscope, ev) < 0)
 		return -1;
 	if (k->shape == S_SKIP)
 		return 0;
@@ -239,11 +307,8 @@ static int on_event(void *arg, const struct st_event *ev)
 		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
 		if (h < 0)
 			return 0;
-		span(x, ev, "lock", x->holds[h].what, x->holds[h].since, st_ns_since(x->holds[h].since, ev->ns));
-		if (st_grow(&x->free_holds, &x->free_cap, x->nfree, sizeof(*x->free_holds)) < 0)
-			return -1;
-		x->free_holds[x->nfree++] = (uint32_t)h;
-		return 0;
+		hold_span(x, ev, &x->holds[h]);
+		return free_hold(x, (uint32_t)h);
 	case S_TIMED:
 		w = ev->fields[k->wait_ns >= 0 ? k->wait_ns : k->dur_ns].u;
 		span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name, ev->ns, w);
@@ -257,12 +322,35 @@ static int on_event(void *arg, const struct st_event *ev)
 			     ST_ESC_JSON);
 		fputs("\", \"name\": ", x->o);
 		st_json_write(x->o, k->name);
-		fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": %.3f, \"args\": ",
-			ev->pid, ev->tid, us(x, ev->ns));
+		fprintf(x->o, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"ts\": ", ev->pid, ev->tid);
+		put_ts(x, ev->ns);
+		fputs(", \"args\": ", x->o);
 		args(x, ev);
 		fputs("}", x->o);
 		return 0;
 	}
+}
+
+/* A gap: the holds of the threads it touches end, unwritten. */
+static int on_gap(void *arg, const struct st_lost *gap)
+{
+	struct exp *x = arg;
+	int32_t pid = st_gapscope_pid(&x->gapscope, gap);
+
+	for (uint32_t i = 0; i < x->held.size; i++) {
+		struct st_map_slot *m = &x->held.v[i];
+
+		/* (a deletion shifts slots back: this one again) */
+		while (m->used && (pid < 0 || (int32_t)(m->a >> 32) == pid)) {
+			uint32_t h = m->value;
+
+			st_map_del(&x->held, m->a, m->b);
+			if (free_hold(x, h) < 0)
+				return -1;
+			x->holds_cut++;
+		}
+	}
+	return 0;
 }
 
 int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t errlen)
@@ -276,12 +364,13 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", o);
 	/* (pass fills the names as it goes: a process's name event comes
 	 * before its other events) */
-	if (st_report_pass(&opts, on_event, NULL, &x, &pass, err, errlen) < 0)
+	if (st_report_pass(&opts, on_event, on_gap, &x, &pass, err, errlen) < 0)
 		ret = 1;
 	fprintf(o, "\n], \"otherData\": {\"trace\": ");
 	st_json_write(o, eo->dir);
-	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64 "}}\n",
-		pass.events, pass.lost, x.written);
+	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64
+		   ", \"holds_cut\": %" PRIu64 "}}\n",
+		pass.events, pass.lost, x.written, x.holds_cut);
 	if (!ret && (pass.lost || pass.incomplete || pass.nunexited))
 		st_pass_warnings(&pass, stderr);
 	free(x.cls);
@@ -289,6 +378,8 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	free(x.free_holds);
 	st_map_free(&x.held);
 	st_map_free(&x.named);
+	st_map_free(&x.tracks);
+	st_gapscope_free(&x.gapscope);
 	st_pass_fini(&pass);
 	return ret;
 }

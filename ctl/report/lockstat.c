@@ -58,7 +58,7 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
-	free(ls->stream_pid);
+	st_gapscope_free(&ls->gapscope);
 	st_map_free(&ls->lock_ix);
 	st_map_free(&ls->site_ix);
 	st_map_free(&ls->thread_ix);
@@ -258,26 +258,6 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 
 /* ---- gaps ---- */
 
-/* Notes that stream i held an event of process pid. */
-static int note_stream(struct st_lockstat *ls, uint32_t i, int32_t pid)
-{
-	if (i >= ls->nstreams) {
-		uint32_t n = i + 16;
-		int32_t *v = realloc(ls->stream_pid, n * sizeof(*v));
-
-		if (!v)
-			return -1;
-		memset(v + ls->nstreams, 0, (n - ls->nstreams) * sizeof(*v));
-		ls->stream_pid = v;
-		ls->nstreams = n;
-	}
-	if (ls->stream_pid[i] == 0)
-		ls->stream_pid[i] = pid > 0 ? pid : -1;
-	else if (ls->stream_pid[i] != pid)
-		ls->stream_pid[i] = -1;
-	return 0;
-}
-
 /* Thread t starts over: what it held and waited for is forgotten. */
 static void start_over(struct st_lockstat *ls, struct st_lock_thread *t)
 {
@@ -291,14 +271,8 @@ static void start_over(struct st_lockstat *ls, struct st_lock_thread *t)
 int st_lockstat_gap(void *arg, const struct st_lost *gap)
 {
 	struct st_lockstat *ls = arg;
-	uint32_t i = gap->stream ? gap->stream->index : UINT32_MAX;
-	/* (the one process the stream held, else -1: every process) */
-	int32_t pid = i < ls->nstreams && ls->stream_pid[i] > 0 ? ls->stream_pid[i] : gap->pid;
+	int32_t pid = st_gapscope_pid(&ls->gapscope, gap);
 
-	if (pid <= 0 || (i < ls->nstreams && ls->stream_pid[i] < 0) ||
-	    (gap->pid > 0 && gap->pid != pid) ||
-	    (gap->stream && strncmp(gap->stream->file, "uid", 3) == 0))
-		pid = -1;
 	ls->gaps++;
 	for (uint32_t k = 0; k < ls->nthreads; k++)
 		if (pid < 0 || ls->threads[k].pid == pid)
@@ -364,10 +338,10 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	if (!k)
 		return -1;
 	ls->end_ns = ev->ns;
+	if (st_gapscope_event(&ls->gapscope, ev) < 0)
+		return -1;
 	if (k->action == A_NONE)
 		return 0;
-	if (ev->stream && note_stream(ls, ev->stream->index, ev->pid) < 0)
-		return -1;
 	addr = ev->fields[k->addr].u;
 	t = thread_of(ls, ev->pid, ev->tid);
 	li = lock_of(ls, ev->pid, k->kind, addr);

@@ -16,10 +16,7 @@
  * Gaps: where a buffer lost events, any thread whose events it held may
  * have lost a lock, an unlock or a wait there, so each such thread starts
  * over: the locks it held and the wait it was in are forgotten (counted),
- * and no hold or lock-order edge spans the gap. A per-CPU buffer holds
- * any thread of its process, and a per-user one (its stream says uid, or
- * its packets more than one pid) any process of its user: then every
- * thread of those starts over.
+ * and no hold or lock-order edge spans the gap (which threads: gapscope.h).
  */
 #ifndef ST_REPORT_LOCKSTAT_H
 #define ST_REPORT_LOCKSTAT_H
@@ -28,6 +25,7 @@
 #include <stdint.h>
 
 #include "ctl/reader/reader.h"
+#include "ctl/report/gapscope.h"
 #include "ctl/report/map.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
@@ -110,10 +108,7 @@ struct st_lockstat {
 	struct st_lock_cls *cls;
 	uint32_t ncls;
 	int64_t end_ns; /* the trace's last event */
-	/* per stream (st_stream_info.index): the one process whose events
-	 * it held so far; 0 none yet, -1 several */
-	int32_t *stream_pid;
-	uint32_t nstreams;
+	struct st_gapscope gapscope; /* the processes a gap touches */
 	/* the gaps (lost events) met, and what the threads that started over
 	 * at them had: holds and waits that were cut */
 	uint64_t gaps, holds_cut, waits_cut;

@@ -13,6 +13,9 @@
  *   lockorder nested N   one thread takes a then b, N times, and holds
  *                        each about 20 us (no cycle, no hold much
  *                        longer; lost.test loses some unlocks)
+ *   lockorder handover N one thread goes hand over hand through 3 locks,
+ *                        N times: takes the next, then lets the last go
+ *                        (holds that overlap without nesting)
  *   lockorder deadlock   two threads deadlock for real; prints "blocked"
  *                        when both hold their first lock (the test kills
  *                        it once both sleep in the kernel)
@@ -158,6 +161,16 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(&b);
 			pthread_mutex_unlock(&a);
 		}
+	} else if (strcmp(mode, "handover") == 0 && argc > 2) {
+		pthread_mutex_t *ring[3] = { &a, &b, &c };
+		long n = atol(argv[2]);
+
+		pthread_mutex_lock(ring[0]);
+		for (long i = 0; i < n; i++) {
+			pthread_mutex_lock(ring[(i + 1) % 3]);
+			pthread_mutex_unlock(ring[i % 3]);
+		}
+		pthread_mutex_unlock(ring[n % 3]);
 	} else if (strcmp(mode, "deadlock") == 0) {
 		pthread_barrier_init(&both, NULL, 3);
 		pthread_create(&t[0], NULL, deadlocker, (void *)1);
@@ -167,7 +180,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pthread_join(t[0], NULL);
 	} else {
-		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|nested N\n");
+		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|nested N|handover N\n");
 		return 2;
 	}
 	printf("done %s\n", mode);
