@@ -198,7 +198,16 @@ static void threads_text(struct ctx *c, FILE *o, uint32_t top)
 	free(v);
 }
 
-static void waiting_text(struct ctx *c, FILE *o)
+/* Whether thread t was still waiting when the trace ended: for a lock
+ * (cond false), or in a condition wait (cond true). */
+static bool still_waiting(const struct ctx *c, const struct st_lock_thread *t, bool cond)
+{
+	return t->waiting && (c->ls.locks[t->wait_lock].kind == ST_LK_COND) == cond;
+}
+
+/* The threads still waiting at the end: for locks, else in condition
+ * waits, which are not lock waits (an idle worker parks in one). */
+static void waiting_text(struct ctx *c, FILE *o, bool cond)
 {
 	bool any = false;
 	char site[512], a[32];
@@ -207,10 +216,13 @@ static void waiting_text(struct ctx *c, FILE *o)
 		const struct st_lock_thread *t = &c->ls.threads[i];
 		const struct st_lock *l = &c->ls.locks[t->wait_lock];
 
-		if (!t->waiting)
+		if (!still_waiting(c, t, cond))
 			continue;
 		if (!any)
-			fprintf(o, "\nstill waiting when the trace ends (a deadlock, or a process killed):\n");
+			fprintf(o, cond ? "\nin a condition wait when the trace ends (idle, or a wake-up "
+					  "that never came; not a lock wait):\n"
+					: "\nstill waiting for a lock when the trace ends (a deadlock, or a "
+					  "process killed):\n");
 		any = true;
 		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
 		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
@@ -286,7 +298,8 @@ static void locks_text(struct ctx *c, FILE *o)
 		fprintf(o, "    (%" PRIu32 " more)\n", nc - top);
 	if (c->ls.nthreads)
 		threads_text(c, o, top);
-	waiting_text(c, o);
+	waiting_text(c, o, false);
+	waiting_text(c, o, true);
 	fprintf(o, "\npotential deadlocks: ");
 	if (c->ncycles)
 		fprintf(o, "%d lock-order cycle%s%s (shimtrace report deadlocks shows them)\n", c->ncycles,
@@ -367,20 +380,22 @@ static void locks_json(struct ctx *c, FILE *o)
 		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 "}",
 			t->acquired, t->contended, t->wait_total);
 	}
-	fprintf(o, "],\n \"waiting\": [");
-	k = 0;
-	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
-		const struct st_lock_thread *t = &c->ls.threads[i];
-		const struct st_lock *l = &c->ls.locks[t->wait_lock];
+	for (int cond = 0; cond < 2; cond++) {
+		fprintf(o, "],\n \"%s\": [", cond ? "cond_waiting" : "waiting");
+		k = 0;
+		for (uint32_t i = 0; i < c->ls.nthreads; i++) {
+			const struct st_lock_thread *t = &c->ls.threads[i];
+			const struct st_lock *l = &c->ls.locks[t->wait_lock];
 
-		if (!t->waiting)
-			continue;
-		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
-			   "\", \"for_ns\": %" PRId64 ", \"site\": ",
-			k++ ? ",\n  " : "\n  ", t->pid, t->tid, st_lock_kind_name(l->kind), l->addr,
-			(int64_t)st_ns_since(t->wait_since, c->ls.end_ns));
-		site_json(c, o, t->pid, t->wait_ip);
-		fputs("}", o);
+			if (!still_waiting(c, t, cond))
+				continue;
+			fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
+				   "\", \"for_ns\": %" PRId64 ", \"site\": ",
+				k++ ? ",\n  " : "\n  ", t->pid, t->tid, st_lock_kind_name(l->kind), l->addr,
+				(int64_t)st_ns_since(t->wait_since, c->ls.end_ns));
+			site_json(c, o, t->pid, t->wait_ip);
+			fputs("}", o);
+		}
 	}
 	fprintf(o, "],\n \"deadlock_cycles\": %d}\n", c->ncycles);
 	free(v);
@@ -510,7 +525,7 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 	st_pass_end_warnings(&c->pass, prefix, o);
 	gaps_text(c, o, prefix);
 	for (uint32_t i = 0; i < c->ls.nthreads; i++)
-		waiting += c->ls.threads[i].waiting;
+		waiting += still_waiting(c, &c->ls.threads[i], false);
 	for (uint32_t i = 0; v && i < n && shown < top; i++) {
 		const struct st_lock *l = &c->ls.locks[v[i]];
 

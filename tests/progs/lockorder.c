@@ -16,6 +16,8 @@
  *   lockorder handover N one thread goes hand over hand through 3 locks,
  *                        N times: takes the next, then lets the last go
  *                        (holds that overlap without nesting)
+ *   lockorder idle       two workers park in a condition wait for work
+ *                        that never comes; the program exits 0 meanwhile
  *   lockorder deadlock   two threads deadlock for real; prints "blocked"
  *                        when both hold their first lock (the test kills
  *                        it once both sleep in the kernel)
@@ -126,6 +128,20 @@ static void spin_us(long us)
 	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < us * 1000);
 }
 
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
+static int parked;
+
+/* Waits for work that never comes (no deadlock: the program exits). */
+static void *idle_worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&a);
+	parked++;
+	for (;;)
+		pthread_cond_wait(&work, &a); /* LINE: idle-wait */
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -171,6 +187,19 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(ring[i % 3]);
 		}
 		pthread_mutex_unlock(ring[n % 3]);
+	} else if (strcmp(mode, "idle") == 0) {
+		pthread_create(&t[0], NULL, idle_worker, NULL);
+		pthread_create(&t[1], NULL, idle_worker, NULL);
+		/* (both parked once both counted and a is free: a condition
+		 * wait releases it) */
+		for (int n = 0; n < 2;) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+			pthread_mutex_lock(&a);
+			n = parked;
+			pthread_mutex_unlock(&a);
+		}
 	} else if (strcmp(mode, "deadlock") == 0) {
 		pthread_barrier_init(&both, NULL, 3);
 		pthread_create(&t[0], NULL, deadlocker, (void *)1);
@@ -180,7 +209,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pthread_join(t[0], NULL);
 	} else {
-		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|nested N|handover N\n");
+		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|idle|nested N|handover N\n");
 		return 2;
 	}
 	printf("done %s\n", mode);
