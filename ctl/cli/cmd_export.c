@@ -5,6 +5,7 @@
  * first event (decimals allowed; TO may be left empty: the end).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +21,21 @@ static const char *V = "export";
 static int parse_range(const char *s, int64_t *from, int64_t *to)
 {
 	char *end;
-	double a, b = 1e12;
+	double a, b = -1; /* (no TO: to the end) */
 
 	errno = 0;
 	a = strtod(s, &end);
-	if (end == s || *end != ',' || errno || a < 0)
+	/* (beyond 9e9 s, nanoseconds overflow 64 bits) */
+	if (end == s || *end != ',' || errno || !(a >= 0 && a < 9e9))
 		return -1;
 	s = end + 1;
 	if (*s) {
 		b = strtod(s, &end);
-		if (end == s || *end || errno || b < a)
+		if (end == s || *end || errno || !(b >= a && b < 9e9))
 			return -1;
 	}
 	*from = (int64_t)(a * 1e9);
-	*to = (int64_t)(b * 1e9);
+	*to = b < 0 ? INT64_MAX : (int64_t)(b * 1e9);
 	return 0;
 }
 

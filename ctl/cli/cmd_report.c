@@ -21,14 +21,17 @@
 
 static const char *V = "report";
 
+/* Each report, and the events it reads: a trace without any is an error
+ * that says how to get them. */
 static const struct {
 	const char *name;
 	int (*run)(const struct st_report_opts *, FILE *, char *, size_t);
+	const char *family, *how;
 } kinds[] = {
-	{ "locks", st_report_locks },
-	{ "deadlocks", st_report_deadlocks },
-	{ "malloc", st_report_malloc },
-	{ "io", st_report_io },
+	{ "locks", st_report_locks, "pthread", "record with --wrap pthread, the default" },
+	{ "deadlocks", st_report_deadlocks, "pthread", "record with --wrap pthread, the default" },
+	{ "malloc", st_report_malloc, "malloc", "record with --wrap malloc" },
+	{ "io", st_report_io, "io", "record with --wrap io" },
 };
 
 static int parse_top(const char *s, uint32_t *out)
@@ -92,6 +95,8 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (strcmp(kind, kinds[i].name) != 0)
 			continue;
+		opts.family = kinds[i].family;
+		opts.family_how = kinds[i].how;
 		ret = kinds[i].run(&opts, stdout, err, sizeof(err));
 		if (ret)
 			st_err(V, "%s", err);

@@ -364,8 +364,19 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", o);
 	/* (pass fills the names as it goes: a process's name event comes
 	 * before its other events) */
-	if (st_report_pass(&opts, on_event, on_gap, &x, &pass, err, errlen) < 0)
+	if (st_report_pass(&opts, on_event, on_gap, &x, &pass, err, errlen) < 0) {
 		ret = 1;
+	} else if (eo->from_ns >= 0 && !x.started) {
+		/* (an empty timeline is no answer: the range missed the trace) */
+		char to[48] = " on";
+
+		if (eo->to_ns != INT64_MAX)
+			snprintf(to, sizeof(to), " to %.9g s", (double)eo->to_ns / 1e9);
+		snprintf(err, errlen, "--time-range: no event from %.9g s%s (the trace spans %.9g s)",
+			 (double)eo->from_ns / 1e9, to,
+			 (double)st_ns_since(pass.first_ns, pass.last_ns) / 1e9);
+		ret = 1;
+	}
 	fprintf(o, "\n], \"otherData\": {\"trace\": ");
 	st_json_write(o, eo->dir);
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64

@@ -60,6 +60,8 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 {
 	const struct st_tsdl *meta;
 	uint32_t process_index = UINT32_MAX, end_index = UINT32_MAX;
+	/* (per class: whether it is of opts->family) */
+	bool *family = NULL, saw_family = !opts->family, saw_pid = opts->pid < 0;
 	int name_field = -1, exited_field = -1, threads_field = -1;
 	struct st_reader *r;
 	struct st_item it;
@@ -77,9 +79,19 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	/* (the classes of process names and ends, found once: not a name
 	 * compared per event; one without the fields read is not ours) */
 	meta = st_reader_metadata(r);
+	if (opts->family && !(family = calloc(meta->nevents + 1, sizeof(*family)))) {
+		st_reader_close(r);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (uint32_t i = 0; i < meta->nevents; i++) {
 		const struct st_event_class *c = &meta->events[i];
+		size_t fl = opts->family ? strlen(opts->family) : 0;
 		int a, b;
+
+		if (family && c->index < meta->nevents && strncmp(c->name, opts->family, fl) == 0 &&
+		    c->name[fl] == ':')
+			family[c->index] = true;
 
 		if (strcmp(c->name, "shimtrace:process") == 0 &&
 		    (a = st_event_class_field(c, "name")) >= 0) {
@@ -107,6 +119,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		}
 		if (pass->events++ == 0)
 			pass->first_ns = ev->ns;
+		pass->last_ns = ev->ns;
 		if (ev->cls->index == process_index && note_name(pass, ev, name_field) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -117,6 +130,9 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		}
 		if (opts->pid >= 0 && ev->pid != opts->pid)
 			continue;
+		saw_pid = true;
+		if (family && !saw_family && ev->cls->index < meta->nevents)
+			saw_family = family[ev->cls->index];
 		if (ev->cls->index == end_index && note_end(pass, ev, exited_field, threads_field) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -126,12 +142,22 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			break;
 		}
 	}
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
-	else if (ret < 0)
+	} else if (ret < 0) {
 		snprintf(err, errlen, "%s", st_reader_error(r));
-	else if (st_reader_incomplete(r))
+	} else if (!saw_pid) {
+		snprintf(err, errlen, "--pid %" PRId32 ": no event of that process in %s", opts->pid,
+			 opts->dir);
+		ret = -1;
+	} else if (!saw_family) {
+		snprintf(err, errlen, "%s: no %s events in the trace%s (%s)", opts->dir, opts->family,
+			 opts->pid >= 0 ? " of that process" : "", opts->family_how);
+		ret = -1;
+	} else if (st_reader_incomplete(r)) {
 		pass->incomplete = strdup(st_reader_incomplete(r));
+	}
+	free(family);
 	st_reader_close(r);
 	return ret < 0 ? -1 : 0;
 }

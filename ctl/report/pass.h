@@ -23,6 +23,10 @@ struct st_report_opts {
 	uint32_t top;	  /* rows shown; 0: all */
 	int32_t pid;	  /* -1: every process */
 	bool json;
+	/* the provider whose events the report reads (NULL: any), and how a
+	 * trace gets them: a trace without any is an error, not an empty
+	 * report */
+	const char *family, *family_how;
 };
 
 struct st_proc_name {
@@ -42,7 +46,7 @@ struct st_proc_unexited {
 struct st_pass {
 	const char *dir;
 	uint64_t events, lost;
-	int64_t first_ns; /* the first event's time */
+	int64_t first_ns, last_ns; /* the first and the last event's times */
 	const char *incomplete; /* why the trace is not whole, or NULL */
 	struct st_proc_name *names;
 	uint32_t nnames, names_cap;
@@ -64,7 +68,7 @@ typedef int (*st_report_gap_fn)(void *ctx, const struct st_lost *gap);
  * its place among the events (whatever process it names: a buffer may
  * hold the events of several). Returns 0, or -1 with a one-line message
  * in err (an unreadable or corrupt trace, out of memory, a handler's
- * failure).
+ * failure; no event of opts->pid, or of opts->family, in the trace).
  */
 int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
 		   void *ctx, struct st_pass *pass, char *err, size_t errlen);
