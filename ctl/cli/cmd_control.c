@@ -14,6 +14,7 @@
 #include "core/abi.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_control.h"
+#include "ctl/common/catalog.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/client.h"
 #include "ctl/common/control.h"
@@ -184,7 +185,7 @@ static int options_items(struct control *c, int argc, char **argv)
 {
 	const char *verb = c->verb, *arg;
 	const struct st_opt *o;
-	char why[256];
+	char why[512];
 
 	while ((o = st_getopt(c->v, argc, argv, false, &arg)) != NULL) {
 		int bad = 0;
@@ -273,6 +274,10 @@ static int operand_items(struct control *c, int nops, char **argv, int first)
 		if (c->rules) {
 			if (st_pattern_check(argv[i], why, sizeof(why)) < 0) {
 				st_err(verb, "pattern '%s': %s", argv[i], why);
+				return -1;
+			}
+			if (st_catalog_typo(argv[i], why, sizeof(why))) {
+				st_err(verb, "%s", why);
 				return -1;
 			}
 			if (add(&c->it, "pattern", argv[i]) < 0)

@@ -16,6 +16,7 @@
  * killed that way is removed by the next record (rundir_sweep).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -220,18 +221,24 @@ static bool family_wrapped(const struct families *f, const char *name)
 }
 
 /* A pattern matching tracepoints of families not wrapped, and none of
- * those wrapped, says which --wrap it needs. One matching no family's is
- * accepted: the program or a library it loads may declare it (its own
- * provider); unmatched_report says after the run if nothing matched. */
+ * those wrapped, says which --wrap it needs; one naming a family's
+ * provider but none of its tracepoints is a typo. One matching no
+ * family's is accepted: the program or a library it loads may declare it
+ * (its own provider); unmatched_report says after the run if nothing
+ * matched. */
 static int check_patterns(struct record *r, const struct families *f)
 {
 	for (int i = 0; i < r->npatterns; i++) {
 		const char *other = NULL;
 		bool any = false;
-		char why[256];
+		char why[512];
 
 		if (st_pattern_check(r->patterns[i], why, sizeof(why)) < 0) {
 			st_err(V, "pattern '%s': %s", r->patterns[i], why);
+			return -1;
+		}
+		if (st_catalog_typo(r->patterns[i], why, sizeof(why))) {
+			st_err(V, "%s", why);
 			return -1;
 		}
 		for (unsigned k = 0; k < st_catalog_count && !any; k++) {
@@ -305,6 +312,59 @@ static int find_command(struct record *r)
 	}
 	st_err(V, "command not found: %s", cmd);
 	return 127;
+}
+
+/*
+ * Whether path is an ELF program with no interpreter (PT_INTERP): linked
+ * statically (or static-pie), so ld.so never runs in it and no preloaded
+ * library can interpose its calls. Anything else (a script, a dynamic
+ * program, a file that cannot be read) is left to run.
+ */
+static bool statically_linked(const char *path)
+{
+	unsigned char h[64];
+	bool is64, interp = false;
+	uint64_t phoff;
+	uint16_t phnum, phentsize;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0 ||
+	    (h[EI_CLASS] != ELFCLASS64 && h[EI_CLASS] != ELFCLASS32) || h[EI_DATA] != ELFDATA2LSB) {
+		close(fd);
+		return false;
+	}
+	is64 = h[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr e;
+
+		memcpy(&e, h, sizeof(e));
+		phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
+	} else {
+		Elf32_Ehdr e;
+
+		memcpy(&e, h, sizeof(e));
+		phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
+	}
+	if (phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) || phnum == 0) {
+		close(fd);
+		return false;
+	}
+	for (uint16_t i = 0; i < phnum && !interp; i++) {
+		unsigned char ph[sizeof(Elf64_Phdr)];
+		uint32_t type;
+
+		if (pread(fd, ph, sizeof(uint32_t), (off_t)(phoff + (uint64_t)i * phentsize)) !=
+		    (ssize_t)sizeof(uint32_t)) {
+			close(fd);
+			return false; /* (a short file: not ours to judge) */
+		}
+		memcpy(&type, ph, sizeof(type)); /* (p_type comes first in both) */
+		interp = type == PT_INTERP;
+	}
+	close(fd);
+	return !interp;
 }
 
 static void default_outdir(char *buf, size_t n)
@@ -678,6 +738,12 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	ret = find_command(&r);
 	if (ret)
 		return ret;
+	if (statically_linked(r.command)) {
+		st_err(V, "%s is statically linked: no preloaded library can interpose its calls "
+			  "(nor can attach), so nothing of it would be recorded",
+		       r.command);
+		return 2;
+	}
 	if (!r.outdir) {
 		default_outdir(outdir, sizeof(outdir));
 		r.outdir = outdir;

@@ -123,7 +123,9 @@ static const struct st_opt record_opts[] = {
 	{ "event", 'e', "PATTERN",
 	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
-	  "wrapped, is an error saying which --wrap it needs. One that matches no family's "
+	  "wrapped, is an error saying which --wrap it needs; one that names a family's "
+	  "provider exactly but none of its tracepoints (pthread:mutex_lockk) is an error "
+	  "naming the nearest, before the program runs. One that matches no family's "
 	  "tracepoint may name the program's own (a provider it or a library it loads "
 	  "declares, see shimtrace-events(7)): it is accepted, and if no recorded process had "
 	  "a tracepoint it matches, record says so after the run. `shimtrace list-events` "
@@ -309,9 +311,10 @@ const struct st_verb st_verbs[] = {
 	  "or never call a traced function.\n"
 	  "PATTERN is a glob (*, ?, [...]) over provider:name, whose parts hold letters, digits "
 	  "and _: an empty pattern, a '[' without its ']', a trailing backslash, a second ':' or "
-	  "any other character outside brackets is an error. A pattern that matches no "
-	  "tracepoint known yet is accepted (a library loaded later may declare it) and said "
-	  "so.",
+	  "any other character outside brackets is an error, and so is one that names a "
+	  "wrapper family's provider exactly but none of its tracepoints (a typo: the error "
+	  "names the nearest). A pattern that matches no tracepoint known yet is accepted (a "
+	  "library loaded later may declare it) and said so.",
 	  rule_opts, st_cmd_control },
 	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
 	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "

@@ -28,4 +28,13 @@ static inline bool st_catalog_match(const struct st_catalog_entry *e, const char
 	return fnmatch(pattern, full, 0) == 0;
 }
 
+/*
+ * Whether pattern names a family's provider exactly (pthread:...,
+ * malloc:...) but none of its tracepoints: a typo (the family's
+ * tracepoints are all known; another provider's may come with the
+ * program). Then 1, with a one-line message in msg naming the nearest
+ * tracepoint; else 0.
+ */
+int st_catalog_typo(const char *pattern, char *msg, size_t n);
+
 #endif
