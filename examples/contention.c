@@ -2,9 +2,13 @@
  * contention: a small program with lock contention, the example of the
  * README.
  *
- * Four worker threads update a shared counter under one mutex; the
- * critical section does a little work on purpose, so workers queue for the
- * lock. A second mutex, private to each worker, is never contended.
+ * Four worker threads, started together, update a shared counter under
+ * one mutex; the critical section does a little work on purpose (whose
+ * result is kept: a compiler may not drop it), and every 64th time its
+ * holder sleeps 50 us in it, so workers queue for the lock on any machine,
+ * also one whose other cores are busy: a thread that finds the lock held
+ * waits whether or not the holder has a core. A second mutex, private to
+ * each worker, is never contended.
  * Recorded with `shimtrace record -- examples/contention`, the trace shows
  * mutex_wait events (a thread about to block) and mutex_lock events whose
  * wait_ns is the time each thread waited, all from `update_shared`.
@@ -14,9 +18,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long shared_counter;
+static unsigned long shared_counter, shared_hash;
+static pthread_barrier_t start;
 
 struct worker {
 	pthread_t thread;
@@ -41,7 +47,12 @@ static __attribute__((noinline)) void update_shared(void)
 
 	pthread_mutex_lock(&shared_lock);
 	v = spin(shared_counter);
-	shared_counter = shared_counter + 1 + (v & 0);
+	shared_hash ^= v;
+	if (shared_counter++ % 64 == 0) {
+		struct timespec pause = { 0, 50000 };
+
+		nanosleep(&pause, NULL); /* (the lock held: others queue) */
+	}
 	pthread_mutex_unlock(&shared_lock);
 }
 
@@ -57,6 +68,7 @@ static void *work(void *arg)
 	struct worker *w = arg;
 	unsigned long i;
 
+	pthread_barrier_wait(&start);
 	for (i = 0; i < w->iterations; i++) {
 		update_shared();
 		update_own(w);
@@ -75,7 +87,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	w = calloc((size_t)threads, sizeof(*w));
-	if (!w)
+	if (!w || pthread_barrier_init(&start, NULL, (unsigned)threads) != 0)
 		return 1;
 	for (int i = 0; i < threads; i++) {
 		w[i].iterations = iterations;
@@ -89,8 +101,8 @@ int main(int argc, char **argv)
 		pthread_join(w[i].thread, NULL);
 		pthread_mutex_destroy(&w[i].own_lock);
 	}
-	printf("%d threads x %lu iterations: shared counter %lu\n", threads, iterations,
-	       shared_counter);
+	printf("%d threads x %lu iterations: shared counter %lu (hash %lx)\n", threads, iterations,
+	       shared_counter, shared_hash);
 	free(w);
 	return shared_counter == (unsigned long)threads * iterations ? 0 : 1;
 }
