@@ -367,6 +367,20 @@ static bool statically_linked(const char *path)
 	return !interp;
 }
 
+/* The command, for say_escalation. */
+static pid_t escalated_pid;
+
+/* Said before a further interrupt ends the command (daemon.c). */
+static void say_escalation(int sig)
+{
+	fprintf(stderr,
+		sig == SIGTERM ? "shimtrace record: second interrupt: sending SIGTERM to the command "
+				 "(pid %d); a third sends SIGKILL\n"
+			       : "shimtrace record: interrupted again: sending SIGKILL to the command "
+				 "(pid %d)\n",
+		(int)escalated_pid);
+}
+
 static void default_outdir(char *buf, size_t n)
 {
 	time_t now = time(NULL);
@@ -787,6 +801,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		goto out;
 	}
 	d.child_pidfd = (int)syscall(SYS_pidfd_open, r.child, 0);
+	escalated_pid = r.child;
+	d.escalate = say_escalation;
 	r.d = &d;
 	if (d.child_pidfd < 0 ||
 	    st_watch_add(&d.loop, &r.child_watch, d.child_pidfd, EPOLLIN, on_child, &r, false) < 0) {

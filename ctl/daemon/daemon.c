@@ -277,9 +277,17 @@ static void on_signal(struct st_loop *l, void *arg, uint32_t events)
 		if (d->private_instance) {
 			/* `record`: a signal from the terminal (sent by the kernel)
 			 * reached the command too, as it is in our process group;
-			 * one sent to us with kill() is passed on to it. */
-			if (si.ssi_code != SI_KERNEL && d->child_pidfd >= 0)
-				syscall(SYS_pidfd_send_signal, d->child_pidfd, si.ssi_signo, NULL, 0);
+			 * one sent to us with kill() is passed on to it. A command
+			 * that ignores SIGINT (a server) still ends: the second
+			 * interrupt sends it SIGTERM, the third SIGKILL. */
+			uint32_t n = si.ssi_signo == SIGINT ? ++d->interrupts : 0;
+			int sig = n == 2 ? SIGTERM : n >= 3 ? SIGKILL : (int)si.ssi_signo;
+
+			if (d->child_pidfd < 0 || (n < 2 && si.ssi_code == SI_KERNEL))
+				continue;
+			if (n >= 2 && d->escalate)
+				d->escalate(sig);
+			syscall(SYS_pidfd_send_signal, d->child_pidfd, sig, NULL, 0);
 			continue;
 		}
 		st_log(ST_LOG_INFO, "signal %u: stopping", si.ssi_signo);

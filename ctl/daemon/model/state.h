@@ -54,8 +54,13 @@ struct st_daemon {
 	bool quit;
 	bool accept_paused;	/* out of descriptors: lfd unwatched for a tick */
 	bool private_instance;
-	/* record: the command's pidfd, to pass signals on to it (daemon.c) */
+	/* record: the command's pidfd, to pass signals on to it (daemon.c);
+	 * the interrupts (SIGINT) record got, the second of which sends the
+	 * command SIGTERM and the third SIGKILL, each said first by
+	 * escalate(sig) */
 	int child_pidfd;
+	uint32_t interrupts;
+	void (*escalate)(int sig);
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 
