@@ -84,13 +84,14 @@ int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 		return 1;
 	}
 	ret = st_export_chrome(&eo, f, err, sizeof(err));
-	if (ret)
+	if (ret == 1)
 		st_err(V, "%s", err);
-	if ((f != stdout ? fclose(f) : fflush(f)) != 0 && !ret) {
+	if ((f != stdout ? fclose(f) : fflush(f)) != 0 && ret != 1) {
 		st_err(V, "cannot write %s: %s", out ? out : "the standard output", strerror(errno));
 		ret = 1;
 	}
-	if (ret && out)
+	/* (3: written, parts of the trace skipped: the file stays) */
+	if (ret == 1 && out)
 		remove(out);
 	return ret;
 }

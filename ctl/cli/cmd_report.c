@@ -53,6 +53,7 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 	const struct st_opt *o;
 	const char *arg, *kind;
 	char latest[PATH_MAX], err[1024] = "";
+	uint32_t damaged = 0;
 	int n, ret;
 
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
@@ -97,12 +98,14 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 			continue;
 		opts.family = kinds[i].family;
 		opts.family_how = kinds[i].how;
+		opts.damaged = &damaged;
 		ret = kinds[i].run(&opts, stdout, err, sizeof(err));
 		if (ret)
 			st_err(V, "%s", err);
 		else if (fflush(stdout) != 0)
 			ret = 1;
-		return ret;
+		/* (3: the report was made, but parts of the trace were skipped) */
+		return ret == 0 && damaged ? 3 : ret;
 	}
 	st_err(V, "no report '%s' (locks, deadlocks, malloc or io)", kind);
 	return 2;

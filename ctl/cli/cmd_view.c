@@ -515,7 +515,16 @@ static int run(struct view *w, struct st_reader *r)
 		       st_reader_lost(r) == 1 ? "" : "s");
 	if (st_reader_incomplete(r))
 		st_err(V, "trace incomplete: %s", st_reader_incomplete(r));
-	return 0;
+	/* (every whole packet was shown: 3 says parts were not) */
+	for (uint32_t i = 0; i < st_reader_damaged(r); i++) {
+		if (st_reader_damage(r, i))
+			st_err(V, "damaged: %s", st_reader_damage(r, i));
+		else
+			st_err(V, "damaged: %u more parts skipped", st_reader_damaged(r) - i);
+		if (!st_reader_damage(r, i))
+			break;
+	}
+	return st_reader_damaged(r) ? 3 : 0;
 }
 
 int st_cmd_view(const struct st_verb *v, int argc, char **argv)

@@ -398,8 +398,12 @@ const struct st_verb st_verbs[] = {
 	  "byte sequences as hexadecimal digits). Lost events are noted on standard error where they happened, with a "
 	  "total at the end. A trace that is not whole (events lost writing it to a full disk, "
 	  "or a recording that did not finish) is shown as far as it goes, with a line \"trace "
-	  "incomplete: ...\" saying why on standard error, and exit status 0; a trace it cannot "
-	  "read (no metadata, or a damaged file) is an error naming the problem.",
+	  "incomplete: ...\" saying why on standard error, and exit status 0. A damaged stream "
+	  "file (cut short, a bad packet magic, a record that does not decode) does not stop "
+	  "it: every whole packet is shown, and each part skipped is said on standard error "
+	  "(\"damaged: DIR/FILE: what (at offset N): skipped the rest of the file: M bytes from "
+	  "offset P\", or of its packet), with exit status 3. A trace it cannot read at all (no "
+	  "metadata) is an error naming the problem, exit status 1.",
 	  view_opts, st_cmd_view },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };

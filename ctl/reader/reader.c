@@ -348,6 +348,16 @@ const char *st_reader_error(const struct st_reader *r)
 	return r->err;
 }
 
+uint32_t st_reader_damaged(const struct st_reader *r)
+{
+	return r->ndamage;
+}
+
+const char *st_reader_damage(const struct st_reader *r, uint32_t i)
+{
+	return i < r->ndamage && i < ST__DAMAGE_KEPT && r->damage ? r->damage[i] : NULL;
+}
+
 const struct st_tsdl *st_reader_metadata(const struct st_reader *r)
 {
 	return &r->meta;
@@ -372,6 +382,7 @@ void st_reader_close(struct st_reader *r)
 {
 	if (!r)
 		return;
+	free(r->damage);
 	for (uint32_t i = 0; i < r->nstreams; i++) {
 		st__stream_close(&r->streams[i]);
 		free(r->streams[i].ph);

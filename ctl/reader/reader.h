@@ -125,6 +125,18 @@ uint64_t st_reader_lost(const struct st_reader *r);
  */
 const char *st_reader_incomplete(const struct st_reader *r);
 
+/*
+ * Parts of the trace skipped as damaged, each said in one line: "DIR/FILE:
+ * what (at offset N): skipped the rest of the file: M bytes from offset
+ * P" (a packet, at P, whose header cannot be trusted ends what is read of
+ * its file) or "... skipped the rest of its packet: M bytes from offset
+ * P" (a record that does not decode). Every whole packet before is read. st_reader_damaged counts
+ * them; st_reader_damage gives the i-th (the first 64 are kept; NULL
+ * beyond).
+ */
+uint32_t st_reader_damaged(const struct st_reader *r);
+const char *st_reader_damage(const struct st_reader *r, uint32_t i);
+
 void st_reader_close(struct st_reader *r);
 
 /* Index of the payload field shown as `name` (no leading '_'), or -1:

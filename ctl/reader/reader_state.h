@@ -14,6 +14,8 @@
 
 struct st__stream;
 
+#define ST__DAMAGE_KEPT 64
+
 struct st_reader {
 	char *dir; /* as given, without trailing slashes: for messages */
 	struct st_tsdl meta;
@@ -26,7 +28,15 @@ struct st_reader {
 	uint64_t lost;
 	int error; /* sticky: once corrupt, always corrupt */
 	char err[768];
+	/* parts of streams skipped as damaged (stream.c), said in one line
+	 * each: the first ST__DAMAGE_KEPT kept, all counted */
+	char (*damage)[896];
+	uint32_t ndamage;
 	char incomplete[256]; /* st_reader_incomplete, "" for none */
 };
+
+/* Notes the damage r->err describes (stream.c made it), what was skipped
+ * for it after it, and clears the error: reading goes on (errmsg.c). */
+void st__reader_damage(struct st_reader *r, const char *skipped);
 
 #endif

@@ -5,8 +5,12 @@
  * The file is read through a window (window.h). At open, every packet
  * header is checked (magic, uuid, stream class, sizes against each other
  * and against the file, timestamps and the events_discarded counter never
- * going down), so a damaged file is refused before any event is given.
- * Records are then decoded one at a time as the merge asks for them.
+ * going down). A damaged packet (a file cut short, a bad magic) ends what
+ * is read of the file: its size cannot be trusted, so the next one cannot
+ * be found; what came before is read, and the damage is said
+ * (st__reader_damage). Records are then decoded one at a time as the
+ * merge asks for them; one that does not decode ends its packet, said
+ * too, and the next packet is read.
  *
  * Lost events: events_discarded counts, per stream, the events the tracer
  * dropped so far. When it grows from one packet to the next (or starts
@@ -230,6 +234,26 @@ static int close_packet(struct st__stream *s, struct st__order *o, const struct 
 	return 0;
 }
 
+/* The reading window, for packets of at most largest bytes. */
+static int window_plan(struct st__stream *s, uint64_t largest)
+{
+	int ret = st__window_plan(&s->win, largest);
+
+	return ret < 0 ? stream_fail(s, 0, "cannot read: %s", strerror(-ret)) : 0;
+}
+
+/* The damage r->err says ends what is read of s at file offset off (a
+ * packet's start). */
+static void skip_from(struct st__stream *s, uint64_t off)
+{
+	char skipped[96];
+
+	snprintf(skipped, sizeof(skipped), "skipped the rest of the file: %llu bytes from offset %llu",
+		 (unsigned long long)(s->size - off), (unsigned long long)off);
+	st__reader_damage(s->r, skipped);
+	s->end = off;
+}
+
 static int scan_packets(struct st__stream *s)
 {
 	struct st__order o = { 0 };
@@ -239,6 +263,14 @@ static int scan_packets(struct st__stream *s)
 
 	while (off < s->size) {
 		ret = read_packet(s, off, &p);
+		if (ret == 0)
+			ret = check_order(s, &o, &p, &lost);
+		if (ret == 0)
+			ret = close_packet(s, &o, &p);
+		if (ret == -EBADMSG) {
+			skip_from(s, off);
+			return largest ? window_plan(s, largest) : 0;
+		}
 		if (ret < 0)
 			return ret;
 		if (!s->info.cls) {
@@ -246,18 +278,12 @@ static int scan_packets(struct st__stream *s)
 			s->info.has_instance_id = p.has_instance;
 			s->info.instance_id = p.instance_id;
 		}
-		ret = check_order(s, &o, &p, &lost);
-		if (ret < 0)
-			return ret;
-		ret = close_packet(s, &o, &p);
-		if (ret < 0)
-			return ret;
 		off += p.size;
 		if (p.size > largest)
 			largest = p.size;
 	}
-	ret = st__window_plan(&s->win, largest);
-	return ret < 0 ? stream_fail(s, 0, "cannot read: %s", strerror(-ret)) : 0;
+	s->end = off;
+	return window_plan(s, largest);
 }
 
 int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
@@ -289,6 +315,7 @@ int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const 
 			 strerror(-ret));
 		return ret;
 	}
+	s->end = 0;
 	return s->size ? scan_packets(s) : 0;
 }
 
@@ -459,16 +486,36 @@ int st__stream_advance(struct st__stream *s)
 
 	for (;;) {
 		if (s->in_packet) {
-			if (s->pos < p->content)
-				return read_event(s);
+			if (s->pos < p->content) {
+				char skipped[96];
+
+				ret = read_event(s);
+				if (ret != -EBADMSG)
+					return ret;
+				/* (a record that does not decode: the rest of its
+				 * packet cannot be found, the next packet can) */
+				snprintf(skipped, sizeof(skipped),
+					 "skipped the rest of its packet: %llu bytes from offset %llu",
+					 (unsigned long long)(p->content - s->pos),
+					 (unsigned long long)(p->off + s->pos));
+				st__reader_damage(s->r, skipped);
+				s->pos = p->content;
+				continue;
+			}
 			ret = close_packet(s, &s->order, p);
-			if (ret < 0)
-				return ret;
 			s->in_packet = false;
 			s->next_pkt = p->off + p->size;
 			st__window_done(&s->win, s->next_pkt);
+			if (ret == -EBADMSG) {
+				/* (a packet whose end is before its records: the
+				 * times of what follows cannot be trusted) */
+				skip_from(s, s->next_pkt);
+				continue;
+			}
+			if (ret < 0)
+				return ret;
 		}
-		if (s->next_pkt >= s->size) {
+		if (s->next_pkt >= s->end) {
 			s->head = 0;
 			return 0;
 		}
@@ -479,6 +526,12 @@ int st__stream_advance(struct st__stream *s)
 			ret = read_packet(s, s->next_pkt, p);
 			if (ret == 0)
 				ret = check_order(s, &s->order, p, &lost);
+			if (ret == -EBADMSG) {
+				/* (a packet that goes back in time after records the
+				 * scan of the headers could not see) */
+				skip_from(s, s->next_pkt);
+				continue;
+			}
 			if (ret < 0)
 				return ret;
 			s->bytes = st__window_get(&s->win, p->off, p->size);

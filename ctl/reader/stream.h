@@ -44,6 +44,7 @@ struct st__stream {
 	char *file;
 	struct st__window win; /* the file's bytes */
 	uint64_t size;
+	uint64_t end; /* where its whole packets end: what follows is damaged */
 	/* where reading is */
 	uint64_t next_pkt; /* file offset of the next packet */
 	bool in_packet;

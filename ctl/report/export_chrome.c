@@ -366,6 +366,12 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	 * before its other events) */
 	if (st_report_pass(&opts, on_event, on_gap, &x, &pass, err, errlen) < 0) {
 		ret = 1;
+	} else if (!x.started && pass.ndamage) {
+		/* (an empty timeline is no answer: nothing could be read) */
+		snprintf(err, errlen, "no event could be read; damaged: %s%s",
+			 pass.damage[0] ? pass.damage[0] : "?",
+			 pass.damaged > 1 ? " (and more)" : "");
+		ret = 1;
 	} else if (eo->from_ns >= 0 && !x.started) {
 		/* (an empty timeline is no answer: the range missed the trace) */
 		char to[48] = " on";
@@ -382,8 +388,10 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64
 		   ", \"holds_cut\": %" PRIu64 "}}\n",
 		pass.events, pass.lost, x.written, x.holds_cut);
-	if (!ret && (pass.lost || pass.incomplete || pass.nunexited))
+	if (!ret && (pass.lost || pass.incomplete || pass.nunexited || pass.damaged))
 		st_pass_warnings(&pass, stderr);
+	if (!ret && pass.damaged)
+		ret = 3;
 	free(x.cls);
 	free(x.holds);
 	free(x.free_holds);

@@ -14,8 +14,9 @@ struct st_export_opts {
 	int64_t from_ns, to_ns; /* from the trace's first event; from_ns -1: all */
 };
 
-/* The trace as Chrome trace-event JSON on out; 0, or 1 when the trace
- * could not be read, with a one-line message in err. */
+/* The trace as Chrome trace-event JSON on out; 0, 1 when the trace could
+ * not be read, with a one-line message in err, or 3 when it was written
+ * but parts of the trace were skipped as damaged (said on stderr). */
 int st_export_chrome(const struct st_export_opts *opts, FILE *out, char *err, size_t errlen);
 
 #endif

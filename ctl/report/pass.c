@@ -150,12 +150,24 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		snprintf(err, errlen, "--pid %" PRId32 ": no event of that process in %s", opts->pid,
 			 opts->dir);
 		ret = -1;
+	} else if (!saw_family && st_reader_damaged(r)) {
+		/* (none could be read: the damage is the answer) */
+		snprintf(err, errlen, "no %s events could be read; damaged: %s%s", opts->family,
+			 st_reader_damage(r, 0), st_reader_damaged(r) > 1 ? " (and more)" : "");
+		ret = -1;
 	} else if (!saw_family) {
 		snprintf(err, errlen, "%s: no %s events in the trace%s (%s)", opts->dir, opts->family,
 			 opts->pid >= 0 ? " of that process" : "", opts->family_how);
 		ret = -1;
 	} else if (st_reader_incomplete(r)) {
 		pass->incomplete = strdup(st_reader_incomplete(r));
+	}
+	if (ret >= 0 && opts->damaged)
+		*opts->damaged = st_reader_damaged(r);
+	if (ret >= 0 && (pass->damaged = st_reader_damaged(r))) {
+		pass->damage = calloc(pass->damaged, sizeof(*pass->damage));
+		for (uint32_t i = 0; pass->damage && i < pass->damaged && st_reader_damage(r, i); i++)
+			pass->damage[pass->ndamage++] = strdup(st_reader_damage(r, i));
 	}
 	free(family);
 	st_reader_close(r);
@@ -168,6 +180,9 @@ void st_pass_fini(struct st_pass *pass)
 	free(pass->names);
 	free(pass->unexited);
 	free((char *)pass->incomplete);
+	for (uint32_t i = 0; i < pass->ndamage; i++)
+		free(pass->damage[i]);
+	free(pass->damage);
 	memset(pass, 0, sizeof(*pass));
 }
 
@@ -206,6 +221,15 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out)
 		st_esc_write(out, pass->incomplete, strlen(pass->incomplete), ST_ESC_TEXT);
 		fputs("): the numbers below stop there\n", out);
 	}
+	for (uint32_t i = 0; i < pass->ndamage; i++) {
+		fputs("warning: damaged, not read: ", out);
+		st_esc_write(out, pass->damage[i] ? pass->damage[i] : "?",
+			     pass->damage[i] ? strlen(pass->damage[i]) : 1, ST_ESC_TEXT);
+		fputs("\n", out);
+	}
+	if (pass->damaged > pass->ndamage)
+		fprintf(out, "warning: damaged, not read: %u more parts\n",
+			pass->damaged - pass->ndamage);
 	st_pass_end_warnings(pass, "", out);
 }
 
@@ -246,7 +270,12 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 		st_json_write(o, pass->incomplete);
 	else
 		fputs("null", o);
-	fputs(", \"ended_without_exit\": [", o);
+	fprintf(o, ", \"damaged\": %u, \"damage\": [", pass->damaged);
+	for (uint32_t i = 0; i < pass->ndamage; i++) {
+		fputs(i ? ", " : "", o);
+		st_json_write(o, pass->damage[i] ? pass->damage[i] : "?");
+	}
+	fputs("], \"ended_without_exit\": [", o);
 	for (uint32_t i = 0; i < pass->nunexited; i++) {
 		const struct st_proc_unexited *u = &pass->unexited[i];
 

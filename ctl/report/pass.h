@@ -27,6 +27,9 @@ struct st_report_opts {
 	 * trace gets them: a trace without any is an error, not an empty
 	 * report */
 	const char *family, *family_how;
+	/* if not NULL: set to the parts of the trace skipped as damaged (the
+	 * caller's exit status says so) */
+	uint32_t *damaged;
 };
 
 struct st_proc_name {
@@ -48,6 +51,9 @@ struct st_pass {
 	uint64_t events, lost;
 	int64_t first_ns, last_ns; /* the first and the last event's times */
 	const char *incomplete; /* why the trace is not whole, or NULL */
+	/* parts of it skipped as damaged (st_reader_damage), and how many */
+	char **damage;
+	uint32_t ndamage, damaged;
 	struct st_proc_name *names;
 	uint32_t nnames, names_cap;
 	uint32_t processes;
@@ -79,7 +85,8 @@ void st_pass_fini(struct st_pass *pass);
 const char *st_pass_name(const struct st_pass *pass, int32_t pid);
 const char *st_pass_name_text(const struct st_pass *pass, int32_t pid);
 
-/* The trace's notes for people: losses, an incomplete trace, processes
+/* The trace's notes for people: losses, an incomplete trace, damaged
+ * parts skipped, processes
  * that ended without exiting. */
 void st_pass_warnings(const struct st_pass *pass, FILE *out);
 /* Of those, only the processes that ended without exiting, each line
@@ -87,8 +94,9 @@ void st_pass_warnings(const struct st_pass *pass, FILE *out);
 void st_pass_end_warnings(const struct st_pass *pass, const char *prefix, FILE *out);
 
 /* The start of a report's JSON object: {"trace": DIR, "events": N,
- * "lost": N, "incomplete": WHY or null, "ended_without_exit": [{"pid":
- * N, "name": NAME, "threads": N}...] (what follows starts with a comma). */
+ * "lost": N, "incomplete": WHY or null, "damaged": N, "damage": [WHAT,
+ * ...] (parts skipped as damaged), "ended_without_exit": [{"pid": N,
+ * "name": NAME, "threads": N}...] (what follows starts with a comma). */
 void st_pass_json_head(const struct st_pass *pass, FILE *out);
 
 #endif
