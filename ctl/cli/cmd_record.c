@@ -38,6 +38,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
 #include "ctl/common/cli.h"
+#include "ctl/report/demangle.h"
 #include "ctl/common/control.h"
 #include "ctl/common/defaults.h"
 #include "ctl/common/escape.h"
@@ -113,6 +114,8 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->patterns[r->npatterns++] = arg;
 		} else if (st_opt_is(o, "quiet")) {
 			r->quiet = true;
+		} else if (st_opt_is(o, "no-demangle")) {
+			st_demangle_names = false;
 		} else if (st_opt_is(o, "help")) {
 			st_verb_help(v);
 			exit(0);

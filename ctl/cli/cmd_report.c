@@ -13,6 +13,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_report.h"
 #include "ctl/common/cli.h"
+#include "ctl/report/demangle.h"
 #include "ctl/report/latest.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/report_io.h"
@@ -73,6 +74,8 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 		} else if (st_opt_is(o, "pid")) {
 			if (st_opt_pid(V, arg, &opts.pid) < 0)
 				return 2;
+		} else if (st_opt_is(o, "no-demangle")) {
+			st_demangle_names = false;
 		}
 	}
 	n = argc - st_optind();

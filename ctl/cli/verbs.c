@@ -140,6 +140,9 @@ static const struct st_opt record_opts[] = {
 	  "trace clock (default: tsc when constant and non-stop, else monotonic); also SHIMTRACE_CLOCK",
 	  NULL },
 	{ "quiet", 'q', NULL, "do not print the summary", NULL },
+	{ "no-demangle", 0, NULL,
+	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },
+
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
@@ -226,6 +229,8 @@ static const struct st_opt report_opts[] = {
 	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
+	{ "no-demangle", 0, NULL,
+	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };

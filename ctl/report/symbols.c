@@ -29,6 +29,7 @@
 #include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/meaning.h"
+#include "ctl/report/demangle.h"
 #include "ctl/report/symbols.h"
 
 #define BUILD_ID_MAX 64
@@ -73,6 +74,7 @@ struct st_syms {
 	uint32_t nobjs, objs_cap;
 	struct cls_fields *cls; /* by st_event_class.index */
 	uint32_t ncls;
+	struct st_demangler dm; /* C++ names read, as people read them */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -90,6 +92,7 @@ void st_syms_free(struct st_syms *s)
 {
 	if (!s)
 		return;
+	st_demangler_free(&s->dm);
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		for (uint32_t k = 0; k < s->procs[i].n; k++)
 			free(s->procs[i].maps[k].path);
@@ -371,6 +374,8 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
 	out->function = innermost_function(o->mod, out->offset);
 	if (!out->function)
 		out->function = dwfl_module_addrinfo(o->mod, out->offset, &off, &sym, NULL, NULL, NULL);
+	/* (a symbol's name is the linker's: mangled, for C++) */
+	out->function = st_demangle(&s->dm, out->function);
 	line = dwfl_module_getsrc(o->mod, out->offset);
 	if (line) {
 		out->file = base_name(dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL));
