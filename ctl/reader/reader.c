@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -232,8 +233,10 @@ static const char *env_get(const struct st_tsdl *t, const char *key)
 	return NULL;
 }
 
-/* What the writer says of the trace's completeness (see reader.h). */
-static void check_complete(struct st_reader *r)
+/* What the writer says of the trace's completeness (see reader.h); dirfd
+ * is the trace's directory, which a recorder holds locked while it writes
+ * (ctl/daemon/out/tracedir.c). */
+static void check_complete(struct st_reader *r, int dirfd)
 {
 	const char *state = env_get(&r->meta, "shimtrace_state");
 	const char *lost = env_get(&r->meta, "shimtrace_events_lost_writing");
@@ -242,6 +245,10 @@ static void check_complete(struct st_reader *r)
 	if (lost && strcmp(lost, "0") != 0)
 		snprintf(r->incomplete, sizeof(r->incomplete), "%s events lost writing to disk (%s)",
 			 lost, why ? why : "no reason given");
+	else if (state && strcmp(state, "complete") != 0 && flock(dirfd, LOCK_SH | LOCK_NB) < 0 &&
+		 errno == EWOULDBLOCK)
+		snprintf(r->incomplete, sizeof(r->incomplete),
+			 "it is still being recorded: what its streams hold so far is shown");
 	else if (state && strcmp(state, "complete") != 0)
 		snprintf(r->incomplete, sizeof(r->incomplete),
 			 "its recording did not finish, or its final metadata could not be written "
@@ -283,7 +290,7 @@ int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t er
 	ret = read_metadata(r, dirfd);
 	if (ret < 0)
 		goto fail;
-	check_complete(r);
+	check_complete(r, dirfd);
 	ret = st__fast_build(&r->fast, &r->meta);
 	if (ret < 0) {
 		snprintf(r->err, sizeof(r->err), "%s: out of memory", r->dir);

@@ -120,8 +120,9 @@ uint64_t st_reader_lost(const struct st_reader *r);
  * Why the trace is not whole, as its writer says in the metadata's env
  * (shimtrace_state, shimtrace_events_lost_writing, shimtrace_write_error:
  * ctl/daemon/out/trace.c), in one line: "N events lost writing to disk (why)",
- * or that the recording did not finish. NULL when nothing says so (a trace
- * of another writer says nothing).
+ * that it is still being recorded (its recorder holds a lock on its
+ * directory), or that the recording did not finish. NULL when nothing
+ * says so (a trace of another writer says nothing).
  */
 const char *st_reader_incomplete(const struct st_reader *r);
 

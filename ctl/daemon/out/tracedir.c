@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,6 +316,10 @@ static int open_leaf(struct walk *w, struct st_tracedir *td, int parent, const c
 			 path);
 		return -EEXIST;
 	}
+	/* (held while the trace is written, so that a reader meanwhile can
+	 * tell one being recorded from one whose recorder died: reader.c;
+	 * never waited for, and nothing depends on getting it) */
+	(void)flock(td->fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 
