@@ -12,6 +12,7 @@
 
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_report.h"
+#include "ctl/cli/filteropts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
 #include "ctl/report/latest.h"
@@ -51,12 +52,14 @@ static int parse_top(const char *s, uint32_t *out)
 int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 {
 	struct st_report_opts opts = { .top = 10, .pid = -1 };
+	struct st_filter filter;
 	const struct st_opt *o;
 	const char *arg, *kind;
 	char latest[PATH_MAX], err[1024] = "";
 	uint32_t damaged = 0;
 	int n, ret;
 
+	st_filter_init(&filter);
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
 		int std = st_opt_standard(v, o);
 
@@ -76,8 +79,11 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 				return 2;
 		} else if (st_opt_is(o, "no-demangle")) {
 			st_demangle_names = false;
+		} else if (st_filter_opt(V, o, arg, &filter) < 0) {
+			return 2;
 		}
 	}
+	opts.filter = &filter;
 	n = argc - st_optind();
 	if (n < 1) {
 		st_err(V, "missing KIND (locks, deadlocks, malloc or io)");
@@ -107,6 +113,7 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 			st_err(V, "%s", err);
 		else if (fflush(stdout) != 0)
 			ret = 1;
+		st_filter_fini(&filter);
 		/* (3: the report was made, but parts of the trace were skipped) */
 		return ret == 0 && damaged ? 3 : ret;
 	}

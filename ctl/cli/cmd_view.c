@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ctl/cli/cmd_view.h"
+#include "ctl/cli/filteropts.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
@@ -299,6 +300,9 @@ struct view {
 	struct procs procs;
 	struct who_text who;
 	struct cls_text *cls; /* per event class */
+	struct st_filter filter; /* --pid, --tid, -e, --time-range */
+	int64_t first_ns;	 /* the trace's first event's time */
+	uint64_t events, shown;
 };
 
 static char *put_id(char *p, int32_t v)
@@ -453,8 +457,10 @@ static void print_lost(struct view *w, const struct st_lost *l)
 		l->count == 1 ? "" : "s", nb, b, ne, e);
 }
 
-/* The exit status when done (help, usage error), or -1 to go on with *dir. */
-static int parse_args(const struct st_verb *v, int argc, char **argv, const char **dir)
+/* The exit status when done (help, usage error), or -1 to go on with *dir
+ * and the filter in f. */
+static int parse_args(const struct st_verb *v, int argc, char **argv, const char **dir,
+		      struct st_filter *f)
 {
 	const struct st_opt *o;
 	const char *arg;
@@ -465,6 +471,12 @@ static int parse_args(const struct st_verb *v, int argc, char **argv, const char
 
 		if (std >= 0)
 			return std;
+		if (st_opt_is(o, "pid")) {
+			if (st_opt_pid(V, arg, &f->pid) < 0)
+				return 2;
+		} else if (st_filter_opt(V, o, arg, f) < 0) {
+			return 2;
+		}
 	}
 	n = argc - st_optind();
 	if (n < 1) {
@@ -489,14 +501,20 @@ static int run(struct view *w, struct st_reader *r)
 		int32_t k;
 
 		if (it.kind == ST_ITEM_LOST) {
-			print_lost(w, it.lost);
+			if (w->filter.pid < 0 || it.lost->pid == w->filter.pid)
+				print_lost(w, it.lost);
 			continue;
 		}
+		if (w->events++ == 0)
+			w->first_ns = ev->ns;
 		k = w->cls[ev->cls->index].name_field;
 		if (k >= 0 && procs_set(&w->procs, ev->pid, ev->fields[k].ptr, ev->fields[k].len) < 0) {
 			st_err(V, "out of memory");
 			return 1;
 		}
+		if (!st_filter_event(&w->filter, ev, w->first_ns))
+			continue;
+		w->shown++;
 		print_event(w, ev);
 		if (w->out.err)
 			break;
@@ -515,6 +533,12 @@ static int run(struct view *w, struct st_reader *r)
 		       st_reader_lost(r) == 1 ? "" : "s");
 	if (st_reader_incomplete(r))
 		st_err(V, "trace incomplete: %s", st_reader_incomplete(r));
+	if (w->events && !w->shown && st_filter_any(&w->filter)) {
+		/* (an empty listing would look like an empty trace) */
+		st_err(V, "no event of the %llu passes --pid, --tid, -e and --time-range",
+		       (unsigned long long)w->events);
+		return 1;
+	}
 	/* (every whole packet was shown: 3 says parts were not) */
 	for (uint32_t i = 0; i < st_reader_damaged(r); i++) {
 		if (st_reader_damage(r, i))
@@ -534,8 +558,10 @@ int st_cmd_view(const struct st_verb *v, int argc, char **argv)
 	struct st_reader *r;
 	const char *dir = NULL;
 	char err[1024];
-	int ret = parse_args(v, argc, argv, &dir);
+	int ret;
 
+	st_filter_init(&w.filter);
+	ret = parse_args(v, argc, argv, &dir, &w.filter);
 	if (ret >= 0)
 		return ret;
 	if (st_reader_open(&r, dir, err, sizeof(err)) < 0) {
@@ -560,5 +586,6 @@ int st_cmd_view(const struct st_verb *v, int argc, char **argv)
 	st_reader_close(r);
 	free(w.out.buf);
 	free(w.procs.v);
+	st_filter_fini(&w.filter);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "ctl/cli/cmd_record.h"
 #include "ctl/cli/cmd_report.h"
 #include "ctl/cli/cmd_view.h"
+#include "ctl/cli/filteropts.h"
 #include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
 
@@ -228,6 +229,7 @@ static const struct st_opt report_opts[] = {
 	  NULL },
 	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
+	ST_FILTER_OPTS
 	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
 	{ "no-demangle", 0, NULL,
 	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },
@@ -247,6 +249,8 @@ static const struct st_opt export_opts[] = {
 };
 
 static const struct st_opt view_opts[] = {
+	{ "pid", 'p', "PID", "only this process's events", NULL },
+	ST_FILTER_OPTS
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -8,6 +8,7 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/common/tracevalues.h"
+#include "ctl/report/filter.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/symbols.h"
@@ -62,6 +63,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	uint32_t process_index = UINT32_MAX, end_index = UINT32_MAX;
 	/* (per class: whether it is of opts->family) */
 	bool *family = NULL, saw_family = !opts->family, saw_pid = opts->pid < 0;
+	bool saw_filtered = !opts->filter || !st_filter_any(opts->filter);
 	int name_field = -1, exited_field = -1, threads_field = -1;
 	struct st_reader *r;
 	struct st_item it;
@@ -131,12 +133,16 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		if (opts->pid >= 0 && ev->pid != opts->pid)
 			continue;
 		saw_pid = true;
-		if (family && !saw_family && ev->cls->index < meta->nevents)
-			saw_family = family[ev->cls->index];
+		/* (how a process ended is said whatever the filter shows) */
 		if (ev->cls->index == end_index && note_end(pass, ev, exited_field, threads_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
+		if (opts->filter && !st_filter_event(opts->filter, ev, pass->first_ns))
+			continue;
+		saw_filtered = true;
+		if (family && !saw_family && ev->cls->index < meta->nevents)
+			saw_family = family[ev->cls->index];
 		if (fn(ctx, ev) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -149,6 +155,11 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	} else if (!saw_pid) {
 		snprintf(err, errlen, "--pid %" PRId32 ": no event of that process in %s", opts->pid,
 			 opts->dir);
+		ret = -1;
+	} else if (!saw_filtered) {
+		snprintf(err, errlen, "no event of %s passes --tid, -e and --time-range (the trace "
+			 "spans %.9g s)", opts->dir,
+			 (double)(pass->last_ns - pass->first_ns) / 1e9);
 		ret = -1;
 	} else if (!saw_family && st_reader_damaged(r)) {
 		/* (none could be read: the damage is the answer) */

@@ -16,6 +16,7 @@
 #include "ctl/reader/reader.h"
 
 struct st_syms;
+struct st_filter;
 
 struct st_report_opts {
 	const char *dir;
@@ -30,6 +31,9 @@ struct st_report_opts {
 	/* if not NULL: set to the parts of the trace skipped as damaged (the
 	 * caller's exit status says so) */
 	uint32_t *damaged;
+	/* if not NULL: only the events it passes (--tid, -e, --time-range;
+	 * filter.h), beside pid above */
+	struct st_filter *filter;
 };
 
 struct st_proc_name {
