@@ -123,6 +123,18 @@ static void site_text(struct ctx *c, int32_t pid, uint64_t ip, char *buf, size_t
 	st_site_text(c->pass.syms, pid, ip, buf, n);
 }
 
+/* " (name)" of lock l when a variable of its process holds it (a static
+ * or global lock), escaped: the objects' names are the process's; "". */
+static void lock_name_text(struct ctx *c, const struct st_lock *l, char *buf, size_t n)
+{
+	const char *name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
+	char esc[ST_ESC_SIZE(160)];
+
+	buf[0] = '\0';
+	if (name)
+		snprintf(buf, n, " (%s)", st_esc(esc, sizeof(esc), name));
+}
+
 static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
 {
 	st_site_json(c->pass.syms, pid, ip, o);
@@ -138,13 +150,14 @@ static uint64_t mean(uint64_t total, uint64_t n)
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
-	char site[512], a[32], b[32], d[32], e[32], f[32];
+	char site[512], name[ST_ESC_SIZE(160) + 4], a[32], b[32], d[32], e[32], f[32];
 	const struct st_lock_site **sites;
 	uint32_t nsites;
 
 	site_text(c, l->pid, l->first_ip, site, sizeof(site));
-	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 ", pid %" PRId32 " (%s)\n", rank, st_lock_kind_name(l->kind),
-		l->addr, l->pid, st_pass_name_text(&c->pass, l->pid));
+	lock_name_text(c, l, name, sizeof(name));
+	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 "%s, pid %" PRId32 " (%s)\n", rank,
+		st_lock_kind_name(l->kind), l->addr, name, l->pid, st_pass_name_text(&c->pass, l->pid));
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
 	fprintf(o, "    %s %" PRIu64 ", contended %" PRIu64 " (%.1f%%)",
 		l->kind == ST_LK_COND ? "waits" : "acquired", l->acquired, l->contended,
@@ -316,12 +329,19 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
 	const struct st_lock_site **sites;
+	const char *name;
 	uint32_t nsites;
 
 	fprintf(o, "{\"pid\": %" PRId32 ", \"process\": ", l->pid);
 	st_json_write(o, st_pass_name(&c->pass, l->pid));
-	fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"%s\": ",
-		st_lock_kind_name(l->kind), l->addr, l->from_init ? "initialised_at" : "first_used_at");
+	fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"name\": ",
+		st_lock_kind_name(l->kind), l->addr);
+	name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
+	if (name)
+		st_json_write(o, name);
+	else
+		fputs("null", o);
+	fprintf(o, ", \"%s\": ", l->from_init ? "initialised_at" : "first_used_at");
 	site_json(c, o, l->pid, l->first_ip);
 	fprintf(o,
 		", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"failed\": %" PRIu64
@@ -520,7 +540,7 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 {
 	uint32_t n, shown = 0, waiting = 0;
 	uint32_t *v = ranked(c, false, &n);
-	char site[512], a[32];
+	char site[512], name[ST_ESC_SIZE(160) + 4], a[32];
 
 	st_pass_end_warnings(&c->pass, prefix, o);
 	gaps_text(c, o, prefix);
@@ -535,9 +555,10 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 			fprintf(o, "%slocks threads waited for (shimtrace report locks %s):\n", prefix,
 				c->pass.dir);
 		site_text(c, l->pid, l->first_ip, site, sizeof(site));
-		fprintf(o, "%s  %8s  %" PRIu64 " of %" PRIu64 " waited  %s 0x%" PRIx64 " (%s)\n", prefix,
-			st_fmt_ns(l->wait_total, a, sizeof(a)), l->contended, l->acquired,
-			st_lock_kind_name(l->kind), l->addr, site);
+		lock_name_text(c, l, name, sizeof(name));
+		fprintf(o, "%s  %8s  %" PRIu64 " of %" PRIu64 " waited  %s 0x%" PRIx64 "%s (%s)\n",
+			prefix, st_fmt_ns(l->wait_total, a, sizeof(a)), l->contended, l->acquired,
+			st_lock_kind_name(l->kind), l->addr, name, site);
 	}
 	if (waiting)
 		fprintf(o, "%s%" PRIu32 " thread%s still waiting for a lock when the trace ends "

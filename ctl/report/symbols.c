@@ -385,6 +385,31 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
 	}
 }
 
+const char *st_syms_data_name(struct st_syms *s, int32_t pid, uint64_t addr)
+{
+	struct mapping *m = holding(s, pid, addr);
+	struct object *o;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!m)
+		return NULL;
+	o = m->obj ? m->obj : (m->obj = object_of(s, m));
+	if (!o)
+		return NULL;
+	if (o->state == 0)
+		o->state = open_object(o) == 0 ? 1 : -1;
+	if (o->state < 0)
+		return NULL;
+	name = dwfl_module_addrinfo(o->mod, m->pic ? addr - m->base : addr, &off, &sym, NULL, NULL,
+				    NULL);
+	/* (a variable that holds the address, not the one before it) */
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || off >= sym.st_size)
+		return NULL;
+	return st_demangle(&s->dm, name);
+}
+
 void st_site_format(const struct st_site *site, char *buf, size_t n)
 {
 	char tail[32];

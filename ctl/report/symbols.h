@@ -43,6 +43,11 @@ int st_syms_event(struct st_syms *s, const struct st_event *ev);
  * live as long as s. */
 void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out);
 
+/* The variable at addr in process pid, from the symbol table of the
+ * object that holds it (a lock defined static or global: "shared_lock");
+ * NULL when none does (a lock in the heap, or on a stack). */
+const char *st_syms_data_name(struct st_syms *s, int32_t pid, uint64_t addr);
+
 /* "function (file:line)", "function (object)", "object+0xoffset" or
  * "0xip" into buf, names escaped (ctl/common/escape.h). */
 void st_site_format(const struct st_site *site, char *buf, size_t n);
