@@ -3,11 +3,13 @@
  * directory DIR: writes 3 x 1000 bytes to DIR/big and reads them back in
  * two reads of 1500 (LINE: big-read), writes 5 x 10 bytes to DIR/small
  * through a dup of its descriptor, sends 7 bytes through a pipe and reads
- * them, and fails a read on a closed descriptor.
+ * them, fails a read on a closed descriptor, and writes 20 bytes to a
+ * temporary file made by mkostemp (DIR/tmpXXXXXX) and reads them back.
  * usage: ioload DIR
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,5 +45,11 @@ int main(int argc, char **argv)
 	close(p[0]);
 	close(p[1]);
 	printf("read closed: %zd\n", read(d, buf, 1));
+	snprintf(path, sizeof(path), "%s/tmpXXXXXX", argv[1]);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, 20) != 20 || lseek(fd, 0, SEEK_SET) != 0 ||
+	    read(fd, buf, 20) != 20)
+		return 1;
+	close(fd);
 	return 0;
 }
