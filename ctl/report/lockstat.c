@@ -280,6 +280,20 @@ int st_lockstat_gap(void *arg, const struct st_lost *gap)
 	return 0;
 }
 
+void st_lockstat_finish(struct st_lockstat *ls)
+{
+	for (uint32_t k = 0; k < ls->nthreads; k++) {
+		const struct st_lock_thread *t = &ls->threads[k];
+		struct st_lock *l = &ls->locks[t->wait_lock];
+
+		if (t->waiting && l->kind == ST_LK_COND) {
+			l->idle_waits++;
+			l->open_total += st_ns_since(t->wait_since, ls->end_ns);
+			(void)note_tid(l, t->tid); /* (out of memory: one thread less said) */
+		}
+	}
+}
+
 uint64_t st_lockstat_open_holds(const struct st_lockstat *ls)
 {
 	uint64_t n = 0;
@@ -412,8 +426,12 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		t->waiting = false;
 		ls->locks[li].acquired++;
 		ls->locks[li].contended++;
-		if (!taken(res))
+		if (!taken(res)) {
+			/* (a timed wait that expired: no work came) */
 			ls->locks[li].failed++;
+			ls->locks[li].idle_waits++;
+			ls->locks[li].idle_total += w;
+		}
 		if (note_tid(&ls->locks[li], ev->tid) < 0 || count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
 			return -1;
 		/* ... and taken again when the wait ends */

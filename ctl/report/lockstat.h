@@ -42,6 +42,11 @@ struct st_lock {
 	uint64_t busy_tries;
 	uint64_t wait_total, wait_max, waits;
 	uint64_t hold_total, hold_max, holds;
+	/* a condition variable's idle waits: those that timed out (no work
+	 * came; of the waits above, idle_total of their time), and those
+	 * still going at the end (once st_lockstat_finish ran; open_total of
+	 * time, not in wait_total); the others were woken, for work */
+	uint64_t idle_waits, idle_total, open_total;
 	uint32_t *hist; /* ST_HIST_BUCKETS, for the contended waits */
 	int32_t *tids;	/* threads that took it */
 	uint32_t ntids, tids_cap;
@@ -124,6 +129,9 @@ int st_lockstat_event(void *ls, const struct st_event *ev);
 /* A gap, in its place among the events (see above); -1 when out of
  * memory. */
 int st_lockstat_gap(void *ls, const struct st_lost *gap);
+/* At the end of the trace: the condition waits still going count as idle
+ * (see st_lock), for as long as they went on. */
+void st_lockstat_finish(struct st_lockstat *ls);
 /* The holds still open at the end of the trace (no unlock in it). */
 uint64_t st_lockstat_open_holds(const struct st_lockstat *ls);
 

@@ -44,6 +44,10 @@ static uint64_t sort_key(const struct st_lock *l, const char *by)
 		return l->hold_total;
 	if (strcmp(by, "max") == 0)
 		return l->wait_max;
+	/* (a condition variable by its waits that were woken for work: an
+	 * idle thread's wait is no cost) */
+	if (l->kind == ST_LK_COND)
+		return l->wait_total - (l->idle_total < l->wait_total ? l->idle_total : l->wait_total);
 	return l->wait_total;
 }
 
@@ -94,7 +98,8 @@ static uint32_t *ranked(const struct ctx *c, bool conds, uint32_t *n)
 	for (uint32_t i = 0; i < c->ls.nlocks; i++) {
 		const struct st_lock *l = &c->ls.locks[i];
 
-		if ((l->kind == ST_LK_COND) == conds && (l->acquired || l->waits || l->failed))
+		if ((l->kind == ST_LK_COND) == conds &&
+		    (l->acquired || l->waits || l->failed || l->idle_waits))
 			v[(*n)++] = i;
 	}
 	sort_by = c->opts->sort ? c->opts->sort : "wait";
@@ -147,6 +152,22 @@ static uint64_t mean(uint64_t total, uint64_t n)
 
 /* ---- text ---- */
 
+/* A condition variable's waits: woken for work, and idle (timed out, or
+ * still waiting at the end), each with its time. */
+static void cond_text(const struct st_lock *l, FILE *o)
+{
+	uint64_t timed_out = l->idle_total < l->wait_total ? l->idle_total : l->wait_total;
+	char a[32], b[32];
+
+	fprintf(o,
+		"    waits %" PRIu64 ": %" PRIu64 " woken for work, %s in all; %" PRIu64
+		" idle (timed out, or still waiting at the end), %s; %" PRIu32 " thread%s\n",
+		l->acquired + (l->idle_waits > l->failed ? l->idle_waits - l->failed : 0),
+		l->acquired - (l->failed < l->acquired ? l->failed : l->acquired),
+		st_fmt_ns(l->wait_total - timed_out, a, sizeof(a)), l->idle_waits,
+		st_fmt_ns(timed_out + l->open_total, b, sizeof(b)), l->ntids, l->ntids == 1 ? "" : "s");
+}
+
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
@@ -159,15 +180,19 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 "%s, pid %" PRId32 " (%s)\n", rank,
 		st_lock_kind_name(l->kind), l->addr, name, l->pid, st_pass_name_text(&c->pass, l->pid));
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
-	fprintf(o, "    %s %" PRIu64 ", contended %" PRIu64 " (%.1f%%)",
-		l->kind == ST_LK_COND ? "waits" : "acquired", l->acquired, l->contended,
-		l->acquired ? 100.0 * (double)l->contended / (double)l->acquired : 0.0);
-	if (l->failed)
-		fprintf(o, ", %" PRIu64 " failed", l->failed);
-	if (l->busy_tries)
-		fprintf(o, ", %" PRIu64 " busy tries", l->busy_tries);
-	fprintf(o, ", %" PRIu32 " thread%s\n", l->ntids, l->ntids == 1 ? "" : "s");
-	if (l->waits)
+	if (l->kind == ST_LK_COND) {
+		cond_text(l, o);
+	} else {
+		fprintf(o, "    acquired %" PRIu64 ", contended %" PRIu64 " (%.1f%%)", l->acquired,
+			l->contended,
+			l->acquired ? 100.0 * (double)l->contended / (double)l->acquired : 0.0);
+		if (l->failed)
+			fprintf(o, ", %" PRIu64 " failed", l->failed);
+		if (l->busy_tries)
+			fprintf(o, ", %" PRIu64 " busy tries", l->busy_tries);
+		fprintf(o, ", %" PRIu32 " thread%s\n", l->ntids, l->ntids == 1 ? "" : "s");
+	}
+	if (l->waits && l->kind != ST_LK_COND)
 		fprintf(o, "    wait  total %s  mean %s  p50 %s  p99 %s  max %s\n",
 			st_fmt_ns(l->wait_total, a, sizeof(a)),
 			st_fmt_ns(mean(l->wait_total, l->waits), b, sizeof(b)),
@@ -304,7 +329,10 @@ static void locks_text(struct ctx *c, FILE *o)
 		fprintf(o, "    (%" PRIu32 " more locks: --top 0 shows all)\n", n - top);
 	if (nc)
 		fprintf(o, "\ncondition variables, by %s:\n",
-			strcmp(sort_by, "wait") == 0 ? "total wait" : sort_by);
+			strcmp(sort_by, "wait") == 0
+				? "time waited for work (a wait woken by a signal; idle waits, timed "
+				  "out or still going at the end, are shown apart)"
+				: sort_by);
 	for (uint32_t i = 0; conds && i < nc && (!top || i < top); i++)
 		lock_text(c, o, i + 1, conds[i]);
 	if (top && nc > top)
@@ -352,6 +380,15 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 		", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
 		l->waits, l->wait_total, mean(l->wait_total, l->waits), st_lock_percentile(l, 0.5),
 		st_lock_percentile(l, 0.99), l->wait_max);
+	if (l->kind == ST_LK_COND) {
+		uint64_t timed_out = l->idle_total < l->wait_total ? l->idle_total : l->wait_total;
+
+		fprintf(o,
+			", \"woken\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			"}, \"idle\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 "}",
+			l->acquired - (l->failed < l->acquired ? l->failed : l->acquired),
+			l->wait_total - timed_out, l->idle_waits, timed_out + l->open_total);
+	}
 	fprintf(o,
 		", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
 		", \"max\": %" PRIu64 "}, \"waited_at\": [",
@@ -490,6 +527,7 @@ static int collect(struct ctx *c, char *err, size_t errlen)
 	st_lockstat_init(&c->ls);
 	if (st_report_pass(c->opts, st_lockstat_event, st_lockstat_gap, &c->ls, &c->pass, err, errlen) < 0)
 		return -1;
+	st_lockstat_finish(&c->ls);
 	c->ncycles = st_lock_cycles(&c->ls, &c->cycles, &c->more_cycles);
 	if (c->ncycles < 0) {
 		snprintf(err, errlen, "out of memory");

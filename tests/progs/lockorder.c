@@ -16,6 +16,9 @@
  *   lockorder handover N one thread goes hand over hand through 3 locks,
  *                        N times: takes the next, then lets the last go
  *                        (holds that overlap without nesting)
+ *   lockorder conds      a background thread whose timed condition waits
+ *                        expire 6 times, 50 ms each (idle), and a consumer
+ *                        woken 50 times by a producer (waits for work)
  *   lockorder idle       two workers park in a condition wait for work
  *                        that never comes; the program exits 0 meanwhile
  *   lockorder deadlock   two threads deadlock for real; prints "blocked"
@@ -142,6 +145,43 @@ static void *idle_worker(void *arg)
 	return NULL;
 }
 
+static pthread_cond_t tick = PTHREAD_COND_INITIALIZER, ready = PTHREAD_COND_INITIALIZER;
+static int items;
+
+/* Waits on tick, which nobody signals: each wait times out. */
+static void *ticker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&c);
+	for (int i = 0; i < 6; i++) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 50000000;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&tick, &c, &t); /* LINE: tick-wait */
+	}
+	pthread_mutex_unlock(&c);
+	return NULL;
+}
+
+/* Takes 50 items, waiting for each. */
+static void *consumer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 50; i++) {
+		pthread_mutex_lock(&d);
+		while (!items)
+			pthread_cond_wait(&ready, &d); /* LINE: ready-wait */
+		items--;
+		pthread_mutex_unlock(&d);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -187,6 +227,20 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(ring[i % 3]);
 		}
 		pthread_mutex_unlock(ring[n % 3]);
+	} else if (strcmp(mode, "conds") == 0) {
+		pthread_create(&t[0], NULL, ticker, NULL);
+		pthread_create(&t[1], NULL, consumer, NULL);
+		for (int i = 0; i < 50; i++) {
+			struct timespec pause = { 0, 2000000 };
+
+			nanosleep(&pause, NULL);
+			pthread_mutex_lock(&d);
+			items++;
+			pthread_cond_signal(&ready);
+			pthread_mutex_unlock(&d);
+		}
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
 	} else if (strcmp(mode, "idle") == 0) {
 		pthread_create(&t[0], NULL, idle_worker, NULL);
 		pthread_create(&t[1], NULL, idle_worker, NULL);
@@ -209,7 +263,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pthread_join(t[0], NULL);
 	} else {
-		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|idle|nested N|handover N\n");
+		fprintf(stderr, "usage: lockorder inverse|ordered|hot|deadlock|idle|conds|nested N|handover N\n");
 		return 2;
 	}
 	printf("done %s\n", mode);
