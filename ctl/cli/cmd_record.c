@@ -594,14 +594,61 @@ static void on_child(struct st_loop *l, void *arg, uint32_t events)
 	st_watch_del(l, &r->child_watch);
 }
 
+/* Processes listed one per line; the others (a shell script's many short
+ * commands) are folded into one line, but for any that lost events. */
+#define SUMMARY_ROWS 10
+
+/* Process i's line and those of the images it exec'd ("  exec NAME"),
+ * the name column w wide; its corrupt bytes added to *corrupt. */
+static void summary_process(const struct st_session *ses, uint32_t i, int w, uint64_t *corrupt)
+{
+	const struct st_session_stats *st = &ses->stats[i];
+
+	for (uint32_t k = i; k < ses->nstats; k++) {
+		const struct st_session_stats *im = &ses->stats[k];
+		char name[ST_ESC_SIZE(sizeof(im->name)) + 8], pid[16] = "";
+
+		if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
+			continue;
+		if (k == i)
+			snprintf(pid, sizeof(pid), "%d", im->pid);
+		/* (what the process says of itself: escaped) */
+		snprintf(name, sizeof(name), "%s", k == i ? "" : "  exec ");
+		st_esc_cat(name, sizeof(name), im->name);
+		fprintf(stderr, "shimtrace record: %-8s %-*s %12llu %10llu%s\n", pid, w, name,
+			(unsigned long long)im->events, (unsigned long long)(im->lost + im->write_lost),
+			im->corrupt_bytes ? "  (corrupt data dropped)" : "");
+		*corrupt += im->corrupt_bytes;
+	}
+}
+
+/* The width of the process names of the summary, escaped: 16 to 40. */
+static int summary_width(const struct st_session *ses)
+{
+	int w = 16;
+
+	for (uint32_t i = 0; i < ses->nstats; i++) {
+		char name[ST_ESC_SIZE(sizeof(ses->stats[i].name)) + 8];
+		int n;
+
+		snprintf(name, sizeof(name), "%s", st_session_stats_exec(ses, i) ? "  exec " : "");
+		st_esc_cat(name, sizeof(name), ses->stats[i].name);
+		n = (int)strlen(name);
+		w = n > w ? n : w;
+	}
+	return w < 40 ? w : 40;
+}
+
 static void summary(struct st_daemon *d, struct st_session *ses)
 {
-	uint64_t corrupt = 0;
+	uint64_t corrupt = 0, more_events = 0, more_lost = 0;
+	uint32_t shown = 0, more = 0;
 	struct st_session_totals t;
 	char size[32], buffers[256], losses[1024], memory[512];
 	char dir[ST_ESC_SIZE(sizeof(ses->trace.dir))];
+	int w = summary_width(ses);
 
-	fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10s\n", "pid", "process", "events",
+	fprintf(stderr, "shimtrace record: %-8s %-*s %12s %10s\n", "pid", w, "process", "events",
 		"lost");
 	/* each process, then the images it exec'd, as "exec NAME" */
 	for (uint32_t i = 0; i < ses->nstats; i++) {
@@ -613,30 +660,33 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 		 * the user's processes': said when there are some) */
 		if (st->pid == 0) {
 			if (st->lost + st->write_lost + st->corrupt_bytes)
-				fprintf(stderr, "shimtrace record: %-8s %-16s %12s %10llu%s\n", "-",
+				fprintf(stderr, "shimtrace record: %-8s %-*s %12s %10llu%s\n", "-", w,
 					"(user buffers)", "-",
 					(unsigned long long)(st->lost + st->write_lost),
 					st->corrupt_bytes ? "  (corrupt data dropped)" : "");
 			corrupt += st->corrupt_bytes;
 			continue;
 		}
-		for (uint32_t k = i; k < ses->nstats; k++) {
-			const struct st_session_stats *im = &ses->stats[k];
-			char name[ST_ESC_SIZE(sizeof(im->name)) + 8], pid[16] = "";
-
-			if (k != i && (im->pid != st->pid || im->ppid != st->ppid))
-				continue;
-			if (k == i)
-				snprintf(pid, sizeof(pid), "%d", im->pid);
-			/* (what the process says of itself: escaped) */
-			snprintf(name, sizeof(name), "%s", k == i ? "" : "  exec ");
-			st_esc_cat(name, sizeof(name), im->name);
-			fprintf(stderr, "shimtrace record: %-8s %-16s %12llu %10llu%s\n", pid, name,
-				(unsigned long long)im->events,
-				(unsigned long long)(im->lost + im->write_lost),
-				im->corrupt_bytes ? "  (corrupt data dropped)" : "");
-			corrupt += im->corrupt_bytes;
+		if (shown < SUMMARY_ROWS || st->lost + st->write_lost + st->corrupt_bytes) {
+			summary_process(ses, i, w, &corrupt);
+			shown++;
+			continue;
 		}
+		for (uint32_t k = i; k < ses->nstats; k++)
+			if (k == i || (ses->stats[k].pid == st->pid && ses->stats[k].ppid == st->ppid)) {
+				more_events += ses->stats[k].events;
+				more_lost += ses->stats[k].lost + ses->stats[k].write_lost;
+			}
+		more++;
+	}
+	if (more) {
+		char folded[48];
+
+		snprintf(folded, sizeof(folded), "%u more process%s", more, more == 1 ? "" : "es");
+		fprintf(stderr,
+			"shimtrace record: %-8s %-*s %12llu %10llu  (shimtrace view --pid PID shows "
+			"one)\n",
+			"", w, folded, (unsigned long long)more_events, (unsigned long long)more_lost);
 	}
 	st_session_totals(ses, &t);
 	st_size_approx(__atomic_load_n(&ses->trace.wloss.bytes, __ATOMIC_RELAXED), size, sizeof(size));
