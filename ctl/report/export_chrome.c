@@ -36,6 +36,7 @@
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/pass.h"
+#include "ctl/report/site.h"
 #include "wrappers/meanings-gen.h"
 
 /* What an event class becomes. */
@@ -52,6 +53,7 @@ struct hold {
 	int64_t since;
 	char what[80];
 	uint64_t id; /* its track: of its thread and lock */
+	uint64_t ip; /* where the lock was taken */
 };
 
 struct exp {
@@ -69,6 +71,10 @@ struct exp {
 	uint32_t ntracks;
 	struct st_gapscope gapscope;
 	uint64_t holds_cut; /* open when a gap came: not written */
+	/* call sites as text, each made once: (pid, ip) -> site_texts[] */
+	struct st_map sites;
+	char **site_texts;
+	uint32_t nsites, sites_cap;
 	int64_t t0;
 	bool started, first;
 	uint64_t written;
@@ -150,7 +156,39 @@ static void begin_record(struct exp *x)
 	x->written++;
 }
 
-/* The fields of ev as JSON members. */
+/* The call site ip of process pid as a report shows it ("function
+ * (file:line)"), made once; NULL when out of memory. */
+static const char *site_of(struct exp *x, int32_t pid, uint64_t ip)
+{
+	int64_t i = st_map_get(&x->sites, (uint64_t)(uint32_t)pid, ip);
+	char text[512];
+	char *s;
+
+	if (i >= 0)
+		return x->site_texts[i];
+	st_site_text(x->pass->syms, pid, ip, text, sizeof(text));
+	s = strdup(text);
+	if (!s || st_grow(&x->site_texts, &x->sites_cap, x->nsites, sizeof(*x->site_texts)) < 0 ||
+	    st_map_put(&x->sites, (uint64_t)(uint32_t)pid, ip, x->nsites) < 0) {
+		free(s);
+		return NULL;
+	}
+	x->site_texts[x->nsites++] = s;
+	return s;
+}
+
+/* ", "at": SITE" of ip in pid, when there is one. */
+static void at(struct exp *x, int32_t pid, uint64_t ip)
+{
+	const char *s = ip ? site_of(x, pid, ip) : NULL;
+
+	if (s) {
+		fputs(", \"at\": ", x->o);
+		st_json_write(x->o, s);
+	}
+}
+
+/* The fields of ev as JSON members, and where it was called ("at"). */
 static void args(struct exp *x, const struct st_event *ev)
 {
 	const struct st_plan *p = &ev->cls->fields;
@@ -173,6 +211,7 @@ static void args(struct exp *x, const struct st_event *ev)
 		else
 			fputs("null", x->o);
 	}
+	at(x, ev->pid, ev->ip);
 	fputs("}", x->o);
 }
 
@@ -227,10 +266,13 @@ static void hold_span(struct exp *x, const struct st_event *ev, const struct hol
 			", \"ts\": ",
 			h->id, ev->pid, ev->tid);
 		put_ts(x, i ? ev->ns : h->since);
-		if (i)
+		if (i) {
 			fputs("}", x->o);
-		else
-			fprintf(x->o, ", \"args\": {\"tid\": %" PRId32 "}}", ev->tid);
+		} else {
+			fprintf(x->o, ", \"args\": {\"tid\": %" PRId32, ev->tid);
+			at(x, ev->pid, h->ip);
+			fputs("}}", x->o);
+		}
 	}
 }
 
@@ -261,6 +303,7 @@ static int on_hold(struct exp *x, const struct st_event *ev, const struct ccls *
 			return -1;
 	}
 	x->holds[h].id = (uint64_t)track;
+	x->holds[h].ip = ev->ip;
 	return st_map_put(&x->held, key, addr, h);
 }
 
@@ -443,6 +486,10 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	st_map_free(&x.held);
 	st_map_free(&x.named);
 	st_map_free(&x.tracks);
+	for (uint32_t i = 0; i < x.nsites; i++)
+		free(x.site_texts[i]);
+	free(x.site_texts);
+	st_map_free(&x.sites);
 	st_gapscope_free(&x.gapscope);
 	st_pass_fini(&pass);
 	return ret;
