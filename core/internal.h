@@ -140,8 +140,7 @@ struct st__pc {
 	uint32_t chunk_shift; /* the pool's */
 	/* Discard mode: the CPU's buffer was full at cur, and the event lost;
 	 * the next events count their loss at once while it stays so
-	 * (st__percpu_full, percpu.c). Then only gen, live_gen, slot, cur,
-	 * cpu and pool hold. */
+	 * (st__percpu_full, percpu.c) */
 	bool full;
 	struct st__pool *pool;
 };

@@ -184,23 +184,6 @@ static enum opened open_next(struct st__pool *p, struct st_abi_slot *slot, uint3
 	return OPENED;
 }
 
-/* Caches in c that CPU cpu's buffer (slot) of pool p was full at cur. */
-static void mark_full(struct st__pc *c, struct st__pool *p, struct st_abi_slot *slot, uint32_t cpu,
-		      uint64_t cur)
-{
-	c->mask = 0; /* (until whole) */
-	st_barrier();
-	c->gen = p->writers[cpu].generation;
-	c->live_gen = p->writers[cpu].live_generation;
-	c->slot = slot;
-	c->cur = cur;
-	c->cpu = cpu;
-	c->pool = p;
-	c->full = true;
-	st_barrier();
-	c->mask = 1u << p->session;
-}
-
 bool st__percpu_full(struct st__thread *t)
 {
 	struct st__pc *c = &t->pc;
@@ -245,13 +228,6 @@ static bool move_on(struct st__pool *p, struct st__thread *t, struct st_abi_slot
 
 	if (open_next(p, slot, cpu, cur, ts) != FULL)
 		return true;
-	/* (discard mode, no wait: the thread's next events on this CPU count
-	 * their loss at once while the buffer stays full) */
-	if (!p->block_ms && !nested) {
-		mark_full(&t->pc, p, slot, cpu, cur);
-		st__percpu_lost(p, false);
-		return false;
-	}
 	if (p->block_ms && !nested) {
 		int saved_errno = errno;
 
@@ -262,8 +238,14 @@ static bool move_on(struct st__pool *p, struct st__thread *t, struct st_abi_slot
 		*tries = 0;
 		return true;
 	}
-	if (r == ST_WAIT_LOST)
+	if (r == ST_WAIT_LOST) {
+		/* (discard mode, no wait: the thread's next events on this CPU
+		 * count their loss at once while the buffer stays full) */
+		if (!p->block_ms && !nested)
+			st__pc_fill(&t->pc, p, cpu, cur, (uint32_t)(cur % p->sb_count),
+				    t->tid ^ (int32_t)p->key_xor, true);
 		st__percpu_lost(p, false);
+	}
 	return false;
 }
 

@@ -160,6 +160,35 @@ st__percpu_put(const struct st__pc *c, struct rseq *rs, uint32_t cpu, const uint
 }
 
 /*
+ * Fills c with the place of CPU cpu's buffer in pool p, whose open
+ * sub-buffer is cur (index idx), for the thread of the given key; full:
+ * that buffer was found full (discard mode). Whole before it says its
+ * session (mask), for a signal handler that reads it between events.
+ */
+static inline void st__pc_fill(struct st__pc *c, struct st__pool *p, uint32_t cpu, uint64_t cur,
+			       uint32_t idx, int32_t key, bool full)
+{
+	struct st__writer *w = &p->writers[cpu];
+
+	c->mask = 0; /* (until whole) */
+	st_barrier();
+	c->gen = w->generation;
+	c->live_gen = w->live_generation;
+	c->pool = p;
+	c->slot = w->slot;
+	c->ctl = &w->slot->sb[idx];
+	c->data = w->data + st_abi_subbuf_offset(p->sb_size, idx);
+	c->cur = cur;
+	c->cpu = cpu;
+	c->key = key;
+	c->room = p->sb_size - ST_PAYLOAD_SLACK;
+	c->chunk_shift = p->chunk_shift;
+	c->full = full;
+	st_barrier();
+	c->mask = 1u << p->session;
+}
+
+/*
  * The common record through a lookup of the CPU's buffer in pool p: its
  * place is cached in t->pc for the thread's next events (t NULL: in a
  * signal handler that interrupted an event, which must not tear the cache
@@ -186,21 +215,7 @@ st__percpu_write_common(struct st__pool *p, struct st__thread *t, int32_t key,
 	    st_load_relaxed(&w->slot->sb[idx].seq) != cur + 1)
 		return false;
 	/* (the commit compares cur: a switch since makes it fail) */
-	c->mask = 0; /* (until whole) */
-	st_barrier();
-	c->gen = w->generation;
-	c->live_gen = w->live_generation;
-	c->slot = w->slot;
-	c->ctl = &w->slot->sb[idx];
-	c->data = w->data + st_abi_subbuf_offset(p->sb_size, idx);
-	c->cur = cur;
-	c->cpu = cpu;
-	c->key = key;
-	c->room = p->sb_size - ST_PAYLOAD_SLACK;
-	c->chunk_shift = p->chunk_shift;
-	c->full = false;
-	st_barrier();
-	c->mask = 1u << p->session;
+	st__pc_fill(c, p, cpu, cur, idx, key, false);
 	if (st__percpu_put(c, rs, cpu, mask_word, mw, id, ts, site, payload, len))
 		return true;
 	/* (the general loop may switch the sub-buffer: looked up again) */
