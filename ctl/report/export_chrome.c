@@ -31,7 +31,6 @@
 #include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
 #include "ctl/report/export_chrome.h"
-#include "ctl/report/gapscope.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
@@ -69,7 +68,6 @@ struct exp {
 	struct st_map named; /* (pid, tid) -> 1: names written */
 	struct st_map tracks; /* (pid << 32 | tid, lock) -> its async track's id */
 	uint32_t ntracks;
-	struct st_gapscope gapscope;
 	uint64_t holds_cut; /* open when a gap came: not written */
 	/* call sites as text, each made once: (pid, ip) -> site_texts[] */
 	struct st_map sites;
@@ -324,7 +322,7 @@ static int on_event(void *arg, const struct st_event *ev)
 	int64_t h;
 	char name[96];
 
-	if (!k || st_gapscope_event(&x->gapscope, ev) < 0)
+	if (!k)
 		return -1;
 	if (k->shape == S_SKIP)
 		return 0;
@@ -378,11 +376,11 @@ static int on_event(void *arg, const struct st_event *ev)
 }
 
 /* A gap: the holds of the threads it touches end, unwritten. */
-static int on_gap(void *arg, const struct st_lost *gap)
+static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
 {
 	struct exp *x = arg;
-	int32_t pid = st_gapscope_pid(&x->gapscope, gap);
 
+	(void)gap;
 	for (uint32_t i = 0; i < x->held.size; i++) {
 		struct st_map_slot *m = &x->held.v[i];
 
@@ -490,7 +488,6 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 		free(x.site_texts[i]);
 	free(x.site_texts);
 	st_map_free(&x.sites);
-	st_gapscope_free(&x.gapscope);
 	st_pass_fini(&pass);
 	return ret;
 }

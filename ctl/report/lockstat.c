@@ -58,7 +58,6 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
-	st_gapscope_free(&ls->gapscope);
 	st_map_free(&ls->lock_ix);
 	st_map_free(&ls->site_ix);
 	st_map_free(&ls->thread_ix);
@@ -268,11 +267,11 @@ static void start_over(struct st_lockstat *ls, struct st_lock_thread *t)
 	t->waiting = false;
 }
 
-int st_lockstat_gap(void *arg, const struct st_lost *gap)
+int st_lockstat_gap(void *arg, const struct st_lost *gap, int32_t pid)
 {
 	struct st_lockstat *ls = arg;
-	int32_t pid = st_gapscope_pid(&ls->gapscope, gap);
 
+	(void)gap;
 	ls->gaps++;
 	for (uint32_t k = 0; k < ls->nthreads; k++)
 		if (pid < 0 || ls->threads[k].pid == pid)
@@ -352,8 +351,6 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	if (!k)
 		return -1;
 	ls->end_ns = ev->ns;
-	if (st_gapscope_event(&ls->gapscope, ev) < 0)
-		return -1;
 	if (k->action == A_NONE)
 		return 0;
 	addr = ev->fields[k->addr].u;

@@ -25,7 +25,6 @@
 #include <stdint.h>
 
 #include "ctl/reader/reader.h"
-#include "ctl/report/gapscope.h"
 #include "ctl/report/map.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
@@ -113,7 +112,6 @@ struct st_lockstat {
 	struct st_lock_cls *cls;
 	uint32_t ncls;
 	int64_t end_ns; /* the trace's last event */
-	struct st_gapscope gapscope; /* the processes a gap touches */
 	/* the gaps (lost events) met, and what the threads that started over
 	 * at them had: holds and waits that were cut */
 	uint64_t gaps, holds_cut, waits_cut;
@@ -126,9 +124,9 @@ void st_lockstat_init(struct st_lockstat *ls);
 void st_lockstat_fini(struct st_lockstat *ls);
 /* One event, in time order; returns -1 when out of memory. */
 int st_lockstat_event(void *ls, const struct st_event *ev);
-/* A gap, in its place among the events (see above); -1 when out of
- * memory. */
-int st_lockstat_gap(void *ls, const struct st_lost *gap);
+/* A gap, in its place among the events, touching the threads of process
+ * pid (-1: of every process; see above); 0. */
+int st_lockstat_gap(void *ls, const struct st_lost *gap, int32_t pid);
 /* At the end of the trace: the condition waits still going count as idle
  * (see st_lock), for as long as they went on. */
 void st_lockstat_finish(struct st_lockstat *ls);

@@ -9,6 +9,7 @@
 #include "ctl/common/escape.h"
 #include "ctl/common/tracevalues.h"
 #include "ctl/report/filter.h"
+#include "ctl/report/gapscope.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/symbols.h"
@@ -65,6 +66,8 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	bool *family = NULL, saw_family = !opts->family, saw_pid = opts->pid < 0;
 	bool saw_filtered = !opts->filter || !st_filter_any(opts->filter);
 	int name_field = -1, exited_field = -1, threads_field = -1;
+	/* (which processes a gap touches: what each stream held) */
+	struct st_gapscope scope = { 0 };
 	struct st_reader *r;
 	struct st_item it;
 	int ret;
@@ -113,7 +116,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		if (it.kind == ST_ITEM_LOST) {
 			if (opts->pid < 0 || it.lost->pid == opts->pid)
 				pass->lost += it.lost->count;
-			if (gap && gap(ctx, it.lost) < 0) {
+			if (gap && gap(ctx, it.lost, st_gapscope_pid(&scope, it.lost)) < 0) {
 				ret = -ENOMEM;
 				break;
 			}
@@ -126,7 +129,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			ret = -ENOMEM;
 			break;
 		}
-		if (st_syms_event(pass->syms, ev) < 0) {
+		if ((gap && st_gapscope_event(&scope, ev) < 0) || st_syms_event(pass->syms, ev) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -181,6 +184,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			pass->damage[pass->ndamage++] = strdup(st_reader_damage(r, i));
 	}
 	free(family);
+	st_gapscope_free(&scope);
 	st_reader_close(r);
 	return ret < 0 ? -1 : 0;
 }

@@ -68,14 +68,16 @@ struct st_pass {
 };
 
 typedef int (*st_report_fn)(void *ctx, const struct st_event *ev);
-/* A gap in the trace: events its stream lost, between two it holds. */
-typedef int (*st_report_gap_fn)(void *ctx, const struct st_lost *gap);
+/* A gap in the trace: events its stream lost, between two it holds; pid:
+ * the process whose threads it may touch, -1 for every process's (the
+ * pass works it out: ctl/report/gapscope.h). */
+typedef int (*st_report_gap_fn)(void *ctx, const struct st_lost *gap, int32_t pid);
 
 /*
  * Reads the trace in opts->dir, in time order, feeding every event to the
  * symboliser and, when it belongs to a selected process (opts->pid), to
- * fn(ctx, ev); and, if gap is not NULL, every gap to gap(ctx, lost), in
- * its place among the events (whatever process it names: a buffer may
+ * fn(ctx, ev); and, if gap is not NULL, every gap to gap(ctx, lost, pid),
+ * in its place among the events (whatever process it names: a buffer may
  * hold the events of several). Returns 0, or -1 with a one-line message
  * in err (an unreadable or corrupt trace, out of memory, a handler's
  * failure; no event of opts->pid, or of opts->family, in the trace).
