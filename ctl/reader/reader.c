@@ -380,6 +380,15 @@ const struct st_stream_info *st_reader_stream(const struct st_reader *r, uint32_
 	return i < r->nstreams ? &r->streams[i].info : NULL;
 }
 
+uint64_t st_reader_stream_bytes(const struct st_reader *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < r->nstreams; i++)
+		n += r->streams[i].size;
+	return n;
+}
+
 uint64_t st_reader_lost(const struct st_reader *r)
 {
 	return r->lost;

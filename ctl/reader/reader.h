@@ -113,6 +113,9 @@ const struct st_tsdl *st_reader_metadata(const struct st_reader *r);
 uint32_t st_reader_nstreams(const struct st_reader *r);
 const struct st_stream_info *st_reader_stream(const struct st_reader *r, uint32_t i);
 
+/* The bytes of the trace's stream files. */
+uint64_t st_reader_stream_bytes(const struct st_reader *r);
+
 /* Lost events reported so far by st_reader_next. */
 uint64_t st_reader_lost(const struct st_reader *r);
 

@@ -21,9 +21,6 @@
  * them end there, unwritten (the unlock may be what was lost; gapscope.h),
  * and are counted in otherData.
  */
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +71,7 @@ struct exp {
 	char **site_texts;
 	uint32_t nsites, sites_cap;
 	int64_t t0;
-	bool started, first;
+	bool started, first, warned;
 	uint64_t written;
 	const struct st_pass *pass;
 };
@@ -314,6 +311,28 @@ static int free_hold(struct exp *x, uint32_t h)
 	return 0;
 }
 
+/* JSON bytes for each byte of trace, about (5 measured: lock and I/O
+ * spans, allocation instants) */
+#define JSON_PER_TRACE_BYTE 5
+
+/*
+ * A timeline of more than 1 GB is more than a browser opens: said before it
+ * is written (at the first event, the trace open), with its expected size and the options that make it smaller
+ * (SHIMTRACE_EXPORT_WARN_BYTES sets the bound, for tests).
+ */
+static void warn_size(const struct st_export_opts *eo, const struct st_pass *pass)
+{
+	const char *env = getenv("SHIMTRACE_EXPORT_WARN_BYTES");
+	uint64_t bound = env ? strtoull(env, NULL, 10) : 1ull << 30;
+	uint64_t expect = pass->stream_bytes * JSON_PER_TRACE_BYTE;
+
+	if (bound && expect > bound)
+		fprintf(stderr,
+			"shimtrace export: the timeline will be about %.1f MB%s, more than a browser "
+			"opens well: --pid or --time-range makes it smaller\n",
+			(double)expect / 1e6, eo->pid >= 0 || eo->from_ns >= 0 ? " at most" : "");
+}
+
 static int on_event(void *arg, const struct st_event *ev)
 {
 	struct exp *x = arg;
@@ -324,6 +343,10 @@ static int on_event(void *arg, const struct st_event *ev)
 
 	if (!k)
 		return -1;
+	if (!x->warned) {
+		x->warned = true;
+		warn_size(x->opts, x->pass);
+	}
 	if (k->shape == S_SKIP)
 		return 0;
 	if (x->opts->from_ns >= 0 && (st_ns_since(x->pass->first_ns, ev->ns) < (uint64_t)x->opts->from_ns ||
@@ -397,47 +420,6 @@ static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
 	return 0;
 }
 
-/* The bytes of the trace's streams (its files but the metadata): what the
- * timeline's size follows. */
-static uint64_t stream_bytes(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	uint64_t n = 0;
-	struct stat st;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.' && strcmp(e->d_name, "metadata") != 0 &&
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			n += (uint64_t)st.st_size;
-	closedir(d);
-	return n;
-}
-
-/* JSON bytes for each byte of trace, about (5 measured: lock and I/O
- * spans, allocation instants) */
-#define JSON_PER_TRACE_BYTE 5
-
-/*
- * A timeline of more than 1 GB is more than a browser opens: said before it
- * is written, with its expected size and the options that make it smaller
- * (SHIMTRACE_EXPORT_WARN_BYTES sets the bound, for tests).
- */
-static void warn_size(const struct st_export_opts *eo)
-{
-	const char *env = getenv("SHIMTRACE_EXPORT_WARN_BYTES");
-	uint64_t bound = env ? strtoull(env, NULL, 10) : 1ull << 30;
-	uint64_t expect = stream_bytes(eo->dir) * JSON_PER_TRACE_BYTE;
-
-	if (bound && expect > bound)
-		fprintf(stderr,
-			"shimtrace export: the timeline will be about %.1f MB%s, more than a browser "
-			"opens well: --pid or --time-range makes it smaller\n",
-			(double)expect / 1e6, eo->pid >= 0 || eo->from_ns >= 0 ? " at most" : "");
-}
-
 int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t errlen)
 {
 	struct st_report_opts opts = { .dir = eo->dir, .pid = eo->pid };
@@ -446,7 +428,6 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 	int ret = 0;
 
 	x.pass = &pass;
-	warn_size(eo);
 	fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", o);
 	/* (pass fills the names as it goes: a process's name event comes
 	 * before its other events) */

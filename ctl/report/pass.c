@@ -81,6 +81,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	}
 	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
 		return -1;
+	pass->stream_bytes = st_reader_stream_bytes(r);
 	/* (the classes of process names and ends, found once: not a name
 	 * compared per event; one without the fields read is not ours) */
 	meta = st_reader_metadata(r);

@@ -53,6 +53,7 @@ struct st_proc_unexited {
 struct st_pass {
 	const char *dir;
 	uint64_t events, lost;
+	uint64_t stream_bytes; /* of the trace's stream files */
 	int64_t first_ns, last_ns; /* the first and the last event's times */
 	const char *incomplete; /* why the trace is not whole, or NULL */
 	/* parts of it skipped as damaged (st_reader_damage), and how many */
