@@ -287,7 +287,7 @@ void st_lockstat_finish(struct st_lockstat *ls)
 
 		if (t->waiting && l->kind == ST_LK_COND) {
 			l->idle_waits++;
-			l->open_total += st_ns_since(t->wait_since, ls->end_ns);
+			l->idle_total += st_ns_since(t->wait_since, ls->end_ns);
 			(void)note_tid(l, t->tid); /* (out of memory: one thread less said) */
 		}
 	}
@@ -428,6 +428,9 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 			ls->locks[li].failed++;
 			ls->locks[li].idle_waits++;
 			ls->locks[li].idle_total += w;
+		} else {
+			ls->locks[li].woken_waits++;
+			ls->locks[li].woken_total += w;
 		}
 		if (note_tid(&ls->locks[li], ev->tid) < 0 || count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
 			return -1;

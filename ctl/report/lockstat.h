@@ -41,11 +41,11 @@ struct st_lock {
 	uint64_t busy_tries;
 	uint64_t wait_total, wait_max, waits;
 	uint64_t hold_total, hold_max, holds;
-	/* a condition variable's idle waits: those that timed out (no work
-	 * came; of the waits above, idle_total of their time), and those
-	 * still going at the end (once st_lockstat_finish ran; open_total of
-	 * time, not in wait_total); the others were woken, for work */
-	uint64_t idle_waits, idle_total, open_total;
+	/* a condition variable's waits woken (for work), and its idle ones:
+	 * those that timed out (no work came) and those still going at the
+	 * end (once st_lockstat_finish ran, which is not in the waits above),
+	 * each with their time */
+	uint64_t woken_waits, woken_total, idle_waits, idle_total;
 	uint32_t *hist; /* ST_HIST_BUCKETS, for the contended waits */
 	int32_t *tids;	/* threads that took it */
 	uint32_t ntids, tids_cap;

@@ -47,7 +47,7 @@ static uint64_t sort_key(const struct st_lock *l, const char *by)
 	/* (a condition variable by its waits that were woken for work: an
 	 * idle thread's wait is no cost) */
 	if (l->kind == ST_LK_COND)
-		return l->wait_total - (l->idle_total < l->wait_total ? l->idle_total : l->wait_total);
+		return l->woken_total;
 	return l->wait_total;
 }
 
@@ -156,16 +156,14 @@ static uint64_t mean(uint64_t total, uint64_t n)
  * still waiting at the end), each with its time. */
 static void cond_text(const struct st_lock *l, FILE *o)
 {
-	uint64_t timed_out = l->idle_total < l->wait_total ? l->idle_total : l->wait_total;
 	char a[32], b[32];
 
 	fprintf(o,
 		"    waits %" PRIu64 ": %" PRIu64 " woken for work, %s in all; %" PRIu64
 		" idle (timed out, or still waiting at the end), %s; %" PRIu32 " thread%s\n",
-		l->acquired + (l->idle_waits > l->failed ? l->idle_waits - l->failed : 0),
-		l->acquired - (l->failed < l->acquired ? l->failed : l->acquired),
-		st_fmt_ns(l->wait_total - timed_out, a, sizeof(a)), l->idle_waits,
-		st_fmt_ns(timed_out + l->open_total, b, sizeof(b)), l->ntids, l->ntids == 1 ? "" : "s");
+		l->woken_waits + l->idle_waits, l->woken_waits,
+		st_fmt_ns(l->woken_total, a, sizeof(a)), l->idle_waits,
+		st_fmt_ns(l->idle_total, b, sizeof(b)), l->ntids, l->ntids == 1 ? "" : "s");
 }
 
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
@@ -297,13 +295,14 @@ static void gaps_text(struct ctx *c, FILE *o, const char *prefix)
 static void coverage_text(struct ctx *c, FILE *o)
 {
 	const struct st_lockstat *ls = &c->ls;
+	uint64_t holds = holds_measured(c);
 
 	gaps_text(c, o, "");
 	if (ls->gaps || ls->unpaired || st_lockstat_open_holds(ls))
 		fprintf(o, "hold times cover %" PRIu64 " hold%s: %" PRIu64 " more cut at gaps, %" PRIu64
 			   " still held at the end, %" PRIu64 " unlock%s of a lock not taken in the "
 			   "trace\n",
-			holds_measured(c), holds_measured(c) == 1 ? "" : "s", ls->holds_cut,
+			holds, holds == 1 ? "" : "s", ls->holds_cut,
 			st_lockstat_open_holds(ls), ls->unpaired, ls->unpaired == 1 ? "" : "s");
 }
 
@@ -380,15 +379,11 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 		", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
 		l->waits, l->wait_total, mean(l->wait_total, l->waits), st_lock_percentile(l, 0.5),
 		st_lock_percentile(l, 0.99), l->wait_max);
-	if (l->kind == ST_LK_COND) {
-		uint64_t timed_out = l->idle_total < l->wait_total ? l->idle_total : l->wait_total;
-
+	if (l->kind == ST_LK_COND)
 		fprintf(o,
 			", \"woken\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			"}, \"idle\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 "}",
-			l->acquired - (l->failed < l->acquired ? l->failed : l->acquired),
-			l->wait_total - timed_out, l->idle_waits, timed_out + l->open_total);
-	}
+			l->woken_waits, l->woken_total, l->idle_waits, l->idle_total);
 	fprintf(o,
 		", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
 		", \"max\": %" PRIu64 "}, \"waited_at\": [",
