@@ -349,6 +349,18 @@ static const char *innermost_function(Dwfl_Module *mod, Dwarf_Addr addr)
 	return name;
 }
 
+/* The object of mapping m, opened (once); NULL when it cannot be. */
+static struct object *opened(struct st_syms *s, struct mapping *m)
+{
+	struct object *o = m->obj ? m->obj : (m->obj = object_of(s, m));
+
+	if (!o)
+		return NULL;
+	if (o->state == 0)
+		o->state = open_object(o) == 0 ? 1 : -1;
+	return o->state > 0 ? o : NULL;
+}
+
 void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
 {
 	struct mapping *m = holding(s, pid, ip);
@@ -364,12 +376,8 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
 		return;
 	out->object = base_name(m->path);
 	out->offset = m->pic ? ip - m->base : ip;
-	o = m->obj ? m->obj : (m->obj = object_of(s, m));
+	o = opened(s, m);
 	if (!o)
-		return;
-	if (o->state == 0)
-		o->state = open_object(o) == 0 ? 1 : -1;
-	if (o->state < 0)
 		return;
 	out->function = innermost_function(o->mod, out->offset);
 	if (!out->function)
@@ -393,14 +401,7 @@ const char *st_syms_data_name(struct st_syms *s, int32_t pid, uint64_t addr)
 	GElf_Sym sym;
 	const char *name;
 
-	if (!m)
-		return NULL;
-	o = m->obj ? m->obj : (m->obj = object_of(s, m));
-	if (!o)
-		return NULL;
-	if (o->state == 0)
-		o->state = open_object(o) == 0 ? 1 : -1;
-	if (o->state < 0)
+	if (!m || !(o = opened(s, m)))
 		return NULL;
 	name = dwfl_module_addrinfo(o->mod, m->pic ? addr - m->base : addr, &off, &sym, NULL, NULL,
 				    NULL);
