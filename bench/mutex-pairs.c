@@ -1,8 +1,9 @@
 /*
  * mutex-pairs: cost of one uncontended pthread_mutex_lock + unlock pair
- * (or of a write(), a malloc+free or an rwlock rdlock+unlock pair).
+ * (or of a write(), a malloc+free, an rwlock rdlock+unlock pair or a
+ * syscall()).
  *
- *   mutex-pairs [--write [--bytes B]|--malloc|--rwlock] [--ref]
+ *   mutex-pairs [--write [--bytes B]|--malloc|--rwlock|--syscall|--futex] [--ref]
  *               [--idle-thread] [--warm W] [N] [ROUNDS]
  *                                           (defaults: N=1000000, ROUNDS=5)
  *
@@ -37,6 +38,14 @@
  * --rwlock times N pthread_rwlock_rdlock + unlock pairs on one default
  * rwlock instead (ns_per_pair=...; impl= names the object
  * pthread_rwlock_rdlock resolved to), for run-mutex.sh --family rwlock.
+ *
+ * --syscall times N syscall(SYS_getppid) calls instead (ns_per_call=...;
+ * impl= names the object syscall resolved to), for run-mutex.sh --family
+ * syscall: a number the futex family does not record. --futex times N
+ * syscall(SYS_futex, FUTEX_WAKE_PRIVATE) calls on a word nobody waits on
+ * (--family futex: each one recorded). Their --ref rounds make the same
+ * system calls with the syscall instruction, inline: libc's syscall()
+ * and any wrapper are what over_ref shows (ref_impl= names mutex-pairs).
  *
  * --ref adds a reference round beside each timed round: the same N calls
  * made to libc's own functions (through glibc's internal names for them,
@@ -80,7 +89,10 @@
 #include "bench.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +131,47 @@ static void writes(unsigned long n)
 			exit(1);
 		}
 	}
+}
+
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "a"(nr), "D"(a), "S"(b), "d"(c)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static uint32_t futex_word;
+
+static void syscalls(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (syscall(SYS_getppid) < 0)
+			exit(1);
+}
+
+static void syscalls_ref(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (raw_syscall3(SYS_getppid, 0, 0, 0) < 0)
+			exit(1);
+}
+
+static void futex_wakes(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) != 0)
+			exit(1);
+}
+
+static void futex_wakes_ref(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (raw_syscall3(SYS_futex, (long)&futex_word, FUTEX_WAKE_PRIVATE, 1) != 0)
+			exit(1);
 }
 
 static void malloc_pairs(unsigned long n)
@@ -230,10 +283,12 @@ static const struct mode {
 	  (void *)malloc },
 	{ "--rwlock", rwlock_pairs, rwlock_pairs_ref,
 	  { "__pthread_rwlock_rdlock", "__pthread_rwlock_unlock" }, "pair", (void *)pthread_rwlock_rdlock },
+	{ "--syscall", syscalls, syscalls_ref, { NULL, NULL }, "call", (void *)syscall },
+	{ "--futex", futex_wakes, futex_wakes_ref, { NULL, NULL }, "call", (void *)syscall },
 };
 
 #define USAGE                                                                          \
-	"usage: %s [--write [--bytes B]|--malloc|--rwlock] [--ref] [--idle-thread] [--warm W]" \
+	"usage: %s [--write [--bytes B]|--malloc|--rwlock|--syscall|--futex] [--ref] [--idle-thread] [--warm W]" \
 	" [N] [ROUNDS]\n"
 
 /*
@@ -252,10 +307,14 @@ static const struct mode {
  * of libc, which would need no such names: under `shimtrace record` the
  * first dlopen of a process waits for the daemon to describe the
  * mappings again (70 ms on the VM), and the daemon then drained so late
- * that a malloc run lost 85% of its events. 0, or 1 with a message.
+ * that a malloc run lost 85% of its events. 0, or 1 with a message. A
+ * mode without names makes its reference calls itself (ref_fn[0]: the
+ * loop, in mutex-pairs).
  */
 static int ref_resolve(const struct mode *mode)
 {
+	if (!mode->ref_names[0])
+		ref_fn[0] = (void *)mode->ref;
 	for (int i = 0; i < 2 && mode->ref_names[i]; i++) {
 		ref_fn[i] = dlvsym(RTLD_DEFAULT, mode->ref_names[i], REF_VERSION);
 		if (!ref_fn[i]) {

@@ -22,6 +22,14 @@
 #                           enter the kernel (bench/stubwrite.c, preloaded
 #                           below every wrapper): the wrapper's own cost,
 #                           without a system call's drift and cold TLB
+#                  syscall  syscall(SYS_getppid), shimtrace --wrap futex:
+#                           a number the family passes on unrecorded (its
+#                           cost must not show); LTTng has no syscall()
+#                           wrapper: its row is the libc wrapper's
+#                           preload cost only
+#                  futex    syscall(SYS_futex, FUTEX_WAKE_PRIVATE) on a
+#                           word nobody waits on, shimtrace --wrap futex:
+#                           one event a call; LTTng as for syscall
 #   --pairs N    calls (pairs, or writes) per round (default 1000000;
 #                io: 20000; io-stub: 10000000)
 #   --rounds R   timed rounds per run; a run reports its median (default 5;
@@ -77,6 +85,8 @@ FORWARD=
 # the object the --ref calls must resolve to.
 STUB=
 REF_IMPL='libc*'
+# (the object the unwrapped call resolves to: the --ref calls' by default)
+LIBC_IMPL=
 case $FAMILY in
 pthread)
 	MODE=() WRAP=pthread WHAT=pthread_mutex_lock UNIT=pair CALLS=2
@@ -105,7 +115,16 @@ io-stub)
 	STUB=yes REF_IMPL='stubwrite*' FORWARD=yes
 	: "${PAIRS:=10000000}"
 	;;
-*) die "bad --family '$FAMILY' (pthread, malloc, rwlock, io or io-stub)" ;;
+syscall | futex)
+	MODE=(--"$FAMILY") WRAP=futex WHAT=syscall UNIT=call CALLS=1
+	lttng_wrapper liblttng-ust-libc-wrapper.so 'lttng_ust_libc:*'
+	LTTNG_NONE="no syscall() wrapper: its preload cost only"
+	# (the --ref rounds make the system call inline: mutex-pairs's own)
+	REF_IMPL='mutex-pairs*' LIBC_IMPL='libc*'
+	EVENTS_PER_CALL=$([[ $FAMILY == futex ]] && echo 1 || echo 0)
+	: "${PAIRS:=200000}" "${ROUNDS:=11}"
+	;;
+*) die "bad --family '$FAMILY' (pthread, malloc, rwlock, io, io-stub, syscall or futex)" ;;
 esac
 : "${PAIRS:=1000000}" "${ROUNDS:=5}" "${REPS:=3}"
 # (next to the pthread wrapper, wherever bench_paths found that)
@@ -205,7 +224,7 @@ run_bare() {
 		WHY[bare]="unavailable ($(last_line err))"
 		return
 	fi
-	check_impl bare "$REF_IMPL"
+	check_impl bare "${LIBC_IMPL:-$REF_IMPL}"
 	note_run bare "$1" ""
 }
 
@@ -286,8 +305,8 @@ run_record() {
 	check_impl record '*shimtrace*'
 	events=$(shimtrace_events "$dir")
 	# every family's wrapper writes 2 events a pair (or a write: its
-	# write_begin and write)
-	check_count record "$events" 2
+	# write_begin and write; a futex wake 1, a getppid none)
+	check_count record "$events" "${EVENTS_PER_CALL:-2}"
 	note_run record "$1" "$events"
 	rm -rf "$dir"
 }
@@ -313,7 +332,7 @@ run_lttng() {
 	events="$(lttng_count "$dir")/$(lttng_lost)"
 	if [[ -n $LTTNG_NONE ]]; then
 		# LTTng wraps none of the timed calls: they go to libc.
-		check_impl "$key" "$REF_IMPL"
+		check_impl "$key" "${LIBC_IMPL:-$REF_IMPL}"
 	else
 		check_impl "$key" '*lttng*'
 		check_count "$key" "$events" "$LTTNG_PER_PAIR"

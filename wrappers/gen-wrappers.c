@@ -21,7 +21,8 @@
  *                                 cannot be found; before the first entry,
  *                                 the default of the file, within an entry,
  *                                 that wrapper's
- *   tracepoint TP TYPE:NAME...    a tracepoint that hand-written code of the
+ *   tracepoint TP [means=...] TYPE:NAME...
+ *                                 a tracepoint that hand-written code of the
  *                                 family writes (no wrapper writes it)
  *   call RET NAME(PARAMS)         wrap NAME: the clock is read before the real
  *                                 call, the event written after it
@@ -626,14 +627,19 @@ static void parse(struct spec *s, const char *path)
 		} else if (strcmp(kw, "tracepoint") == 0) {
 			char *name = strtok(rest, " \t"), *fields = strtok(NULL, "");
 			struct field fl[MAXF];
+			char means[128] = "";
 			int nf = 0;
 
 			if (!name)
-				die(s, line, "expected tracepoint NAME TYPE:FIELD...");
+				die(s, line, "expected tracepoint NAME [means=...] TYPE:FIELD...");
 			for (char *tok = fields ? strtok(fields, " \t") : NULL; tok;
 			     tok = strtok(NULL, " \t")) {
 				char *colon = strchr(tok, ':');
 
+				if (nf == 0 && strncmp(tok, "means=", 6) == 0) {
+					option(s, line, tok, "means", means, sizeof(means));
+					continue;
+				}
 				if (!colon || strchr(tok, '='))
 					die(s, line, "field '%s' of a tracepoint is not TYPE:NAME", tok);
 				if (nf == MAXF)
@@ -647,7 +653,7 @@ static void parse(struct spec *s, const char *path)
 					die(s, line, "field name '%s' is not an identifier", fl[nf].name);
 				nf++;
 			}
-			event_use(s, line, name, fl, nf, "");
+			event_use(s, line, name, fl, nf, means);
 		} else if (strcmp(kw, "bootstrap") == 0) {
 			function_of(s, line, w, kw, rest, w ? w->bootstrap : NULL, sizeof(w->bootstrap));
 		} else if (strcmp(kw, "via") == 0) {
@@ -686,8 +692,8 @@ static void parse(struct spec *s, const char *path)
 	fclose(f);
 	if (w)
 		check_wrap(s, w);
-	if (s->nw == 0)
-		die(s, line, "no wrappers");
+	if (s->nw == 0 && s->nev == 0)
+		die(s, line, "no wrappers and no tracepoints");
 	for (int i = 0; i < s->nw; i++) {
 		int found = !s->w[i].try_fn[0];
 

@@ -872,7 +872,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	unmatched_report(ses);
 	if (!r.quiet)
 		summary(&d, ses);
-	if (!r.quiet && family_wrapped(&fam, "pthread"))
+	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex")))
 		locks_top(r.outdir);
 	ret = r.status;
 out:

@@ -30,7 +30,7 @@ static const struct {
 	int (*run)(const struct st_report_opts *, FILE *, char *, size_t);
 	const char *family, *how;
 } kinds[] = {
-	{ "locks", st_report_locks, "pthread", "record with --wrap pthread, the default" },
+	{ "locks", st_report_locks, "pthread,futex", "record with --wrap pthread, the default" },
 	{ "deadlocks", st_report_deadlocks, "pthread", "record with --wrap pthread, the default" },
 	{ "malloc", st_report_malloc, "malloc", "record with --wrap malloc" },
 	{ "io", st_report_io, "io", "record with --wrap io" },

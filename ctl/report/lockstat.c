@@ -1,5 +1,6 @@
 /*
- * Lock statistics from the pthread family's events (see lockstat.h).
+ * Lock statistics from the pthread and futex families' events (see
+ * lockstat.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,30 +14,33 @@
 #include "ctl/report/meaning.h"
 #include "wrappers/meanings-gen.h"
 
-enum action { A_NONE, A_ACQUIRE, A_TRY, A_RELEASE, A_WAIT, A_INIT, A_WAIT_BEGIN, A_WAIT_END };
+enum action { A_NONE, A_ACQUIRE, A_TRY, A_RELEASE, A_WAIT, A_INIT, A_WAIT_BEGIN, A_WAIT_END,
+	      A_BLOCK, A_BLOCKED, A_WAKE };
 
 struct st_lock_cls {
 	bool known; /* resolved */
 	enum action action;
 	enum st_lock_kind kind;
-	int addr, result, wait_ns, mutex;
+	int addr, result, wait_ns, mutex, err;
 };
 
-/* The kinds of lock the pthread spec names. A rwlock's unlock and init
+/* The kinds of lock the pthread and futex specs name. A rwlock's unlock and init
  * name no side: they go to the read side, whose release ends the hold of
  * either side (release), and whose init is noted there. */
 enum { K_MUTEX = ST_LK_MUTEX, K_RDLOCK = ST_LK_RDLOCK, K_WRLOCK = ST_LK_WRLOCK,
-       K_RWLOCK = ST_LK_RDLOCK, K_SPIN = ST_LK_SPIN, K_COND = ST_LK_COND };
+       K_RWLOCK = ST_LK_RDLOCK, K_SPIN = ST_LK_SPIN, K_COND = ST_LK_COND, K_FUTEX = ST_LK_FUTEX };
 
-/* What the pthread family's events mean (its spec's means=). */
+/* What the pthread and futex families' events mean (their specs'
+ * means=). */
 #define MEANING(name, what, kind, field) { name, A_##what, K_##kind, field },
-static const struct st_meaning meanings[] = { ST_PTHREAD_MEANINGS(MEANING) };
+static const struct st_meaning meanings[] = { ST_PTHREAD_MEANINGS(MEANING)
+						      ST_FUTEX_MEANINGS(MEANING) };
 #undef MEANING
 
 const char *st_lock_kind_name(enum st_lock_kind k)
 {
 	static const char *names[ST_LK_KINDS] = { "mutex", "rwlock(rd)", "rwlock(wr)", "spinlock",
-						   "cond" };
+						   "cond", "futex" };
 
 	return k < ST_LK_KINDS ? names[k] : "?";
 }
@@ -319,6 +323,7 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		k->result = st_event_class_field(c, "result");
 		k->wait_ns = st_event_class_field(c, "wait_ns");
 		k->mutex = st_event_class_field(c, "mutex");
+		k->err = st_event_class_field(c, "err");
 		k->action = m->what;
 		k->kind = m->kind;
 		/* the fields each action reads, or the class is not ours */
@@ -326,7 +331,9 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		    ((k->action == A_ACQUIRE || k->action == A_TRY || k->action == A_WAIT_END) &&
 		     k->result < 0) ||
 		    ((k->action == A_ACQUIRE || k->action == A_WAIT_END) && k->wait_ns < 0) ||
-		    ((k->action == A_WAIT_BEGIN || k->action == A_WAIT_END) && k->mutex < 0))
+		    ((k->action == A_WAIT_BEGIN || k->action == A_WAIT_END) && k->mutex < 0) ||
+		    ((k->action == A_BLOCKED || k->action == A_WAKE) && (k->result < 0 || k->err < 0)) ||
+		    (k->action == A_BLOCKED && k->wait_ns < 0))
 			k->action = A_NONE;
 	}
 	return k;
@@ -337,6 +344,36 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 static bool taken(int64_t result)
 {
 	return result == 0 || result == EOWNERDEAD;
+}
+
+/* A futex wait of w ns on lock li ended with result res (err): woken (a
+ * contended wait), timed out (idle), returned at once because the word
+ * had changed (a busy try), or failed. */
+static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32_t li,
+			const struct st_event *ev, int64_t res, int64_t err, uint64_t w)
+{
+	struct st_lock *l = &ls->locks[li];
+
+	if (note_tid(l, ev->tid) < 0)
+		return -1;
+	if (res < 0 && err == EAGAIN) {
+		l->busy_tries++;
+		return 0;
+	}
+	l->acquired++;
+	if (res < 0 && err == ETIMEDOUT) {
+		l->idle_waits++;
+		l->idle_total += w;
+		return 0;
+	}
+	if (res < 0) {
+		l->failed++;
+		return 0;
+	}
+	l->contended++;
+	t->contended++;
+	t->wait_total += w;
+	return count_wait(ls, li, ev->ip, w);
 }
 
 int st_lockstat_event(void *arg, const struct st_event *ev)
@@ -374,6 +411,9 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	case A_WAIT:
 		if (order_edges(ls, t, (uint32_t)li, ev->ip) < 0)
 			return -1;
+		/* fall through */
+	case A_BLOCK:
+		/* (a futex word is held by nobody the trace sees: no edge) */
 		t->waiting = true;
 		t->wait_lock = (uint32_t)li;
 		t->wait_ip = ev->ip;
@@ -439,6 +479,14 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		if (mi < 0)
 			return -1;
 		return hold(ls, t, (uint32_t)mi, st_ns_after(ev->ns, w), ev->ip, false);
+	case A_BLOCKED:
+		t->waiting = false;
+		return futex_waited(ls, t, (uint32_t)li, ev, res, ev->fields[k->err].i, w);
+	case A_WAKE:
+		ls->locks[li].wakes++;
+		if (res > 0)
+			ls->locks[li].woken += (uint64_t)res;
+		return note_tid(&ls->locks[li], ev->tid);
 	default:
 		return 0;
 	}

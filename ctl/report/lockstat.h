@@ -13,6 +13,12 @@
  * wait) to the unlock, and a condition wait releases its mutex for its
  * duration. A recursive lock taken again by its holder is one hold.
  *
+ * A futex word (the futex family: a lock that bypasses pthread) has no
+ * holder the trace can see: only its waits and wakes. Its waits ended by
+ * a wake-up are its contended waits (waits, wait_total; acquired counts
+ * every wait that slept); those that timed out are idle; a wait that did
+ * not sleep because the word had changed is a busy try.
+ *
  * Gaps: where a buffer lost events, any thread whose events it held may
  * have lost a lock, an unlock or a wait there, so each such thread starts
  * over: the locks it held and the wait it was in are forgotten (counted),
@@ -27,7 +33,8 @@
 #include "ctl/reader/reader.h"
 #include "ctl/report/map.h"
 
-enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_KINDS };
+enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_FUTEX,
+		   ST_LK_KINDS };
 
 struct st_lock {
 	int32_t pid;
@@ -46,6 +53,8 @@ struct st_lock {
 	 * end (once st_lockstat_finish ran, which is not in the waits above),
 	 * each with their time */
 	uint64_t woken_waits, woken_total, idle_waits, idle_total;
+	/* a futex word's wake calls, and the threads they woke */
+	uint64_t wakes, woken;
 	uint32_t *hist; /* ST_HIST_BUCKETS, for the contended waits */
 	int32_t *tids;	/* threads that took it */
 	uint32_t ntids, tids_cap;

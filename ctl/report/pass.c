@@ -43,6 +43,20 @@ static int note_name(struct st_pass *p, const struct st_event *ev, int name_fiel
 	return 0;
 }
 
+
+/* Whether event class name ("provider:event") is of one of families
+ * ("pthread", or a list: "pthread,futex"). */
+static bool of_families(const char *name, const char *families)
+{
+	for (const char *f = families; *f;) {
+		size_t n = strcspn(f, ",");
+
+		if (strncmp(name, f, n) == 0 && name[n] == ':')
+			return true;
+		f += n + (f[n] == ',');
+	}
+	return false;
+}
 /* A process_end event (procend.c in the daemon): kept if it did not exit. */
 static int note_end(struct st_pass *p, const struct st_event *ev, int exited_field,
 		    int threads_field)
@@ -92,11 +106,9 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	}
 	for (uint32_t i = 0; i < meta->nevents; i++) {
 		const struct st_event_class *c = &meta->events[i];
-		size_t fl = opts->family ? strlen(opts->family) : 0;
 		int a, b;
 
-		if (family && c->index < meta->nevents && strncmp(c->name, opts->family, fl) == 0 &&
-		    c->name[fl] == ':')
+		if (family && c->index < meta->nevents && of_families(c->name, opts->family))
 			family[c->index] = true;
 
 		if (strcmp(c->name, "shimtrace:process") == 0 &&
@@ -171,7 +183,13 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			 st_reader_damage(r, 0), st_reader_damaged(r) > 1 ? " (and more)" : "");
 		ret = -1;
 	} else if (!saw_family) {
-		snprintf(err, errlen, "%s: no %s events in the trace%s (%s)", opts->dir, opts->family,
+		char names[64];
+
+		/* ("pthread,futex": "pthread or futex") */
+		snprintf(names, sizeof(names), "%.*s%s%s", (int)strcspn(opts->family, ","),
+			 opts->family, strchr(opts->family, ',') ? " or " : "",
+			 strchr(opts->family, ',') ? strchr(opts->family, ',') + 1 : "");
+		snprintf(err, errlen, "%s: no %s events in the trace%s (%s)", opts->dir, names,
 			 opts->pid >= 0 ? " of that process" : "", opts->family_how);
 		ret = -1;
 	} else if (st_reader_incomplete(r)) {

@@ -4,10 +4,11 @@
  * an 80-column terminal or as JSON (schema in shimtrace-report(1)).
  *
  * Locks are ranked by --sort (default: the total time threads waited for
- * them); under each, the call sites that waited longest. Condition
- * variables are listed apart (a wait on one is a thread idling, not a
- * lock that hurts), as are threads, by their time waiting for locks, and
- * the threads still waiting when the trace ends.
+ * them); under each, the call sites that waited longest. Futex words
+ * (the futex family) rank among them, by their waits that a wake-up
+ * ended. Condition variables are listed apart (a wait on one is a thread
+ * idling, not a lock that hurts), as are threads, by their time waiting
+ * for locks, and the threads still waiting when the trace ends.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -99,7 +100,8 @@ static uint32_t *ranked(const struct ctx *c, bool conds, uint32_t *n)
 		const struct st_lock *l = &c->ls.locks[i];
 
 		if ((l->kind == ST_LK_COND) == conds &&
-		    (l->acquired || l->waits || l->failed || l->idle_waits))
+		    (l->acquired || l->waits || l->failed || l->idle_waits || l->wakes ||
+		     l->busy_tries))
 			v[(*n)++] = i;
 	}
 	sort_by = c->opts->sort ? c->opts->sort : "wait";
@@ -166,6 +168,22 @@ static void cond_text(const struct st_lock *l, FILE *o)
 		st_fmt_ns(l->idle_total, b, sizeof(b)), l->ntids, l->ntids == 1 ? "" : "s");
 }
 
+/* A futex word's waits: woken, timed out, failed, and those that did not
+ * sleep; its wake calls and the threads they woke. */
+static void futex_text(const struct st_lock *l, FILE *o)
+{
+	char a[32];
+
+	fprintf(o, "    waits %" PRIu64 ": %" PRIu64 " woken, %" PRIu64 " timed out (%s)",
+		l->acquired, l->contended, l->idle_waits, st_fmt_ns(l->idle_total, a, sizeof(a)));
+	if (l->failed)
+		fprintf(o, ", %" PRIu64 " failed", l->failed);
+	if (l->busy_tries)
+		fprintf(o, "; %" PRIu64 " returned at once (the word had changed)", l->busy_tries);
+	fprintf(o, "\n    wakes %" PRIu64 " (%" PRIu64 " thread%s woken); %" PRIu32 " thread%s\n",
+		l->wakes, l->woken, l->woken == 1 ? "" : "s", l->ntids, l->ntids == 1 ? "" : "s");
+}
+
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
@@ -180,6 +198,8 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
 	if (l->kind == ST_LK_COND) {
 		cond_text(l, o);
+	} else if (l->kind == ST_LK_FUTEX) {
+		futex_text(l, o);
 	} else {
 		fprintf(o, "    acquired %" PRIu64 ", contended %" PRIu64 " (%.1f%%)", l->acquired,
 			l->contended,
@@ -219,7 +239,7 @@ static void threads_text(struct ctx *c, FILE *o, uint32_t top)
 	if (!v)
 		return;
 	for (uint32_t i = 0; i < c->ls.nthreads; i++)
-		if (c->ls.threads[i].acquired)
+		if (c->ls.threads[i].acquired || c->ls.threads[i].contended)
 			v[n++] = &c->ls.threads[i];
 	qsort(v, n, sizeof(*v), thread_by_wait);
 	fprintf(o, "\nthreads, by time waiting for locks:\n");
@@ -234,17 +254,32 @@ static void threads_text(struct ctx *c, FILE *o, uint32_t top)
 	free(v);
 }
 
-/* Whether thread t was still waiting when the trace ended: for a lock
- * (cond false), or in a condition wait (cond true). */
-static bool still_waiting(const struct ctx *c, const struct st_lock_thread *t, bool cond)
+/* What a thread still waiting at the end waits in: a lock, a condition
+ * wait (not a lock wait: an idle worker parks in one), or a futex wait
+ * (either: a futex does not say). */
+enum waiting_in { IN_LOCK, IN_COND, IN_FUTEX, IN_KINDS };
+
+static enum waiting_in waiting_in(enum st_lock_kind k)
 {
-	return t->waiting && (c->ls.locks[t->wait_lock].kind == ST_LK_COND) == cond;
+	return k == ST_LK_COND ? IN_COND : k == ST_LK_FUTEX ? IN_FUTEX : IN_LOCK;
 }
 
-/* The threads still waiting at the end: for locks, else in condition
- * waits, which are not lock waits (an idle worker parks in one). */
-static void waiting_text(struct ctx *c, FILE *o, bool cond)
+/* Whether thread t was still waiting when the trace ended, in what. */
+static bool still_waiting(const struct ctx *c, const struct st_lock_thread *t, enum waiting_in in)
 {
+	return t->waiting && waiting_in(c->ls.locks[t->wait_lock].kind) == in;
+}
+
+/* The threads still waiting at the end, in what. */
+static void waiting_text(struct ctx *c, FILE *o, enum waiting_in in)
+{
+	static const char *heads[IN_KINDS] = {
+		"\nstill waiting for a lock when the trace ends (a deadlock, or a process killed):\n",
+		"\nin a condition wait when the trace ends (idle, or a wake-up that never came; not a "
+		"lock wait):\n",
+		"\nin a futex wait when the trace ends (a lock, or an idle thread: a futex does not "
+		"say which):\n",
+	};
 	bool any = false;
 	char site[512], a[32];
 
@@ -252,13 +287,10 @@ static void waiting_text(struct ctx *c, FILE *o, bool cond)
 		const struct st_lock_thread *t = &c->ls.threads[i];
 		const struct st_lock *l = &c->ls.locks[t->wait_lock];
 
-		if (!still_waiting(c, t, cond))
+		if (!still_waiting(c, t, in))
 			continue;
 		if (!any)
-			fprintf(o, cond ? "\nin a condition wait when the trace ends (idle, or a wake-up "
-					  "that never came; not a lock wait):\n"
-					: "\nstill waiting for a lock when the trace ends (a deadlock, or a "
-					  "process killed):\n");
+			fputs(heads[in], o);
 		any = true;
 		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
 		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
@@ -338,8 +370,8 @@ static void locks_text(struct ctx *c, FILE *o)
 		fprintf(o, "    (%" PRIu32 " more)\n", nc - top);
 	if (c->ls.nthreads)
 		threads_text(c, o, top);
-	waiting_text(c, o, false);
-	waiting_text(c, o, true);
+	for (int in = 0; in < IN_KINDS; in++)
+		waiting_text(c, o, (enum waiting_in)in);
 	fprintf(o, "\npotential deadlocks: ");
 	if (c->ncycles)
 		fprintf(o, "%d lock-order cycle%s%s (shimtrace report deadlocks shows them)\n", c->ncycles,
@@ -384,6 +416,11 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 			", \"woken\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			"}, \"idle\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 "}",
 			l->woken_waits, l->woken_total, l->idle_waits, l->idle_total);
+	if (l->kind == ST_LK_FUTEX)
+		fprintf(o,
+			", \"timed_out\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			"}, \"wakes\": %" PRIu64 ", \"threads_woken\": %" PRIu64,
+			l->idle_waits, l->idle_total, l->wakes, l->woken);
 	fprintf(o,
 		", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
 		", \"max\": %" PRIu64 "}, \"waited_at\": [",
@@ -424,7 +461,7 @@ static void locks_json(struct ctx *c, FILE *o)
 	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
 		const struct st_lock_thread *t = &c->ls.threads[i];
 
-		if (!t->acquired)
+		if (!t->acquired && !t->contended)
 			continue;
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"process\": ", k++ ? ",\n  " : "\n  ",
 			t->pid, t->tid);
@@ -432,14 +469,16 @@ static void locks_json(struct ctx *c, FILE *o)
 		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 "}",
 			t->acquired, t->contended, t->wait_total);
 	}
-	for (int cond = 0; cond < 2; cond++) {
-		fprintf(o, "],\n \"%s\": [", cond ? "cond_waiting" : "waiting");
+	for (int in = 0; in < IN_KINDS; in++) {
+		static const char *keys[IN_KINDS] = { "waiting", "cond_waiting", "futex_waiting" };
+
+		fprintf(o, "],\n \"%s\": [", keys[in]);
 		k = 0;
 		for (uint32_t i = 0; i < c->ls.nthreads; i++) {
 			const struct st_lock_thread *t = &c->ls.threads[i];
 			const struct st_lock *l = &c->ls.locks[t->wait_lock];
 
-			if (!still_waiting(c, t, cond))
+			if (!still_waiting(c, t, (enum waiting_in)in))
 				continue;
 			fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
 				   "\", \"for_ns\": %" PRId64 ", \"site\": ",
@@ -573,12 +612,12 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 {
 	uint32_t n, shown = 0, waiting = 0;
 	uint32_t *v = ranked(c, false, &n);
-	char site[512], name[ST_ESC_SIZE(160) + 4], a[32];
+	char site[512], name[ST_ESC_SIZE(160) + 4], a[32], count[64];
 
 	st_pass_end_warnings(&c->pass, prefix, o);
 	gaps_text(c, o, prefix);
 	for (uint32_t i = 0; i < c->ls.nthreads; i++)
-		waiting += still_waiting(c, &c->ls.threads[i], false);
+		waiting += still_waiting(c, &c->ls.threads[i], IN_LOCK);
 	for (uint32_t i = 0; v && i < n && shown < top; i++) {
 		const struct st_lock *l = &c->ls.locks[v[i]];
 
@@ -589,9 +628,14 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 				c->pass.dir);
 		site_text(c, l->pid, l->first_ip, site, sizeof(site));
 		lock_name_text(c, l, name, sizeof(name));
-		fprintf(o, "%s  %8s  %" PRIu64 " of %" PRIu64 " waited  %s 0x%" PRIx64 "%s (%s)\n",
-			prefix, st_fmt_ns(l->wait_total, a, sizeof(a)), l->contended, l->acquired,
-			st_lock_kind_name(l->kind), l->addr, name, site);
+		if (l->kind == ST_LK_FUTEX)
+			snprintf(count, sizeof(count), "%" PRIu64 " waits woken", l->contended);
+		else
+			snprintf(count, sizeof(count), "%" PRIu64 " of %" PRIu64 " waited", l->contended,
+				 l->acquired);
+		fprintf(o, "%s  %8s  %s  %s 0x%" PRIx64 "%s (%s)\n", prefix,
+			st_fmt_ns(l->wait_total, a, sizeof(a)), count, st_lock_kind_name(l->kind),
+			l->addr, name, site);
 	}
 	if (waiting)
 		fprintf(o, "%s%" PRIu32 " thread%s still waiting for a lock when the trace ends "
