@@ -67,6 +67,7 @@ void st__init(void)
 	live->pid = st__getpid();
 	st__live = live;
 	st__writer_init();
+	st__stack_init();
 	st__rseq_init();
 	st__reg_setup();
 	pthread_atfork(NULL, NULL, atfork_child);

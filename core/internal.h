@@ -457,5 +457,6 @@ void st__init(void) ST_HIDDEN;
  * destructors (exported for it, init.c). */
 ST_API void st__process_exit(void);
 void st__writer_init(void) ST_HIDDEN;
+void st__stack_init(void) ST_HIDDEN;
 
 #endif /* ST_CORE_INTERNAL_H */

@@ -116,7 +116,7 @@ static long traced_wait(const long *a, const void *ip)
 		return call(SYS_futex, a);
 	ts = st_clock_read();
 	if (mb)
-		st__emit_futex_wait_begin(mb, ts, ip, uaddr, op, val);
+		st__emit_futex_wait_begin(mb, ts, ip, uaddr, op, val, ip);
 	t0 = mb ? st_clock_read() : ts;
 	r = call(SYS_futex, a);
 	if (me) {
@@ -158,7 +158,7 @@ static long traced_waitv(const long *a, const void *ip)
 		return call(SYS_futex_waitv, a);
 	ts = st_clock_read();
 	if (mb)
-		st__emit_futex_waitv_begin(mb, ts, ip, (uint64_t)(uintptr_t)w, nr);
+		st__emit_futex_waitv_begin(mb, ts, ip, (uint64_t)(uintptr_t)w, nr, ip);
 	t0 = mb ? st_clock_read() : ts;
 	r = call(SYS_futex_waitv, a);
 	if (me) {

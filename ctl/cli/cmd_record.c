@@ -19,6 +19,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "core/abi.h"
+#include "shimtrace/tracepoint.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
@@ -65,6 +67,7 @@ struct families {
 struct record {
 	const char *outdir;
 	const char *wrap;	  /* --wrap, NULL: the default */
+	uint32_t stack;		  /* --stack: frames at each wait */
 	const char **patterns;
 	int npatterns;
 	bool overwrite, quiet;
@@ -116,6 +119,16 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->quiet = true;
 		} else if (st_opt_is(o, "no-demangle")) {
 			st_demangle_names = false;
+		} else if (st_opt_is(o, "stack")) {
+			char *end;
+			unsigned long n = strtoul(arg, &end, 10);
+
+			if (!*arg || *end || arg[0] == '-' || n > ST_STACK_MAX) {
+				st_err(V, "--stack: '%s' is not a number of frames from 0 to %d", arg,
+				       ST_STACK_MAX);
+				return -1;
+			}
+			r->stack = (uint32_t)n;
 		} else if (st_opt_is(o, "help")) {
 			st_verb_help(v);
 			exit(0);
@@ -397,28 +410,32 @@ static void default_outdir(char *buf, size_t n)
 		snprintf(buf, n, "shimtrace-%s-%d", stamp, i);
 }
 
-/* The command's environment: our libraries first in LD_PRELOAD. Its last
- * two entries are ours (allocated); free_env frees them and the array. */
-static char **child_env(const char *preload, const char *rundir)
+/* The command's environment: our libraries first in LD_PRELOAD, the
+ * stack depth. Its last three entries are ours (allocated); free_env
+ * frees them and the array. */
+static char **child_env(const char *preload, const char *rundir, uint32_t stack)
 {
 	size_t n = 0, k = 0;
 	char **env;
 	const char *old = getenv("LD_PRELOAD");
-	char *pre, *run;
+	char *pre, *run, *depth;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	env = calloc(n + 4, sizeof(*env));
 	if (!env || asprintf(&pre, "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
 			     old ? old : "") < 0 ||
-	    asprintf(&run, "SHIMTRACE_RUNDIR=%s", rundir) < 0)
+	    asprintf(&run, "SHIMTRACE_RUNDIR=%s", rundir) < 0 ||
+	    asprintf(&depth, "SHIMTRACE_STACK_DEPTH=%" PRIu32, stack) < 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
-		    strncmp(environ[i], "SHIMTRACE_RUNDIR=", 17) != 0)
+		    strncmp(environ[i], "SHIMTRACE_RUNDIR=", 17) != 0 &&
+		    strncmp(environ[i], "SHIMTRACE_STACK_DEPTH=", 22) != 0)
 			env[k++] = environ[i];
 	env[k++] = pre;
 	env[k++] = run;
+	env[k++] = depth;
 	env[k] = NULL;
 	return env;
 }
@@ -431,6 +448,7 @@ static void free_env(char **env)
 		n++;
 	free(env[n - 1]);
 	free(env[n - 2]);
+	free(env[n - 3]);
 	free(env);
 }
 
@@ -772,6 +790,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.max_memory = 0, /* chosen (st_memory_bounds) */
 		.process_memory = 0,
 		.buffers = st_buffers_default(),
+		.stack = 4,
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
 	char preload[4 * PATH_MAX];
@@ -840,7 +859,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	env = child_env(preload, rundir);
+	env = child_env(preload, rundir, r.stack);
 	if (!env) {
 		st_err(V, "out of memory");
 		ret = 2;

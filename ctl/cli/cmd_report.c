@@ -77,6 +77,8 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 		} else if (st_opt_is(o, "pid")) {
 			if (st_opt_pid(V, arg, &opts.pid) < 0)
 				return 2;
+		} else if (st_opt_is(o, "stack")) {
+			opts.stack = true;
 		} else if (st_opt_is(o, "no-demangle")) {
 			st_demangle_names = false;
 		} else if (st_filter_opt(V, o, arg, &filter) < 0) {

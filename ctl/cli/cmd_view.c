@@ -20,6 +20,7 @@
  * is computed once per second of trace time, not per event.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,23 @@ static void out_bytes(struct out *o, const unsigned char *s, uint64_t n)
 		p[1] = hexdig[s[i] & 15];
 		o->len += 2;
 	}
+}
+
+/* A call stack (a field named stack: return addresses, 8 bytes each,
+ * little-endian): [0x...,0x...]. */
+static void out_stack(struct out *o, const unsigned char *s, uint64_t n)
+{
+	*out_room(o, 1) = '[';
+	o->len++;
+	for (uint64_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t pc;
+		char *p = out_room(o, 20);
+
+		memcpy(&pc, s + i, 8);
+		o->len += (size_t)sprintf(p, "%s0x%" PRIx64, i ? "," : "", pc);
+	}
+	*out_room(o, 1) = ']';
+	o->len++;
 }
 
 /* ---- time ---- */
@@ -434,6 +452,8 @@ static void print_event(struct view *w, const struct st_event *ev)
 		out_mem(o, t->label[i], t->label_len[i]);
 		if (f->kind == ST_FIELD_STRING)
 			out_quoted(o, v->ptr, v->len);
+		else if (f->kind == ST_FIELD_BYTES && strcmp(f->name, "stack") == 0)
+			out_stack(o, v->ptr, v->len);
 		else if (f->kind == ST_FIELD_BYTES)
 			out_bytes(o, v->ptr, v->len);
 		else

@@ -143,6 +143,14 @@ static const struct st_opt record_opts[] = {
 	{ "quiet", 'q', NULL, "do not print the summary", NULL },
 	{ "no-demangle", 0, NULL,
 	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },
+	{ "stack", 0, "N",
+	  "record up to N frames of call stack at each wait (default 4; 0: none; at most 32)",
+	  "A lock's wait event (the lock was found busy: pthread:*_wait) and a futex wait "
+	  "(futex:wait_begin) carry the return addresses of the callers above the call "
+	  "site, found with the C runtime's unwinder from the .eh_frame tables (programs "
+	  "without frame pointers included). The uncontended path never unwinds. The "
+	  "command's environment carries the depth (SHIMTRACE_STACK_DEPTH). `report locks "
+	  "--stack` groups the waits by stack." },
 
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -230,6 +238,12 @@ static const struct st_opt report_opts[] = {
 	{ "top", 'n', "N", "show the first N locks, threads and conditions (default 10; 0: all)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	ST_FILTER_OPTS
+	{ "stack", 0, NULL,
+	  "locks: tell the call sites that waited apart by their call stacks, and show them",
+	  "The stacks the wait events carry (record --stack, on by default: 4 frames): each "
+	  "call site is split by the stacks it waited under, each with its callers as `<- "
+	  "function (file:line)` lines (JSON: stack, an array of sites). Frames in "
+	  "shimtrace's own libraries are left out." },
 	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
 	{ "no-demangle", 0, NULL,
 	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },

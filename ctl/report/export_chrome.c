@@ -32,6 +32,7 @@
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/pass.h"
+#include "shimtrace/tracepoint.h"
 #include "ctl/report/site.h"
 #include "wrappers/meanings-gen.h"
 
@@ -41,7 +42,7 @@ enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
 struct ccls {
 	bool known;
 	enum shape shape;
-	int addr, wait_ns, dur_ns, result;
+	int addr, wait_ns, dur_ns, result, stack;
 	char name[64]; /* the event's name without the provider */
 };
 
@@ -74,6 +75,15 @@ struct exp {
 	bool started, first, warned;
 	uint64_t written;
 	const struct st_pass *pass;
+	/* each thread's call stack of its last wait event (a wait, a futex
+	 * wait_begin), for the span that ends the wait:
+	 * (pid << 32 | tid, 0) -> stacks[] */
+	struct st_map stack_of;
+	struct pending_stack {
+		uint64_t pcs[ST_STACK_MAX];
+		uint32_t n;
+	} *stacks;
+	uint32_t nstacks, stacks_cap;
 };
 
 /* The lock events (the pthread spec's means=): a take, tried or not (its
@@ -107,6 +117,9 @@ static const struct ccls *cls_of(struct exp *x, const struct st_event_class *c)
 	k->wait_ns = st_event_class_field(c, "wait_ns");
 	k->dur_ns = st_event_class_field(c, "dur_ns");
 	k->result = st_event_class_field(c, "result");
+	k->stack = st_event_class_field(c, "stack");
+	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
+		k->stack = -1;
 	k->addr = -1;
 	m = st_meaning_find(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]));
 	if (m) {
@@ -183,8 +196,52 @@ static void at(struct exp *x, int32_t pid, uint64_t ip)
 	}
 }
 
-/* The fields of ev as JSON members, and where it was called ("at"). */
-static void args(struct exp *x, const struct st_event *ev)
+/* Keeps the call stack wait event ev carries (field k) for its thread's
+ * next span; 0, or -1 when out of memory. */
+static int keep_stack(struct exp *x, const struct st_event *ev, int k)
+{
+	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+	int64_t i = st_map_get(&x->stack_of, key, 0);
+	struct pending_stack *p;
+
+	if (i < 0) {
+		if (st_grow(&x->stacks, &x->stacks_cap, x->nstacks, sizeof(*x->stacks)) < 0 ||
+		    st_map_put(&x->stack_of, key, 0, x->nstacks) < 0)
+			return -1;
+		i = x->nstacks++;
+	}
+	p = &x->stacks[i];
+	p->n = 0;
+	for (uint64_t b = 0; b + 8 <= ev->fields[k].len && p->n < ST_STACK_MAX; b += 8)
+		memcpy(&p->pcs[p->n++], (const uint8_t *)ev->fields[k].ptr + b, 8);
+	return 0;
+}
+
+/* ", "stack": [SITE...]": the callers of the wait that ev's span ends,
+ * as its thread's last wait event had them (a return address resolved
+ * one byte back, in its call), once; nothing when it had none. */
+static void span_stack(struct exp *x, const struct st_event *ev)
+{
+	int64_t i = st_map_get(&x->stack_of, (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid, 0);
+	struct pending_stack *p = i >= 0 ? &x->stacks[i] : NULL;
+
+	if (!p || !p->n)
+		return;
+	fputs(", \"stack\": [", x->o);
+	for (uint32_t f = 0; f < p->n; f++) {
+		const char *site = site_of(x, ev->pid, p->pcs[f] - 1);
+
+		fputs(f ? ", " : "", x->o);
+		st_json_write(x->o, site ? site : "?");
+	}
+	fputs("]", x->o);
+	p->n = 0;
+}
+
+/* The fields of ev as JSON members (a call stack: its frames; the
+ * frames themselves go with the span: span_stack), and where it was
+ * called ("at"), the object left open. */
+static void args_open(struct exp *x, const struct st_event *ev)
 {
 	const struct st_plan *p = &ev->cls->fields;
 
@@ -197,6 +254,8 @@ static void args(struct exp *x, const struct st_event *ev)
 		fprintf(x->o, "%s\"%s\": ", i ? ", " : "", name);
 		if (f->kind == ST_FIELD_STRING)
 			st_json_write(x->o, v->ptr ? (const char *)v->ptr : "");
+		else if (f->kind == ST_FIELD_BYTES)
+			fprintf(x->o, "%" PRIu64, v->len / 8); /* (a stack: its frames) */
 		else if (f->kind == ST_FIELD_SINT)
 			fprintf(x->o, "%" PRId64, v->i);
 		else if (f->kind == ST_FIELD_HEX)
@@ -207,6 +266,11 @@ static void args(struct exp *x, const struct st_event *ev)
 			fputs("null", x->o);
 	}
 	at(x, ev->pid, ev->ip);
+}
+
+static void args(struct exp *x, const struct st_event *ev)
+{
+	args_open(x, ev);
 	fputs("}", x->o);
 }
 
@@ -243,8 +307,9 @@ static void span(struct exp *x, const struct st_event *ev, const char *cat, cons
 	fputs(", \"dur\": ", x->o);
 	put_dur(x, dur);
 	fputs(", \"args\": ", x->o);
-	args(x, ev);
-	fputs("}", x->o);
+	args_open(x, ev);
+	span_stack(x, ev);
+	fputs("}}", x->o);
 }
 
 /* Hold h, ended by unlock event ev: its two ends on its track. */
@@ -347,6 +412,8 @@ static int on_event(void *arg, const struct st_event *ev)
 		x->warned = true;
 		warn_size(x->opts, x->pass);
 	}
+	if (k->stack >= 0 && keep_stack(x, ev, k->stack) < 0)
+		return -1;
 	if (k->shape == S_SKIP)
 		return 0;
 	if (x->opts->from_ns >= 0 && (st_ns_since(x->pass->first_ns, ev->ns) < (uint64_t)x->opts->from_ns ||
@@ -469,6 +536,8 @@ int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t
 		free(x.site_texts[i]);
 	free(x.site_texts);
 	st_map_free(&x.sites);
+	st_map_free(&x.stack_of);
+	free(x.stacks);
 	st_pass_fini(&pass);
 	return ret;
 }

@@ -21,7 +21,7 @@ struct st_lock_cls {
 	bool known; /* resolved */
 	enum action action;
 	enum st_lock_kind kind;
-	int addr, result, wait_ns, mutex, err;
+	int addr, result, wait_ns, mutex, err, stack;
 };
 
 /* The kinds of lock the pthread and futex specs name. A rwlock's unlock and init
@@ -62,6 +62,9 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
+	free(ls->stks);
+	free(ls->frames);
+	st_map_free(&ls->stack_ix);
 	st_map_free(&ls->lock_ix);
 	st_map_free(&ls->site_ix);
 	st_map_free(&ls->thread_ix);
@@ -125,9 +128,17 @@ static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int
 	return &ls->threads[ls->nthreads++];
 }
 
-static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint64_t wait)
+/* A site's key beside its lock: its ip, or with stacks its stack. */
+static uint64_t site_key(const struct st_lockstat *ls, uint64_t ip, uint32_t stack)
 {
-	int64_t i = st_map_get(&ls->site_ix, lock, ip);
+	return ls->stacks && stack ? 1ull << 63 | stack : ip;
+}
+
+static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint32_t stack,
+		     uint64_t wait)
+{
+	uint64_t key = site_key(ls, ip, stack);
+	int64_t i = st_map_get(&ls->site_ix, lock, key);
 
 	if (i >= 0) {
 		ls->sites[i].waits++;
@@ -135,11 +146,69 @@ static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint64_
 		return 0;
 	}
 	if (st_grow(&ls->sites, &ls->sites_cap, ls->nsites, sizeof(*ls->sites)) < 0 ||
-	    st_map_put(&ls->site_ix, lock, ip, ls->nsites) < 0)
+	    st_map_put(&ls->site_ix, lock, key, ls->nsites) < 0)
 		return -1;
-	ls->sites[ls->nsites++] =
-		(struct st_lock_site){ .lock = lock, .ip = ip, .waits = 1, .wait_total = wait };
+	ls->sites[ls->nsites++] = (struct st_lock_site){
+		.lock = lock, .ip = ip, .stack = ls->stacks ? stack : 0, .waits = 1, .wait_total = wait
+	};
 	return 0;
+}
+
+/* ---- stacks ---- */
+
+static uint64_t frames_hash(const uint64_t *f, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ f[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The stack of frames f (n of them, the call site first), interned: 1 +
+ * its index; -1 when out of memory. */
+static int64_t stack_of(struct st_lockstat *ls, const uint64_t *f, uint32_t n)
+{
+	uint64_t h = frames_hash(f, n);
+
+	for (uint64_t probe = 0;; probe++) {
+		int64_t i = st_map_get(&ls->stack_ix, h + probe, n);
+		struct st_lock_stack *s;
+
+		if (i >= 0 && memcmp(&ls->frames[ls->stks[i].first], f, n * sizeof(*f)) == 0)
+			return i + 1;
+		if (i >= 0)
+			continue; /* (another stack with that hash) */
+		if (st_grow(&ls->stks, &ls->stks_cap, ls->nstks, sizeof(*ls->stks)) < 0 ||
+		    st_map_put(&ls->stack_ix, h + probe, n, ls->nstks) < 0)
+			return -1;
+		for (uint32_t k = 0; k < n; k++) {
+			if (st_grow(&ls->frames, &ls->frames_cap, ls->nframes, sizeof(*ls->frames)) < 0)
+				return -1;
+			ls->frames[ls->nframes++] = f[k];
+		}
+		s = &ls->stks[ls->nstks];
+		s->first = ls->nframes - n;
+		s->n = n;
+		return ++ls->nstks;
+	}
+}
+
+/* The stack a wait event carries (its stack field: return addresses, 8
+ * bytes each), under its call site ip: 1 + its index, 0 when it has
+ * none (or stacks are not wanted), -1 when out of memory. */
+static int64_t wait_stack(struct st_lockstat *ls, const struct st_lock_cls *k,
+			  const struct st_event *ev)
+{
+	uint64_t f[1 + 64];
+	uint32_t n = 1;
+
+	if (!ls->stacks || k->stack < 0)
+		return 0;
+	f[0] = ev->ip;
+	for (uint64_t b = 0; b + 8 <= ev->fields[k->stack].len && n < 1 + 64; b += 8)
+		memcpy(&f[n++], (const uint8_t *)ev->fields[k->stack].ptr + b, 8);
+	return stack_of(ls, f, n);
 }
 
 static int edge_add(struct st_lockstat *ls, uint32_t a, uint32_t b, int32_t tid, uint64_t a_ip,
@@ -166,7 +235,7 @@ uint64_t st_lock_percentile(const struct st_lock *l, double q)
 	return st_hist_percentile(l->hist, l->waits, l->wait_max, q);
 }
 
-static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint64_t w)
+static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint32_t stack, uint64_t w)
 {
 	struct st_lock *l = &ls->locks[li];
 
@@ -180,7 +249,7 @@ static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint64_t
 	l->wait_total += w;
 	if (w > l->wait_max)
 		l->wait_max = w;
-	return site_wait(ls, li, ip, w);
+	return site_wait(ls, li, ip, stack, w);
 }
 
 /* ---- holds ---- */
@@ -324,6 +393,9 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		k->wait_ns = st_event_class_field(c, "wait_ns");
 		k->mutex = st_event_class_field(c, "mutex");
 		k->err = st_event_class_field(c, "err");
+		k->stack = st_event_class_field(c, "stack");
+		if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
+			k->stack = -1;
 		k->action = m->what;
 		k->kind = m->kind;
 		/* the fields each action reads, or the class is not ours */
@@ -373,7 +445,7 @@ static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32
 	l->contended++;
 	t->contended++;
 	t->wait_total += w;
-	return count_wait(ls, li, ev->ip, w);
+	return count_wait(ls, li, ev->ip, t->wait_stack, w);
 }
 
 int st_lockstat_event(void *arg, const struct st_event *ev)
@@ -381,7 +453,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	struct st_lockstat *ls = arg;
 	const struct st_lock_cls *k = cls_of(ls, ev->cls);
 	struct st_lock_thread *t;
-	int64_t li, mi, res = 0;
+	int64_t li, mi, res = 0, stack;
 	uint64_t w = 0, addr;
 	bool contended;
 
@@ -414,6 +486,10 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		/* fall through */
 	case A_BLOCK:
 		/* (a futex word is held by nobody the trace sees: no edge) */
+		stack = wait_stack(ls, k, ev);
+		if (stack < 0)
+			return -1;
+		t->wait_stack = (uint32_t)stack;
 		t->waiting = true;
 		t->wait_lock = (uint32_t)li;
 		t->wait_ip = ev->ip;
@@ -423,7 +499,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		contended = t->waiting && t->wait_lock == (uint32_t)li;
 		t->waiting = false;
 		if (contended) {
-			if (count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
+			if (count_wait(ls, (uint32_t)li, ev->ip, t->wait_stack, w) < 0)
 				return -1;
 			ls->locks[li].contended++;
 			t->contended++;
@@ -455,6 +531,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		/* the mutex is released while the thread waits */
 		release(ls, t, ev->fields[k->mutex].u, ST_LK_MUTEX, ev->ns, true);
 		t->waiting = true;
+		t->wait_stack = 0;
 		t->wait_lock = (uint32_t)li;
 		t->wait_ip = ev->ip;
 		t->wait_since = ev->ns;
@@ -472,7 +549,8 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 			ls->locks[li].woken_waits++;
 			ls->locks[li].woken_total += w;
 		}
-		if (note_tid(&ls->locks[li], ev->tid) < 0 || count_wait(ls, (uint32_t)li, ev->ip, w) < 0)
+		if (note_tid(&ls->locks[li], ev->tid) < 0 ||
+		    count_wait(ls, (uint32_t)li, ev->ip, 0, w) < 0)
 			return -1;
 		/* ... and taken again when the wait ends */
 		mi = lock_of(ls, ev->pid, ST_LK_MUTEX, ev->fields[k->mutex].u);

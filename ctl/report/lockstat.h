@@ -19,6 +19,11 @@
  * every wait that slept); those that timed out are idle; a wait that did
  * not sleep because the word had changed is a busy try.
  *
+ * Stacks: a wait event may carry the call stack above its call site
+ * (record --stack). With `stacks` set before the first event, the call
+ * sites that waited are told apart by their whole stack (interned: the
+ * same frames are one stack), not by the call site alone.
+ *
  * Gaps: where a buffer lost events, any thread whose events it held may
  * have lost a lock, an unlock or a wait there, so each such thread starts
  * over: the locks it held and the wait it was in are forgotten (counted),
@@ -60,11 +65,18 @@ struct st_lock {
 	uint32_t ntids, tids_cap;
 };
 
-/* A call site that waited for a lock. */
+/* A call site that waited for a lock; with stacks, one stack of it. */
 struct st_lock_site {
 	uint32_t lock;
 	uint64_t ip;
+	uint32_t stack; /* 1 + its index in st_lockstat.stks; 0: none */
 	uint64_t waits, wait_total;
+};
+
+/* A call stack: frames[first, first + n) of st_lockstat.frames, the call
+ * site's ip first, then the return addresses of its callers. */
+struct st_lock_stack {
+	uint32_t first, n;
 };
 
 struct st_lock_held {
@@ -80,6 +92,7 @@ struct st_lock_thread {
 	struct st_lock_held *held;
 	uint32_t nheld, held_cap;
 	bool waiting; /* at the end of the trace: still blocked */
+	uint32_t wait_stack; /* the wait's stack (st_lock_site.stack) */
 	uint32_t wait_lock;
 	uint64_t wait_ip;
 	int64_t wait_since;
@@ -94,6 +107,7 @@ struct st_lock_edge {
 };
 
 struct st_lockstat {
+	bool stacks; /* sites told apart by stack (set before the events) */
 	struct st_lock *locks;
 	uint32_t nlocks, locks_cap;
 	struct st_lock_site *sites;
@@ -102,6 +116,11 @@ struct st_lockstat {
 	uint32_t nthreads, threads_cap;
 	struct st_lock_edge *edges;
 	uint32_t nedges, edges_cap;
+	struct st_lock_stack *stks;
+	uint32_t nstks, stks_cap;
+	uint64_t *frames;
+	uint32_t nframes, frames_cap;
+	struct st_map stack_ix; /* (hash of the frames + probe, count) */
 	/* the arrays' indexes by key: (pid and kind, address), (pid, tid),
 	 * (lock, ip), (lock a, lock b) */
 	struct st_map lock_ix, site_ix, thread_ix, edge_ix;

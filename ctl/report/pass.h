@@ -24,6 +24,7 @@ struct st_report_opts {
 	uint32_t top;	  /* rows shown; 0: all */
 	int32_t pid;	  /* -1: every process */
 	bool json;
+	bool stack; /* report locks: call sites told apart by their stacks */
 	/* the provider whose events the report reads (NULL: any), and how a
 	 * trace gets them: a trace without any is an error, not an empty
 	 * report */

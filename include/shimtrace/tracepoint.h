@@ -58,10 +58,14 @@ enum st_type {
 	ST_TYPE_HEX64,
 	ST_TYPE_STRING,
 	ST_TYPE_SIZE, /* added last: the values above are ABI */
+	ST_TYPE_STACK, /* return addresses: a 64-bit byte count, then 8 bytes each */
 };
 
 /* The highest valid type, for checks of descriptors. */
-#define ST_TYPE_LAST ST_TYPE_SIZE
+#define ST_TYPE_LAST ST_TYPE_STACK
+
+/* The most frames a STACK field holds. */
+#define ST_STACK_MAX 32
 
 /* Strings are recorded up to ST_STRING_MAX - 1 bytes plus the NUL; a
  * longer one is cut to ST_STRING_MAX - 4 bytes and "...". */
@@ -145,6 +149,14 @@ static inline uint64_t st_clock_read(void)
 /* Converts a difference of two st_clock_read() values to nanoseconds. */
 ST_API uint64_t st_clock_delta_ns(uint64_t delta);
 
+/*
+ * The return addresses above the call site `from` (a wrapper's return
+ * address: the frames of its callers' callers), innermost first, into
+ * pcs: at most max, and at most the process's depth (core/stack.c); how
+ * many. No lock, system call or allocation; errno is preserved.
+ */
+ST_API uint32_t st_stack_capture(uint64_t *pcs, uint32_t max, const void *from);
+
 /* ---- field type plumbing used by the generated code ---- */
 
 typedef uint8_t st__ctype_U8;
@@ -158,6 +170,7 @@ typedef int64_t st__ctype_S64;
 typedef uint64_t st__ctype_HEX64;
 typedef uint64_t st__ctype_SIZE;
 typedef const char *st__ctype_STRING;
+typedef const void *st__ctype_STACK; /* the call site the stack is taken above */
 
 /* Largest serialised size of a field. */
 #define st__maxsize_U8 1
@@ -171,6 +184,7 @@ typedef const char *st__ctype_STRING;
 #define st__maxsize_HEX64 8
 #define st__maxsize_SIZE 8
 #define st__maxsize_STRING ST_STRING_MAX
+#define st__maxsize_STACK (8 + 8 * ST_STACK_MAX)
 
 #define ST__DEFINE_PUT(T)                                          \
 	static inline uint8_t *st__put_##T(uint8_t *p, st__ctype_##T v) \
@@ -209,6 +223,17 @@ static inline uint8_t *st__put_STRING(uint8_t *p, const char *s)
 		memcpy(p, s, n);
 	p[n] = '\0';
 	return p + n + 1;
+}
+
+/* A STACK field: the frames above site, as st_stack_capture finds them. */
+static inline uint8_t *st__put_STACK(uint8_t *p, const void *site)
+{
+	uint64_t pcs[ST_STACK_MAX], bytes = 8 * (uint64_t)st_stack_capture(pcs, ST_STACK_MAX, site);
+
+	memcpy(p, &bytes, 8);
+	if (bytes)
+		memcpy(p + 8, pcs, bytes);
+	return p + 8 + bytes;
 }
 
 /* ---- X-macro expanders ----

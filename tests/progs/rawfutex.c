@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
 #endif
@@ -54,26 +56,6 @@ static void die(const char *what)
 static _Atomic uint32_t changed = 1, nobody, sleepy, handoff, vwords[2];
 static _Atomic int parked_tid;
 
-/* Whether thread tid is in system call nr with first argument arg, from
- * /proc (a thread blocked in it: the tracer's own work before the call,
- * which may sleep too, is not mistaken for the wait). */
-static int in_call(int tid, long nr, const void *arg)
-{
-	char path[64], buf[256];
-	long n = -1;
-	unsigned long a = 0;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	f = fopen(path, "r");
-	if (!f)
-		die("/proc/self/task/TID/syscall");
-	ok = fgets(buf, sizeof(buf), f) && sscanf(buf, "%ld %lx", &n, &a) == 2;
-	fclose(f);
-	return ok && n == nr && a == (unsigned long)(uintptr_t)arg;
-}
-
 /* Waits until the parked thread blocks in system call nr on arg. */
 static void until_blocked(long nr, const void *arg)
 {
@@ -81,7 +63,7 @@ static void until_blocked(long nr, const void *arg)
 
 	while (!(tid = atomic_load(&parked_tid)))
 		usleep(100);
-	while (!in_call(tid, nr, arg))
+	while (!blocked_in(tid, nr, arg))
 		usleep(100);
 	usleep(1000); /* (the kernel reports the call from its entry on) */
 }
@@ -223,7 +205,7 @@ static int locks(int nthreads, int n)
 
 		while (!(tid = atomic_load(&locker_tids[i])))
 			usleep(100);
-		while (!in_call(tid, SYS_futex, &word))
+		while (!blocked_in(tid, SYS_futex, &word))
 			usleep(100);
 	}
 	unlock();

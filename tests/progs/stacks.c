@@ -1,0 +1,87 @@
+/*
+ * Two threads wait for one mutex through the program's own lock helper
+ * (as pigz's waits all go through its wrapper), from two callers:
+ * path_a and path_b. One frame (the helper's call of
+ * pthread_mutex_lock) cannot tell them apart; their stacks can.
+ *
+ *   stacks
+ *
+ * main holds the mutex while both threads start, and lets it go only
+ * once each sleeps on it (its futex word, seen in /proc): each waits
+ * exactly once, however the machine schedules them. Prints "done".
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "blocked.h"
+
+static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int tids[2];
+static volatile int work;
+
+/* The program's lock helper: every wait shows here. */
+static __attribute__((noinline)) void my_lock(void)
+{
+	pthread_mutex_lock(&shared);
+	work++; /* (after the call: not a tail call) */
+}
+
+static __attribute__((noinline)) void path_a(void)
+{
+	my_lock();
+	work++;
+	pthread_mutex_unlock(&shared);
+}
+
+/* (not the same code as path_a: the compiler would fold the two) */
+static __attribute__((noinline)) void path_b(void)
+{
+	work += 2;
+	my_lock();
+	work += 3;
+	pthread_mutex_unlock(&shared);
+}
+
+static void *thread_main(void *arg)
+{
+	intptr_t i = (intptr_t)arg;
+
+	atomic_store(&tids[i], (int)syscall(SYS_gettid));
+	if (i == 0)
+		path_a();
+	else
+		path_b();
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[2];
+
+	pthread_mutex_lock(&shared);
+	for (intptr_t i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, thread_main, (void *)i)) {
+			perror("pthread_create");
+			return 1;
+		}
+	for (int i = 0; i < 2; i++) {
+		int tid;
+
+		while (!(tid = atomic_load(&tids[i])))
+			usleep(100);
+		while (!blocked_in(tid, SYS_futex, &shared))
+			usleep(100);
+	}
+	usleep(1000);
+	pthread_mutex_unlock(&shared);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	puts("done");
+	return 0;
+}
