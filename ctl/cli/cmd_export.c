@@ -12,6 +12,7 @@
 
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_export.h"
+#include "ctl/cli/progressopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/export_chrome.h"
 
@@ -41,7 +42,7 @@ static int parse_range(const char *s, int64_t *from, int64_t *to)
 
 int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 {
-	struct st_export_opts eo = { .pid = -1, .from_ns = -1 };
+	struct st_export_opts eo = { .pid = -1, .from_ns = -1, .progress = ST_PROGRESS_AUTO };
 	const char *arg, *format = NULL, *out = NULL;
 	const struct st_opt *o;
 	char err[1024] = "";
@@ -53,7 +54,9 @@ int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 
 		if (std >= 0)
 			return std;
-		if (st_opt_is(o, "format")) {
+		if (st_progress_opt(o, &eo.progress)) {
+			continue;
+		} else if (st_opt_is(o, "format")) {
 			format = arg;
 		} else if (st_opt_is(o, "output")) {
 			out = arg;

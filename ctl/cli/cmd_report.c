@@ -13,6 +13,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_report.h"
 #include "ctl/cli/filteropts.h"
+#include "ctl/cli/progressopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
 #include "ctl/report/latest.h"
@@ -51,11 +52,11 @@ static int parse_top(const char *s, uint32_t *out)
 
 int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 {
-	struct st_report_opts opts = { .top = 10, .pid = -1 };
+	struct st_report_opts opts = { .top = 10, .pid = -1, .progress = ST_PROGRESS_AUTO };
 	struct st_filter filter;
 	const struct st_opt *o;
 	const char *arg, *kind;
-	char latest[PATH_MAX], err[1024] = "";
+	char latest[PATH_MAX], err[1024] = "", what[32];
 	uint32_t damaged = 0;
 	int n, ret;
 
@@ -81,6 +82,8 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 			opts.stack = true;
 		} else if (st_opt_is(o, "no-demangle")) {
 			st_demangle_names = false;
+		} else if (st_progress_opt(o, &opts.progress)) {
+			continue;
 		} else if (st_filter_opt(V, o, arg, &filter) < 0) {
 			return 2;
 		}
@@ -109,6 +112,8 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 			continue;
 		opts.family = kinds[i].family;
 		opts.family_how = kinds[i].how;
+		snprintf(what, sizeof(what), "report %s", kinds[i].name);
+		opts.progress_what = what;
 		opts.damaged = &damaged;
 		ret = kinds[i].run(&opts, stdout, err, sizeof(err));
 		if (ret)

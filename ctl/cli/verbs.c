@@ -13,6 +13,7 @@
 #include "ctl/cli/cmd_report.h"
 #include "ctl/cli/cmd_view.h"
 #include "ctl/cli/filteropts.h"
+#include "ctl/cli/progressopts.h"
 #include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
 
@@ -247,6 +248,7 @@ static const struct st_opt report_opts[] = {
 	{ "json", 0, NULL, "print JSON (its schema is in the man page)", NULL },
 	{ "no-demangle", 0, NULL,
 	  "show C++ function names as the linker has them (_Z...), not demangled", NULL },
+	ST_PROGRESS_OPTS
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
@@ -258,6 +260,7 @@ static const struct st_opt export_opts[] = {
 	{ "time-range", 't', "FROM,TO",
 	  "only the events from FROM to TO seconds after the trace's first (TO may be empty)",
 	  NULL },
+	ST_PROGRESS_OPTS
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -389,6 +389,26 @@ uint64_t st_reader_stream_bytes(const struct st_reader *r)
 	return n;
 }
 
+uint64_t st_reader_bytes_read(const struct st_reader *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < r->nstreams; i++) {
+		const struct st__stream *s = &r->streams[i];
+
+		/* (stream.c: at the end head is 0; inside a packet pos is
+		 * the next record's offset in it; between packets next_pkt
+		 * is the next one's in the file) */
+		if (!s->head)
+			n += s->size;
+		else if (s->in_packet)
+			n += s->pkt.off + s->pos;
+		else
+			n += s->next_pkt;
+	}
+	return n;
+}
+
 uint64_t st_reader_lost(const struct st_reader *r)
 {
 	return r->lost;

@@ -116,6 +116,16 @@ const struct st_stream_info *st_reader_stream(const struct st_reader *r, uint32_
 /* The bytes of the trace's stream files. */
 uint64_t st_reader_stream_bytes(const struct st_reader *r);
 
+/*
+ * Of those, the bytes read so far: where each stream's reading is (the
+ * record read ahead for the merge counts as read), a stream read to its
+ * end counting whole, what was skipped as damaged too. It never goes
+ * down, and it equals st_reader_stream_bytes once st_reader_next has
+ * returned 0. Costs a look at each stream: for a progress line, not for
+ * every event.
+ */
+uint64_t st_reader_bytes_read(const struct st_reader *r);
+
 /* Lost events reported so far by st_reader_next. */
 uint64_t st_reader_lost(const struct st_reader *r);
 

@@ -489,7 +489,8 @@ static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
 
 int st_export_chrome(const struct st_export_opts *eo, FILE *o, char *err, size_t errlen)
 {
-	struct st_report_opts opts = { .dir = eo->dir, .pid = eo->pid };
+	struct st_report_opts opts = { .dir = eo->dir, .pid = eo->pid, .progress = eo->progress,
+				       .progress_what = "export" };
 	struct exp x = { .opts = eo, .o = o, .first = true };
 	struct st_pass pass;
 	int ret = 0;

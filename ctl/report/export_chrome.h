@@ -8,10 +8,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctl/report/progress.h"
+
 struct st_export_opts {
 	const char *dir;
 	int32_t pid;		/* -1: every process */
 	int64_t from_ns, to_ns; /* from the trace's first event; from_ns -1: all */
+	enum st_progress_mode progress; /* a progress line while it reads */
 };
 
 /* The trace as Chrome trace-event JSON on out; 0, 1 when the trace could

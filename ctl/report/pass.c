@@ -82,6 +82,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	int name_field = -1, exited_field = -1, threads_field = -1;
 	/* (which processes a gap touches: what each stream held) */
 	struct st_gapscope scope = { 0 };
+	struct st_progress progress;
 	struct st_reader *r;
 	struct st_item it;
 	int ret;
@@ -123,6 +124,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			threads_field = b;
 		}
 	}
+	st_progress_begin(&progress, opts->progress, opts->progress_what, r);
 	while ((ret = st_reader_next(r, &it)) > 0) {
 		const struct st_event *ev = it.event;
 
@@ -138,6 +140,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		if (pass->events++ == 0)
 			pass->first_ns = ev->ns;
 		pass->last_ns = ev->ns;
+		st_progress_event(&progress, pass->events, r);
 		if (ev->cls->index == process_index && note_name(pass, ev, name_field) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -164,6 +167,8 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			break;
 		}
 	}
+	/* (cleared before any message: the caller's, the report's) */
+	st_progress_end(&progress, pass->events, r, ret == 0);
 	if (ret == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 	} else if (ret < 0) {

@@ -14,6 +14,7 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
+#include "ctl/report/progress.h"
 
 struct st_syms;
 struct st_filter;
@@ -35,6 +36,10 @@ struct st_report_opts {
 	/* if not NULL: only the events it passes (--tid, -e, --time-range;
 	 * filter.h), beside pid above */
 	struct st_filter *filter;
+	/* a progress line on stderr while the pass reads (progress.h), of
+	 * "shimtrace WHAT: ..."; OFF when zeroed */
+	enum st_progress_mode progress;
+	const char *progress_what;
 };
 
 struct st_proc_name {
