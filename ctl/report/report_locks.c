@@ -16,6 +16,8 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/heapblocks.h"
 #include "ctl/report/lockorder.h"
 #include "ctl/report/lockstat.h"
 #include "ctl/report/pass.h"
@@ -25,10 +27,20 @@
 
 #define SITES_SHOWN 3
 
+/* The heap block a lock lay in when it was first seen (a trace with the
+ * malloc family's events). */
+struct lock_block {
+	bool found;
+	uint64_t size, offset, ip;
+};
+
 struct ctx {
 	const struct st_report_opts *opts;
 	struct st_pass pass;
 	struct st_lockstat ls;
+	struct st_heapblocks heap;
+	struct lock_block *blocks; /* by lock, as lockstat numbers them */
+	uint32_t nblocks, blocks_cap;
 	struct st_cycle *cycles;
 	int ncycles;
 	bool more_cycles;
@@ -131,22 +143,47 @@ static void site_text(struct ctx *c, int32_t pid, uint64_t ip, char *buf, size_t
 	st_site_text(c->pass.syms, pid, ip, buf, n);
 }
 
-/* " (name)" of lock l when a variable of its process holds it (a static
- * or global lock), escaped: the objects' names are the process's; "". */
-static void lock_name_text(struct ctx *c, const struct st_lock *l, char *buf, size_t n)
-{
-	const char *name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
-	char esc[ST_ESC_SIZE(160)];
-
-	buf[0] = '\0';
-	if (name)
-		snprintf(buf, n, " (%s)", st_esc(esc, sizeof(esc), name));
-}
-
 static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
 {
 	st_site_json(c->pass.syms, pid, ip, o);
 }
+
+/* " (name)" of lock l when a variable of its process holds it (a static
+ * or global lock), escaped: the objects' names are the process's; else
+ * " (in a N-byte block from SITE, +OFFSET)" for a lock in a heap block;
+ * else "". */
+static void lock_name_text(struct ctx *c, const struct st_lock *l, char *buf, size_t n)
+{
+	const char *name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
+	const struct lock_block *b = &c->blocks[l - c->ls.locks];
+	char esc[ST_ESC_SIZE(160)], site[512];
+
+	buf[0] = '\0';
+	if (name) {
+		snprintf(buf, n, " (%s)", st_esc(esc, sizeof(esc), name));
+	} else if (b->found) {
+		site_text(c, l->pid, b->ip, site, sizeof(site));
+		snprintf(buf, n, " (in a %" PRIu64 "-byte block from %s, +%" PRIu64 ")", b->size, site,
+			 b->offset);
+	}
+}
+
+/* "block": the heap block lock l lay in, or null. */
+static void lock_block_json(struct ctx *c, const struct st_lock *l, FILE *o)
+{
+	const struct lock_block *b = &c->blocks[l - c->ls.locks];
+
+	fputs(", \"block\": ", o);
+	if (!b->found) {
+		fputs("null", o);
+		return;
+	}
+	fprintf(o, "{\"size\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"allocated_at\": ", b->size,
+		b->offset);
+	site_json(c, o, l->pid, b->ip);
+	fputs("}", o);
+}
+
 
 /* Whether a frame's site is in our own libraries (the wrappers' start
  * trampoline): not the program's, not shown. */
@@ -238,7 +275,7 @@ static void futex_text(const struct st_lock *l, FILE *o)
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
-	char site[512], name[ST_ESC_SIZE(160) + 4], a[32], b[32], d[32], e[32], f[32];
+	char site[512], name[ST_ESC_SIZE(160) + 600], a[32], b[32], d[32], e[32], f[32];
 	const struct st_lock_site **sites;
 	uint32_t nsites;
 
@@ -452,6 +489,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 		st_json_write(o, name);
 	else
 		fputs("null", o);
+	lock_block_json(c, l, o);
 	fprintf(o, ", \"%s\": ", l->from_init ? "initialised_at" : "first_used_at");
 	site_json(c, o, l->pid, l->first_ip);
 	fprintf(o,
@@ -608,13 +646,42 @@ static void deadlocks_json(struct ctx *c, FILE *o)
 
 /* ---- the verbs ---- */
 
+/* An event: to the heap's blocks and the lock statistics; each lock seen
+ * for the first time is looked for in the heap as it is then. */
+static int on_event(void *arg, const struct st_event *ev)
+{
+	struct ctx *c = arg;
+	uint32_t before = c->ls.nlocks;
+
+	if (st_heapblocks_event(&c->heap, ev) < 0 || st_lockstat_event(&c->ls, ev) < 0)
+		return -1;
+	for (uint32_t i = before; i < c->ls.nlocks; i++) {
+		const struct st_lock *l = &c->ls.locks[i];
+		const struct st_heapblock *b = st_heapblocks_find(&c->heap, l->pid, l->addr);
+
+		if (st_grow(&c->blocks, &c->blocks_cap, c->nblocks, sizeof(*c->blocks)) < 0)
+			return -1;
+		c->blocks[c->nblocks++] = b ? (struct lock_block){ true, b->size, l->addr - b->start, b->ip }
+					    : (struct lock_block){ 0 };
+	}
+	return 0;
+}
+
+static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
+{
+	struct ctx *c = arg;
+
+	return st_lockstat_gap(&c->ls, gap, pid);
+}
+
 /* One pass over the trace and the lock-order cycles into c: 0, or -1 with
  * the reason in err (release c either way). */
 static int collect(struct ctx *c, char *err, size_t errlen)
 {
 	st_lockstat_init(&c->ls);
+	st_heapblocks_init(&c->heap);
 	c->ls.stacks = c->opts->stack;
-	if (st_report_pass(c->opts, st_lockstat_event, st_lockstat_gap, &c->ls, &c->pass, err, errlen) < 0)
+	if (st_report_pass(c->opts, on_event, on_gap, c, &c->pass, err, errlen) < 0)
 		return -1;
 	st_lockstat_finish(&c->ls);
 	c->ncycles = st_lock_cycles(&c->ls, &c->cycles, &c->more_cycles);
@@ -627,6 +694,8 @@ static int collect(struct ctx *c, char *err, size_t errlen)
 
 static void release_ctx(struct ctx *c)
 {
+	free(c->blocks);
+	st_heapblocks_fini(&c->heap);
 	free(c->cycles);
 	st_lockstat_fini(&c->ls);
 	st_pass_fini(&c->pass);
@@ -667,7 +736,7 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 {
 	uint32_t n, shown = 0, waiting = 0;
 	uint32_t *v = ranked(c, false, &n);
-	char site[512], name[ST_ESC_SIZE(160) + 4], a[32], count[64];
+	char site[512], name[ST_ESC_SIZE(160) + 600], a[32], count[64];
 
 	st_pass_end_warnings(&c->pass, prefix, o);
 	gaps_text(c, o, prefix);

@@ -20,22 +20,14 @@
 #include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
 #include "ctl/report/grow.h"
+#include "ctl/report/heapev.h"
 #include "ctl/report/map.h"
-#include "ctl/report/meaning.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/report_malloc.h"
 #include "ctl/report/site.h"
-#include "wrappers/meanings-gen.h"
 
 #define BAD_SHOWN_MAX 1000
 
-enum action { A_NONE, A_ALLOC, A_REALLOC, A_FREE };
-
-struct mcls {
-	bool known;
-	enum action action;
-	int size, nmemb, ptr, old, result;
-};
 
 struct asite {
 	int32_t pid;
@@ -64,7 +56,7 @@ struct bad {
 };
 
 struct mstat {
-	struct mcls *cls;
+	struct st_heap_cls *cls;
 	uint32_t ncls;
 	struct asite *sites;
 	uint32_t nsites, sites_cap;
@@ -84,31 +76,12 @@ struct mstat {
 	uint64_t allocs, frees, bytes;
 };
 
-/* What the malloc family's events mean (its spec's means=; no kind). */
-enum { K_NONE };
-#define MEANING(name, what, kind, field) { name, A_##what, K_##kind, field },
-static const struct st_meaning meanings[] = { ST_MALLOC_MEANINGS(MEANING) };
-#undef MEANING
-
-static const struct mcls *cls_of(struct mstat *ms, const struct st_event_class *c)
+static const struct st_heap_cls *cls_of(struct mstat *ms, const struct st_event_class *c)
 {
-	struct mcls *k = st_class_slot(&ms->cls, &ms->ncls, sizeof(*ms->cls), c->index);
+	struct st_heap_cls *k = st_class_slot(&ms->cls, &ms->ncls, sizeof(*ms->cls), c->index);
 
-	if (!k || k->known)
-		return k;
-	k->known = true;
-	k->action = st_meaning_of(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]), A_NONE);
-	if (k->action == A_NONE)
-		return k;
-	k->size = st_event_class_field(c, "size");
-	k->nmemb = st_event_class_field(c, "nmemb");
-	k->ptr = st_event_class_field(c, "ptr");
-	k->old = st_event_class_field(c, "old");
-	k->result = st_event_class_field(c, "result");
-	/* the fields each action reads, or the class is not ours */
-	if (k->ptr < 0 || (k->action != A_FREE && k->size < 0) ||
-	    (k->action == A_REALLOC && k->old < 0))
-		k->action = A_NONE;
+	if (k && !k->known)
+		st_heap_cls_init(k, c);
 	return k;
 }
 
@@ -235,44 +208,32 @@ static int do_alloc(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t si
 static int on_event(void *arg, const struct st_event *ev)
 {
 	struct mstat *ms = arg;
-	const struct mcls *k = cls_of(ms, ev->cls);
-	const struct st_value *f = ev->fields;
+	const struct st_heap_cls *k = cls_of(ms, ev->cls);
+	struct st_heap_change h;
 	struct mproc *p;
-	uint64_t ptr, size = 0, old;
 
 	if (!k)
 		return -1;
-	if (k->action == A_NONE)
+	if (k->op == ST_HEAP_NONE)
 		return 0;
 	p = proc_of(ms, ev->pid, ev->ns);
 	if (!p)
 		return -1;
-	ptr = f[k->ptr].u;
-	if (k->size >= 0) {
-		size = f[k->size].u;
-		if (k->nmemb >= 0 && __builtin_mul_overflow(size, f[k->nmemb].u, &size))
-			size = UINT64_MAX;
+	st_heap_change_of(k, ev, &h);
+	if (h.failed) {
+		p->failed++;
+		return 0;
 	}
-	switch (k->action) {
-	case A_ALLOC:
-		if (!ptr || (k->result >= 0 && f[k->result].i != 0)) {
-			p->failed++;
-			return 0;
-		}
-		return do_alloc(ms, p, ptr, size, ev->ip, ev->ns);
-	case A_REALLOC:
-		old = f[k->old].u;
-		if (!ptr) {
-			if (size == 0 && old)
-				return do_free(ms, p, old, ev->ip); /* realloc(p, 0) */
-			p->failed++;
-			return 0;
-		}
-		if (old && do_free(ms, p, old, ev->ip) < 0)
+	switch (h.op) {
+	case ST_HEAP_ALLOC:
+		return do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns);
+	case ST_HEAP_REALLOC:
+		if (h.old && do_free(ms, p, h.old, ev->ip) < 0)
 			return -1;
-		return do_alloc(ms, p, ptr, size, ev->ip, ev->ns);
-	case A_FREE:
-		return ptr ? do_free(ms, p, ptr, ev->ip) : 0;
+		/* (realloc(p, 0) returning NULL: p freed only) */
+		return h.ptr ? do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns) : 0;
+	case ST_HEAP_FREE:
+		return h.ptr ? do_free(ms, p, h.ptr, ev->ip) : 0;
 	default:
 		return 0;
 	}
