@@ -16,7 +16,9 @@
  *
  * The depth: SHIMTRACE_STACK_DEPTH in the environment (frames above the
  * call site, at most ST_STACK_MAX; `record --stack N` sets it), read
- * once; none without it. Frames in our own libraries (libshimtrace*.so,
+ * once; none without it. Allocations are sampled (st_stack_sample):
+ * SHIMTRACE_STACK_SAMPLE bytes between two (default 512 KiB; 1: every
+ * allocation), read then too. Frames in our own libraries (libshimtrace*.so,
  * whose address ranges are noted then: all are preloaded, so loaded
  * before any constructor runs) are not the program's: skipped, not
  * counted (the pthread family's thread-start trampoline). errno is
@@ -32,6 +34,8 @@
 #include "internal.h"
 
 static uint32_t depth;
+
+ST_API uint64_t st_stack_sample;
 
 /* The address ranges of our libraries: [lo, hi) each. */
 #define OURS_MAX 8
@@ -75,20 +79,29 @@ static int is_ours(uintptr_t pc)
 	return 0;
 }
 
-void st__stack_init(void)
+/* A number from the environment, or dflt when unset or not a number. */
+static unsigned long env_number(const char *name, unsigned long dflt)
 {
-	const char *v = secure_getenv("SHIMTRACE_STACK_DEPTH");
+	const char *v = secure_getenv(name);
 	char *end;
 	unsigned long n;
 
 	if (!v || !*v)
-		return;
+		return dflt;
 	n = strtoul(v, &end, 10);
-	if (*end)
-		return;
+	return *end || v[0] == '-' ? dflt : n;
+}
+
+void st__stack_init(void)
+{
+	unsigned long n = env_number("SHIMTRACE_STACK_DEPTH", 0);
+
 	depth = n > ST_STACK_MAX ? ST_STACK_MAX : (uint32_t)n;
-	if (depth)
-		dl_iterate_phdr(note_ours, NULL);
+	if (!depth)
+		return;
+	dl_iterate_phdr(note_ours, NULL);
+	n = env_number("SHIMTRACE_STACK_SAMPLE", 512 * 1024);
+	st_store_relaxed(&st_stack_sample, n ? (uint64_t)n : 1);
 }
 
 struct walk {

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/atomic.h"
+#include "shimtrace/tracepoint.h"
 
 #define ST__HIDDEN __attribute__((visibility("hidden")))
 
@@ -28,6 +29,27 @@ ST__HIDDEN void *st__boot_calloc(size_t nmemb, size_t size);
 ST__HIDDEN void *st__boot_realloc(void *old, size_t size);
 ST__HIDDEN void st__boot_free(void *ptr);
 ST__HIDDEN bool st__boot_owns(const void *ptr);
+
+/*
+ * The call site whose stack an allocation of size bytes at ip takes, or
+ * NULL for none: the thread's count of bytes since its last sampled
+ * allocation reaches st_stack_sample (core/stack.c). One load and a branch
+ * when stacks are off; a thread's first allocation is sampled.
+ */
+static __thread int64_t st__stack_left __attribute__((tls_model("initial-exec")));
+
+static inline const void *st__alloc_stack(const void *ip, uint64_t size)
+{
+	uint64_t every = st_load_relaxed(&st_stack_sample);
+
+	if (__builtin_expect(every == 0, 1))
+		return NULL;
+	st__stack_left -= size > INT64_MAX ? INT64_MAX : (int64_t)size;
+	if (st__stack_left > 0)
+		return NULL;
+	st__stack_left = every > INT64_MAX ? INT64_MAX : (int64_t)every;
+	return ip;
+}
 
 /* The arena, and the count of frees kept for later: the free wrapper's
  * disabled path reads them inline (a load, a subtraction, two compares). */

@@ -68,6 +68,7 @@ struct record {
 	const char *outdir;
 	const char *wrap;	  /* --wrap, NULL: the default */
 	uint32_t stack;		  /* --stack: frames at each wait */
+	uint64_t stack_sample;	  /* --stack-sample: bytes between allocation stacks */
 	const char **patterns;
 	int npatterns;
 	bool overwrite, quiet;
@@ -129,6 +130,10 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 				return -1;
 			}
 			r->stack = (uint32_t)n;
+		} else if (st_opt_is(o, "stack-sample")) {
+			/* (a size of 0 is refused there) */
+			if (parse_size_opt(o->name, arg, &r->stack_sample) < 0)
+				return -1;
 		} else if (st_opt_is(o, "help")) {
 			st_verb_help(v);
 			exit(0);
@@ -410,32 +415,45 @@ static void default_outdir(char *buf, size_t n)
 		snprintf(buf, n, "shimtrace-%s-%d", stamp, i);
 }
 
+/* The variables of the command's environment that record sets. */
+#define OURS 4
+static const char *const ours[OURS] = { "LD_PRELOAD=", "SHIMTRACE_RUNDIR=", "SHIMTRACE_STACK_DEPTH=",
+					"SHIMTRACE_STACK_SAMPLE=" };
+
+static bool is_ours(const char *var)
+{
+	for (int i = 0; i < OURS; i++)
+		if (strncmp(var, ours[i], strlen(ours[i])) == 0)
+			return true;
+	return false;
+}
+
 /* The command's environment: our libraries first in LD_PRELOAD, the
- * stack depth. Its last three entries are ours (allocated); free_env
- * frees them and the array. */
-static char **child_env(const char *preload, const char *rundir, uint32_t stack)
+ * stack depth and sampling (the user's sampling when --stack-sample is
+ * not given). Its last OURS entries are ours (allocated); free_env frees
+ * them and the array. */
+static char **child_env(const char *preload, const char *rundir, uint32_t stack, uint64_t sample)
 {
 	size_t n = 0, k = 0;
 	char **env;
-	const char *old = getenv("LD_PRELOAD");
-	char *pre, *run, *depth;
+	const char *old = getenv("LD_PRELOAD"), *user_sample = getenv("SHIMTRACE_STACK_SAMPLE");
+	char *v[OURS];
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 4, sizeof(*env));
-	if (!env || asprintf(&pre, "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
+	env = calloc(n + OURS + 1, sizeof(*env));
+	if (!env || asprintf(&v[0], "LD_PRELOAD=%s%s%s", preload, old && *old ? ":" : "",
 			     old ? old : "") < 0 ||
-	    asprintf(&run, "SHIMTRACE_RUNDIR=%s", rundir) < 0 ||
-	    asprintf(&depth, "SHIMTRACE_STACK_DEPTH=%" PRIu32, stack) < 0)
+	    asprintf(&v[1], "SHIMTRACE_RUNDIR=%s", rundir) < 0 ||
+	    asprintf(&v[2], "SHIMTRACE_STACK_DEPTH=%" PRIu32, stack) < 0 ||
+	    (sample ? asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%" PRIu64, sample)
+		    : asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%s", user_sample ? user_sample : "")) < 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
-		    strncmp(environ[i], "SHIMTRACE_RUNDIR=", 17) != 0 &&
-		    strncmp(environ[i], "SHIMTRACE_STACK_DEPTH=", 22) != 0)
+		if (!is_ours(environ[i]))
 			env[k++] = environ[i];
-	env[k++] = pre;
-	env[k++] = run;
-	env[k++] = depth;
+	for (int i = 0; i < OURS; i++)
+		env[k++] = v[i];
 	env[k] = NULL;
 	return env;
 }
@@ -446,9 +464,8 @@ static void free_env(char **env)
 
 	while (env[n])
 		n++;
-	free(env[n - 1]);
-	free(env[n - 2]);
-	free(env[n - 3]);
+	for (int i = 1; i <= OURS; i++)
+		free(env[n - i]);
 	free(env);
 }
 
@@ -859,7 +876,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	env = child_env(preload, rundir, r.stack);
+	env = child_env(preload, rundir, r.stack, r.stack_sample);
 	if (!env) {
 		st_err(V, "out of memory");
 		ret = 2;

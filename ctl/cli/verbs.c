@@ -151,7 +151,14 @@ static const struct st_opt record_opts[] = {
 	  "site, found with the C runtime's unwinder from the .eh_frame tables (programs "
 	  "without frame pointers included). The uncontended path never unwinds. The "
 	  "command's environment carries the depth (SHIMTRACE_STACK_DEPTH). `report locks "
-	  "--stack` groups the waits by stack." },
+	  "--stack` groups the waits by stack; a sample of the allocations (--wrap malloc) "
+	  "carries one too (--stack-sample)." },
+	{ "stack-sample", 0, "SIZE",
+	  "with --wrap malloc: a call stack for one allocation each time a thread has allocated SIZE bytes more (default 512K; 1: every allocation)",
+	  "Big blocks always take one, small ones in proportion to their bytes, as heap "
+	  "profilers sample; `report malloc --stack` shows them under the leaks' call sites. "
+	  "Every allocation taking one costs an unwind each (about 1 us at 4 frames): "
+	  "bench/run-stack.sh." },
 
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
@@ -240,7 +247,7 @@ static const struct st_opt report_opts[] = {
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	ST_FILTER_OPTS
 	{ "stack", 0, NULL,
-	  "locks: tell the call sites that waited apart by their call stacks, and show them",
+	  "locks: tell the call sites that waited apart by their call stacks, and show them; malloc: show the sampled stacks of the leaks",
 	  "The stacks the wait events carry (record --stack, on by default: 4 frames): each "
 	  "call site is split by the stacks it waited under, each with its callers as `<- "
 	  "function (file:line)` lines (JSON: stack, an array of sites). Frames in "

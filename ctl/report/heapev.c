@@ -26,6 +26,9 @@ void st_heap_cls_init(struct st_heap_cls *k, const struct st_event_class *c)
 	k->ptr = st_event_class_field(c, "ptr");
 	k->old = st_event_class_field(c, "old");
 	k->result = st_event_class_field(c, "result");
+	k->stack = st_event_class_field(c, "stack");
+	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
+		k->stack = -1;
 	/* the fields each action reads, or the class is not ours */
 	if (k->ptr < 0 || (k->op != ST_HEAP_FREE && k->size < 0) ||
 	    (k->op == ST_HEAP_REALLOC && k->old < 0))
@@ -41,6 +44,7 @@ void st_heap_change_of(const struct st_heap_cls *k, const struct st_event *ev,
 	out->ptr = f[k->ptr].u;
 	out->size = 0;
 	out->old = k->op == ST_HEAP_REALLOC ? f[k->old].u : 0;
+	out->stack = k->stack >= 0 ? &f[k->stack] : NULL;
 	if (k->size >= 0) {
 		out->size = f[k->size].u;
 		if (k->nmemb >= 0 && __builtin_mul_overflow(out->size, f[k->nmemb].u, &out->size))

@@ -22,7 +22,7 @@ enum st_heap_op { ST_HEAP_NONE, ST_HEAP_ALLOC, ST_HEAP_REALLOC, ST_HEAP_FREE };
 struct st_heap_cls {
 	bool known;
 	enum st_heap_op op;
-	int size, nmemb, ptr, old, result;
+	int size, nmemb, ptr, old, result, stack;
 };
 
 /* What an event did. */
@@ -30,6 +30,7 @@ struct st_heap_change {
 	enum st_heap_op op;
 	bool failed; /* the call failed: nothing changed */
 	uint64_t ptr, size, old;
+	const struct st_value *stack; /* its call stack's field, or NULL */
 };
 
 /* Fills k for class c (from the malloc spec's means=). */

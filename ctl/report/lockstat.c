@@ -62,9 +62,7 @@ void st_lockstat_fini(struct st_lockstat *ls)
 	free(ls->sites);
 	free(ls->threads);
 	free(ls->edges);
-	free(ls->stks);
-	free(ls->frames);
-	st_map_free(&ls->stack_ix);
+	st_stacks_fini(&ls->stacks);
 	st_map_free(&ls->lock_ix);
 	st_map_free(&ls->site_ix);
 	st_map_free(&ls->thread_ix);
@@ -131,7 +129,7 @@ static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int
 /* A site's key beside its lock: its ip, or with stacks its stack. */
 static uint64_t site_key(const struct st_lockstat *ls, uint64_t ip, uint32_t stack)
 {
-	return ls->stacks && stack ? 1ull << 63 | stack : ip;
+	return ls->by_stack && stack ? 1ull << 63 | stack : ip;
 }
 
 static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint32_t stack,
@@ -149,50 +147,12 @@ static int site_wait(struct st_lockstat *ls, uint32_t lock, uint64_t ip, uint32_
 	    st_map_put(&ls->site_ix, lock, key, ls->nsites) < 0)
 		return -1;
 	ls->sites[ls->nsites++] = (struct st_lock_site){
-		.lock = lock, .ip = ip, .stack = ls->stacks ? stack : 0, .waits = 1, .wait_total = wait
+		.lock = lock, .ip = ip, .stack = ls->by_stack ? stack : 0, .waits = 1, .wait_total = wait
 	};
 	return 0;
 }
 
 /* ---- stacks ---- */
-
-static uint64_t frames_hash(const uint64_t *f, uint32_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ f[i]) * 1099511628211ull;
-	return h;
-}
-
-/* The stack of frames f (n of them, the call site first), interned: 1 +
- * its index; -1 when out of memory. */
-static int64_t stack_of(struct st_lockstat *ls, const uint64_t *f, uint32_t n)
-{
-	uint64_t h = frames_hash(f, n);
-
-	for (uint64_t probe = 0;; probe++) {
-		int64_t i = st_map_get(&ls->stack_ix, h + probe, n);
-		struct st_lock_stack *s;
-
-		if (i >= 0 && memcmp(&ls->frames[ls->stks[i].first], f, n * sizeof(*f)) == 0)
-			return i + 1;
-		if (i >= 0)
-			continue; /* (another stack with that hash) */
-		if (st_grow(&ls->stks, &ls->stks_cap, ls->nstks, sizeof(*ls->stks)) < 0 ||
-		    st_map_put(&ls->stack_ix, h + probe, n, ls->nstks) < 0)
-			return -1;
-		for (uint32_t k = 0; k < n; k++) {
-			if (st_grow(&ls->frames, &ls->frames_cap, ls->nframes, sizeof(*ls->frames)) < 0)
-				return -1;
-			ls->frames[ls->nframes++] = f[k];
-		}
-		s = &ls->stks[ls->nstks];
-		s->first = ls->nframes - n;
-		s->n = n;
-		return ++ls->nstks;
-	}
-}
 
 /* The stack a wait event carries (its stack field: return addresses, 8
  * bytes each), under its call site ip: 1 + its index, 0 when it has
@@ -200,15 +160,9 @@ static int64_t stack_of(struct st_lockstat *ls, const uint64_t *f, uint32_t n)
 static int64_t wait_stack(struct st_lockstat *ls, const struct st_lock_cls *k,
 			  const struct st_event *ev)
 {
-	uint64_t f[1 + 64];
-	uint32_t n = 1;
-
-	if (!ls->stacks || k->stack < 0)
+	if (!ls->by_stack || k->stack < 0)
 		return 0;
-	f[0] = ev->ip;
-	for (uint64_t b = 0; b + 8 <= ev->fields[k->stack].len && n < 1 + 64; b += 8)
-		memcpy(&f[n++], (const uint8_t *)ev->fields[k->stack].ptr + b, 8);
-	return stack_of(ls, f, n);
+	return st_stacks_of_field(&ls->stacks, ev->ip, &ev->fields[k->stack]);
 }
 
 static int edge_add(struct st_lockstat *ls, uint32_t a, uint32_t b, int32_t tid, uint64_t a_ip,

@@ -20,7 +20,7 @@
  * not sleep because the word had changed is a busy try.
  *
  * Stacks: a wait event may carry the call stack above its call site
- * (record --stack). With `stacks` set before the first event, the call
+ * (record --stack). With `by_stack` set before the first event, the call
  * sites that waited are told apart by their whole stack (interned: the
  * same frames are one stack), not by the call site alone.
  *
@@ -37,6 +37,7 @@
 
 #include "ctl/reader/reader.h"
 #include "ctl/report/map.h"
+#include "ctl/report/stacks.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_FUTEX,
 		   ST_LK_KINDS };
@@ -69,14 +70,8 @@ struct st_lock {
 struct st_lock_site {
 	uint32_t lock;
 	uint64_t ip;
-	uint32_t stack; /* 1 + its index in st_lockstat.stks; 0: none */
+	uint32_t stack; /* its number in st_lockstat.stacks; 0: none */
 	uint64_t waits, wait_total;
-};
-
-/* A call stack: frames[first, first + n) of st_lockstat.frames, the call
- * site's ip first, then the return addresses of its callers. */
-struct st_lock_stack {
-	uint32_t first, n;
 };
 
 struct st_lock_held {
@@ -107,7 +102,7 @@ struct st_lock_edge {
 };
 
 struct st_lockstat {
-	bool stacks; /* sites told apart by stack (set before the events) */
+	bool by_stack; /* sites told apart by stack (set before the events) */
 	struct st_lock *locks;
 	uint32_t nlocks, locks_cap;
 	struct st_lock_site *sites;
@@ -116,11 +111,7 @@ struct st_lockstat {
 	uint32_t nthreads, threads_cap;
 	struct st_lock_edge *edges;
 	uint32_t nedges, edges_cap;
-	struct st_lock_stack *stks;
-	uint32_t nstks, stks_cap;
-	uint64_t *frames;
-	uint32_t nframes, frames_cap;
-	struct st_map stack_ix; /* (hash of the frames + probe, count) */
+	struct st_stacks stacks; /* of the waits, when by_stack is set */
 	/* the arrays' indexes by key: (pid and kind, address), (pid, tid),
 	 * (lock, ip), (lock a, lock b) */
 	struct st_map lock_ix, site_ix, thread_ix, edge_ix;

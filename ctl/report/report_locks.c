@@ -185,56 +185,6 @@ static void lock_block_json(struct ctx *c, const struct st_lock *l, FILE *o)
 }
 
 
-/* Whether a frame's site is in our own libraries (the wrappers' start
- * trampoline): not the program's, not shown. */
-static bool ours(const struct st_site *s)
-{
-	return s->object && strncmp(s->object, "libshimtrace", 12) == 0;
-}
-
-/* The callers in stack st (1 + index; 0: none), as "<- site" lines under
- * a site's line, indented by indent. A return address is resolved one
- * byte back, inside the call that returns there. */
-static void stack_text(struct ctx *c, FILE *o, int32_t pid, uint32_t st, int indent)
-{
-	const struct st_lock_stack *s;
-	char text[512];
-
-	if (!st)
-		return;
-	s = &c->ls.stks[st - 1];
-	for (uint32_t i = 1; i < s->n; i++) {
-		struct st_site site;
-
-		st_syms_resolve(c->pass.syms, pid, c->ls.frames[s->first + i] - 1, &site);
-		if (ours(&site))
-			continue;
-		st_site_format(&site, text, sizeof(text));
-		fprintf(o, "%*s<- %s\n", indent, "", text);
-	}
-}
-
-/* The same, as a JSON array of sites. */
-static void stack_json(struct ctx *c, FILE *o, int32_t pid, uint32_t st)
-{
-	const struct st_lock_stack *s = &c->ls.stks[st - 1];
-	bool first = true;
-
-	fputs(", \"stack\": [", o);
-	for (uint32_t i = 1; i < s->n; i++) {
-		uint64_t pc = c->ls.frames[s->first + i] - 1;
-		struct st_site site;
-
-		st_syms_resolve(c->pass.syms, pid, pc, &site);
-		if (ours(&site))
-			continue;
-		fputs(first ? "" : ", ", o);
-		first = false;
-		site_json(c, o, pid, pc);
-	}
-	fputs("]", o);
-}
-
 static uint64_t mean(uint64_t total, uint64_t n)
 {
 	return n ? total / n : 0;
@@ -314,7 +264,7 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 		site_text(c, l->pid, sites[i]->ip, site, sizeof(site));
 		fprintf(o, "    %s %8s %6" PRIu64 "x  %s\n", i ? "        " : "waited:",
 			st_fmt_ns(sites[i]->wait_total, a, sizeof(a)), sites[i]->waits, site);
-		stack_text(c, o, l->pid, sites[i]->stack, 32);
+		st_stacks_text(&c->ls.stacks, c->pass.syms, l->pid, sites[i]->stack, 32, o);
 	}
 	free(sites);
 }
@@ -521,7 +471,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 			sites[i]->waits, sites[i]->wait_total);
 		site_json(c, o, l->pid, sites[i]->ip);
 		if (sites[i]->stack)
-			stack_json(c, o, l->pid, sites[i]->stack);
+			st_stacks_json(&c->ls.stacks, c->pass.syms, l->pid, sites[i]->stack, o);
 		fputs("}", o);
 	}
 	free(sites);
@@ -680,7 +630,7 @@ static int collect(struct ctx *c, char *err, size_t errlen)
 {
 	st_lockstat_init(&c->ls);
 	st_heapblocks_init(&c->heap);
-	c->ls.stacks = c->opts->stack;
+	c->ls.by_stack = c->opts->stack;
 	if (st_report_pass(c->opts, on_event, on_gap, c, &c->pass, err, errlen) < 0)
 		return -1;
 	st_lockstat_finish(&c->ls);

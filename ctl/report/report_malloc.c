@@ -25,6 +25,7 @@
 #include "ctl/report/pass.h"
 #include "ctl/report/report_malloc.h"
 #include "ctl/report/site.h"
+#include "ctl/report/stacks.h"
 
 #define BAD_SHOWN_MAX 1000
 
@@ -39,6 +40,7 @@ struct asite {
 struct block {
 	uint64_t size;
 	uint32_t site;
+	uint32_t stack; /* its sampled call stack (st_stacks), 0: none */
 };
 
 struct mproc {
@@ -74,6 +76,8 @@ struct mstat {
 	uint64_t doubles, unknowns, missed_frees;
 	uint64_t hist[65];
 	uint64_t allocs, frees, bytes;
+	bool by_stack; /* --stack: the blocks' call stacks kept */
+	struct st_stacks stacks;
 };
 
 static const struct st_heap_cls *cls_of(struct mstat *ms, const struct st_event_class *c)
@@ -166,12 +170,13 @@ static void bucket_range(uint32_t b, uint64_t *lo, uint64_t *hi)
 }
 
 static int do_alloc(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t size, uint64_t ip,
-		    int64_t ns)
+		    int64_t ns, const struct st_value *stack_field)
 {
 	int64_t site = site_of(ms, p->pid, ip), old = st_map_del(&ms->live, (uint64_t)p->pid, ptr);
+	int64_t stack = ms->by_stack && stack_field ? st_stacks_of_field(&ms->stacks, ip, stack_field) : 0;
 	uint32_t b;
 
-	if (site < 0)
+	if (site < 0 || stack < 0)
 		return -1;
 	if (old >= 0) {
 		/* handed out again: its free was not traced */
@@ -188,7 +193,7 @@ static int do_alloc(struct mstat *ms, struct mproc *p, uint64_t ptr, uint64_t si
 		b = ms->nblocks++;
 	}
 	st_map_del(&ms->freed, (uint64_t)p->pid, ptr);
-	ms->blocks[b] = (struct block){ .size = size, .site = (uint32_t)site };
+	ms->blocks[b] = (struct block){ .size = size, .site = (uint32_t)site, .stack = (uint32_t)stack };
 	ms->sites[site].allocs++;
 	ms->sites[site].bytes += size;
 	ms->sites[site].live_blocks++;
@@ -226,12 +231,12 @@ static int on_event(void *arg, const struct st_event *ev)
 	}
 	switch (h.op) {
 	case ST_HEAP_ALLOC:
-		return do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns);
+		return do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns, h.stack);
 	case ST_HEAP_REALLOC:
 		if (h.old && do_free(ms, p, h.old, ev->ip) < 0)
 			return -1;
 		/* (realloc(p, 0) returning NULL: p freed only) */
-		return h.ptr ? do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns) : 0;
+		return h.ptr ? do_alloc(ms, p, h.ptr, h.size, ev->ip, ev->ns, h.stack) : 0;
 	case ST_HEAP_FREE:
 		return h.ptr ? do_free(ms, p, h.ptr, ev->ip) : 0;
 	default:
@@ -250,6 +255,7 @@ static void mstat_fini(struct mstat *ms)
 	st_map_free(&ms->freed);
 	free(ms->procs);
 	free(ms->bads);
+	st_stacks_fini(&ms->stacks);
 }
 
 /* ---- output ---- */
@@ -326,6 +332,166 @@ static struct row *rows_of(const struct mstat *ms, struct st_syms *syms, bool le
 	return v;
 }
 
+/* The leaked blocks of one call site whose allocation took a (sampled)
+ * call stack, by stack (those of the sites and stacks that print the
+ * same together: one line of code can be several calls, unrolled). */
+struct stack_row {
+	uint32_t site, stack;
+	uint64_t blocks, bytes;
+	char *key; /* the site's and the stack's text */
+};
+
+static int stack_row_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct stack_row *)a)->key, ((const struct stack_row *)b)->key);
+}
+
+static void stack_rows_free(struct stack_row *v, uint32_t n)
+{
+	for (uint32_t i = 0; v && i < n; i++)
+		free(v[i].key);
+	free(v);
+}
+
+/* Rows v (n) that print the same made one; their number. -1 when out of
+ * memory. */
+static int64_t stack_rows_merge(const struct mstat *ms, struct st_syms *syms,
+				struct stack_row *v, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct asite *s = &ms->sites[v[i].site];
+		char key[4096];
+		size_t len;
+
+		len = (size_t)snprintf(key, sizeof(key), "%d ", (int)s->pid);
+		st_site_text(syms, s->pid, s->ip, key + len, sizeof(key) - len);
+		len = strlen(key);
+		key[len++] = '\n';
+		st_stacks_key(&ms->stacks, syms, s->pid, v[i].stack, key + len, sizeof(key) - len);
+		v[i].key = strdup(key);
+		if (!v[i].key)
+			return -1;
+	}
+	qsort(v, n, sizeof(*v), stack_row_by_key);
+	for (uint32_t i = 0; i < n; i++) {
+		if (k && strcmp(v[k - 1].key, v[i].key) == 0) {
+			v[k - 1].blocks += v[i].blocks;
+			v[k - 1].bytes += v[i].bytes;
+			free(v[i].key);
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	return k;
+}
+
+static int stack_row_by_bytes(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The live blocks with a stack, summed by the site and stack they print
+ * as, most bytes first; *n of them (NULL when out of memory). */
+static struct stack_row *leak_stacks(const struct mstat *ms, struct st_syms *syms, uint32_t *n)
+{
+	int64_t merged;
+	struct st_map ix = { 0 };
+	struct stack_row *v = NULL;
+	uint32_t cap = 0;
+
+	*n = 0;
+	for (uint32_t i = 0; i < ms->live.size; i++) {
+		const struct st_map_slot *m = &ms->live.v[i];
+		const struct block *b;
+		int64_t k;
+
+		if (!m->used)
+			continue;
+		b = &ms->blocks[m->value];
+		if (!b->stack)
+			continue;
+		k = st_map_get(&ix, b->site, b->stack);
+		if (k < 0) {
+			if (st_grow(&v, &cap, *n, sizeof(*v)) < 0 || st_map_put(&ix, b->site, b->stack, *n) < 0)
+				goto fail;
+			v[*n] = (struct stack_row){ .site = b->site, .stack = b->stack };
+			k = (*n)++;
+		}
+		v[k].blocks++;
+		v[k].bytes += b->size;
+	}
+	st_map_free(&ix);
+	merged = stack_rows_merge(ms, syms, v, *n);
+	if (merged < 0) {
+		stack_rows_free(v, *n);
+		*n = 0;
+		return NULL;
+	}
+	*n = (uint32_t)merged;
+	qsort(v, *n, sizeof(*v), stack_row_by_bytes);
+	return v;
+fail:
+	st_map_free(&ix);
+	free(v);
+	*n = 0;
+	return NULL;
+}
+
+/* Whether stack row r is of leak row `row` (its process, a site that
+ * prints as the row's). */
+static bool stack_of_row(const struct mstat *ms, struct st_syms *syms, const struct stack_row *r,
+			 const struct row *row)
+{
+	const struct asite *s = &ms->sites[r->site];
+	char text[256];
+
+	if (s->pid != row->pid)
+		return false;
+	st_site_text(syms, s->pid, s->ip, text, sizeof(text));
+	return strcmp(text, row->text) == 0;
+}
+
+#define STACKS_SHOWN 3
+
+/* Under leak row `row`: its sampled stacks, most bytes first. */
+static void leak_stacks_text(struct out *w, const struct stack_row *v, uint32_t n,
+			     const struct row *row)
+{
+	uint32_t shown = 0;
+
+	for (uint32_t i = 0; i < n && shown < STACKS_SHOWN; i++) {
+		if (!stack_of_row(w->ms, w->pass->syms, &v[i], row))
+			continue;
+		shown++;
+		fprintf(w->o, "  %12" PRIu64 " %8" PRIu64 "    a stack sampled:\n", v[i].bytes, v[i].blocks);
+		st_stacks_text(&w->ms->stacks, w->pass->syms, row->pid, v[i].stack, 30, w->o);
+	}
+}
+
+/* The same in JSON: `, "stacks": [{"bytes", "blocks", "stack"}...]`. */
+static void leak_stacks_json(struct out *w, const struct stack_row *v, uint32_t n,
+			     const struct row *row)
+{
+	uint32_t shown = 0;
+
+	fputs(", \"stacks\": [", w->o);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!stack_of_row(w->ms, w->pass->syms, &v[i], row))
+			continue;
+		fprintf(w->o, "%s{\"bytes\": %" PRIu64 ", \"blocks\": %" PRIu64, shown++ ? ", " : "",
+			v[i].bytes, v[i].blocks);
+		st_stacks_json(&w->ms->stacks, w->pass->syms, row->pid, v[i].stack, w->o);
+		fputs("}", w->o);
+	}
+	fputs("]", w->o);
+}
+
 static void site_str(struct out *w, int32_t pid, uint64_t ip, char *buf, size_t n)
 {
 	st_site_text(w->pass->syms, pid, ip, buf, n);
@@ -343,6 +509,8 @@ static void text_report(struct out *w)
 	uint64_t leaked = 0, leaked_blocks = 0;
 	bool by_count = w->opts->sort && strcmp(w->opts->sort, "count") == 0;
 	struct row *v;
+	struct stack_row *stacks = NULL;
+	uint32_t nstacks = 0;
 	char site[512], a[32];
 	FILE *o = w->o;
 
@@ -360,12 +528,21 @@ static void text_report(struct out *w)
 		leaked_blocks, leaked_blocks == 1 ? "" : "s", leaked, n, n == 1 ? "" : "s");
 	if (n)
 		fprintf(o, "  %12s %8s  %s\n", "bytes", "blocks", "allocated at");
-	for (uint32_t i = 0; v && i < n && (!top || i < top); i++)
+	if (ms->by_stack)
+		stacks = leak_stacks(ms, w->pass->syms, &nstacks);
+	if (stacks && nstacks)
+		fprintf(o, "  (under a site: the stacks its leaked blocks were allocated from, for "
+			   "the allocations that took one: a sample, record --stack's)\n");
+	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		fprintf(o, "  %12" PRIu64 " %8" PRIu64 "  %s, pid %" PRId32 "\n", v[i].bytes, v[i].count,
 			v[i].text, v[i].pid);
+		if (stacks)
+			leak_stacks_text(w, stacks, nstacks, &v[i]);
+	}
 	if (top && n > top)
 		fprintf(o, "  (%" PRIu32 " more sites: --top 0 shows all)\n", n - top);
 	free(v);
+	stack_rows_free(stacks, nstacks);
 
 	fprintf(o, "\npeak heap:\n");
 	for (uint32_t i = 0; i < ms->nprocs; i++) {
@@ -425,19 +602,26 @@ static void json_report(struct out *w)
 	uint32_t n, top = w->opts->top;
 	bool by_count = w->opts->sort && strcmp(w->opts->sort, "count") == 0;
 	struct row *v;
+	struct stack_row *stacks = NULL;
+	uint32_t nstacks = 0;
 	FILE *o = w->o;
 
 	st_pass_json_head(w->pass, o);
 	fprintf(o, ", \"allocations\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"frees\": %" PRIu64 ",\n \"leaks\": [",
 		ms->allocs, ms->bytes, ms->frees);
 	v = rows_of(ms, w->pass->syms, true, false, &n);
+	if (ms->by_stack)
+		stacks = leak_stacks(ms, w->pass->syms, &nstacks);
 	for (uint32_t i = 0; v && i < n && (!top || i < top); i++) {
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"bytes\": %" PRIu64 ", \"blocks\": %" PRIu64 ", \"site\": ",
 			i ? ",\n  " : "\n  ", v[i].pid, v[i].bytes, v[i].count);
 		site_json(w, v[i].pid, v[i].ip);
+		if (stacks)
+			leak_stacks_json(w, stacks, nstacks, &v[i]);
 		fputs("}", o);
 	}
 	free(v);
+	stack_rows_free(stacks, nstacks);
 	fprintf(o, "],\n \"processes\": [");
 	for (uint32_t i = 0; i < ms->nprocs; i++) {
 		const struct mproc *p = &ms->procs[i];
@@ -495,6 +679,7 @@ int st_report_malloc(const struct st_report_opts *opts, FILE *o, char *err, size
 		return 2;
 	}
 	memset(&ms, 0, sizeof(ms));
+	ms.by_stack = opts->stack;
 	if (st_report_pass(opts, on_event, NULL, &ms, &pass, err, errlen) < 0)
 		ret = 1;
 	else

@@ -58,7 +58,7 @@ enum st_type {
 	ST_TYPE_HEX64,
 	ST_TYPE_STRING,
 	ST_TYPE_SIZE, /* added last: the values above are ABI */
-	ST_TYPE_STACK, /* return addresses: a 64-bit byte count, then 8 bytes each */
+	ST_TYPE_STACK, /* return addresses: a 16-bit byte count, then 8 bytes each */
 };
 
 /* The highest valid type, for checks of descriptors. */
@@ -157,6 +157,14 @@ ST_API uint64_t st_clock_delta_ns(uint64_t delta);
  */
 ST_API uint32_t st_stack_capture(uint64_t *pcs, uint32_t max, const void *from);
 
+/*
+ * Allocation stacks are sampled: a thread's allocation takes a stack when
+ * the bytes it allocated since its last one reach st_stack_sample (0: no
+ * stacks), so that big blocks always do and the stacks of small ones are
+ * in proportion to their bytes (core/stack.c).
+ */
+ST_API extern uint64_t st_stack_sample;
+
 /* ---- field type plumbing used by the generated code ---- */
 
 typedef uint8_t st__ctype_U8;
@@ -184,7 +192,7 @@ typedef const void *st__ctype_STACK; /* the call site the stack is taken above *
 #define st__maxsize_HEX64 8
 #define st__maxsize_SIZE 8
 #define st__maxsize_STRING ST_STRING_MAX
-#define st__maxsize_STACK (8 + 8 * ST_STACK_MAX)
+#define st__maxsize_STACK (2 + 8 * ST_STACK_MAX)
 
 #define ST__DEFINE_PUT(T)                                          \
 	static inline uint8_t *st__put_##T(uint8_t *p, st__ctype_##T v) \
@@ -225,15 +233,17 @@ static inline uint8_t *st__put_STRING(uint8_t *p, const char *s)
 	return p + n + 1;
 }
 
-/* A STACK field: the frames above site, as st_stack_capture finds them. */
+/* A STACK field: the frames above site, as st_stack_capture finds them
+ * (none for a NULL site: an allocation not sampled). */
 static inline uint8_t *st__put_STACK(uint8_t *p, const void *site)
 {
-	uint64_t pcs[ST_STACK_MAX], bytes = 8 * (uint64_t)st_stack_capture(pcs, ST_STACK_MAX, site);
+	uint64_t pcs[ST_STACK_MAX];
+	uint16_t bytes = site ? (uint16_t)(8 * st_stack_capture(pcs, ST_STACK_MAX, site)) : 0;
 
-	memcpy(p, &bytes, 8);
+	memcpy(p, &bytes, 2);
 	if (bytes)
-		memcpy(p + 8, pcs, bytes);
-	return p + 8 + bytes;
+		memcpy(p + 2, pcs, bytes);
+	return p + 2 + bytes;
 }
 
 /* ---- X-macro expanders ----

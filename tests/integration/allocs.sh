@@ -17,17 +17,17 @@ allocs_events() {
 	one realloc 'old = 0x0, size = 1005, ptr = 0x[1-9A-F]'
 	one realloc 'old = 0x[1-9A-F][0-9A-F]*, size = 100007, ptr = 0x[1-9A-F]'
 	one reallocarray 'old = 0x0, nmemb = 3, size = 1009, ptr = 0x[1-9A-F]'
-	one posix_memalign 'align = 256, size = 1011, ptr = 0x[0-9A-F]*00, result = 0 }'
-	one posix_memalign 'align = 3, size = 1013, ptr = 0x0, result = 22 }'
+	one posix_memalign 'align = 256, size = 1011, ptr = 0x[0-9A-F]*00, result = 0,'
+	one posix_memalign 'align = 3, size = 1013, ptr = 0x0, result = 22,'
 	one aligned_alloc 'align = 64, size = 1017, ptr = 0x[1-9A-F]'
 	one memalign 'align = 512, size = 1019, ptr = 0x[1-9A-F]'
-	one valloc 'size = 1021, ptr = 0x[0-9A-F]*000 }'
+	one valloc 'size = 1021, ptr = 0x[0-9A-F]*000,'
 	if [ "${2-}" = --no-pvalloc ]; then
 		assert_eq "pvalloc events" 0 "$(grep -c '^malloc:pvalloc: ' "$ev" || true)"
 	else
-		one pvalloc 'size = 1023, ptr = 0x[0-9A-F]*000 }'
+		one pvalloc 'size = 1023, ptr = 0x[0-9A-F]*000,'
 	fi
-	one malloc 'size = 9223372036854775807, ptr = 0x0 }'
+	one malloc 'size = 9223372036854775807, ptr = 0x0,'
 	one free 'ptr = 0x0 }'
 	one mmap 'length = 196608, prot = 3, flags = 34, fd = -1, offset = 0, ptr = 0x[1-9A-F]'
 	one mmap 'length = 4096, prot = 1, flags = 2, fd = 12345, offset = 0, ptr = 0xFFFFFFFFFFFFFFFF, err = 9 }'

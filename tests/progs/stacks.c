@@ -5,6 +5,9 @@
  * pthread_mutex_lock) cannot tell them apart; their stacks can.
  *
  *   stacks
+ *   stacks leak     leaks through the program's own allocation helper
+ *                   (my_alloc): two 100-byte blocks under path_a, one of
+ *                   300 bytes under path_b
  *
  * main holds the mutex while both threads start, and lets it go only
  * once each sleeps on it (its futex word, seen in /proc): each waits
@@ -60,10 +63,42 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-int main(void)
+static __attribute__((noinline)) void *my_alloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		exit(1);
+	work++;
+	return p;
+}
+
+static void *volatile kept[3];
+
+static __attribute__((noinline)) void leak_a(void)
+{
+	/* (one call, twice: one stack) */
+	for (int i = 0; i < 2; i++)
+		kept[i] = my_alloc(100);
+}
+
+static __attribute__((noinline)) void leak_b(void)
+{
+	work += 2;
+	kept[2] = my_alloc(300);
+	work += 3;
+}
+
+int main(int argc, char **argv)
 {
 	pthread_t t[2];
 
+	if (argc == 2 && strcmp(argv[1], "leak") == 0) {
+		leak_a();
+		leak_b();
+		puts("done");
+		return 0;
+	}
 	pthread_mutex_lock(&shared);
 	for (intptr_t i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, thread_main, (void *)i)) {

@@ -319,6 +319,47 @@ START_TEST(classes_interned_once)
 }
 END_TEST
 
+/* A call stack a process sends is checked before it is written: a
+ * length of whole frames, within ST_STACK_MAX and the bytes there are
+ * (a forged one spoils that record only). */
+START_TEST(stack_fields_checked)
+{
+	static const struct st_evfield f[] = { { "x", ST_TYPE_HEX64 }, { "stack", ST_TYPE_STACK } };
+	struct st_evreg reg;
+	struct st_evclass *c;
+	uint8_t src[8 + 2 + 8 * (ST_STACK_MAX + 1)] = { 0 }, dst[sizeof(src)];
+	uint16_t len;
+
+	ck_assert_int_eq(st_evreg_init(&reg), 0);
+	c = st_evreg_intern(&reg, "p", "w", f, 2);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->fixed_size, -1);
+	for (int i = 0; i < 8 * 3; i++)
+		src[10 + i] = (uint8_t)i;
+	/* 3 frames: copied whole */
+	len = 24;
+	memcpy(src + 8, &len, 2);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, sizeof(src), dst), 8 + 2 + 24);
+	ck_assert_int_eq(memcmp(dst, src, 8 + 2 + 24), 0);
+	/* none */
+	len = 0;
+	memcpy(src + 8, &len, 2);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, sizeof(src), dst), 8 + 2);
+	/* not whole frames, too many, or past the bytes there are */
+	len = 23;
+	memcpy(src + 8, &len, 2);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, sizeof(src), dst), -1);
+	len = 8 * (ST_STACK_MAX + 1);
+	memcpy(src + 8, &len, 2);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, sizeof(src), dst), -1);
+	len = 24;
+	memcpy(src + 8, &len, 2);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, 8 + 2 + 16, dst), -1);
+	ck_assert_int_eq(st_evclass_payload_copy(c, src, 9, dst), -1);
+	st_evreg_free(&reg);
+}
+END_TEST
+
 /* A class lives as long as a process or a trace holds it; its registry id
  * is then reused; per uid, it counts once however many processes hold it. */
 START_TEST(classes_counted_and_freed)
@@ -409,7 +450,7 @@ void st_log_user(uid_t uid, int level, const char *fmt, ...)
 
 int main(void)
 {
-	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared,
+	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared, stack_fields_checked,
 						 classes_interned_once, classes_counted_and_freed,
 						 trace_classes_per_uid));
 }

@@ -99,13 +99,14 @@ size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t
 
 		if (fld->type == ST_TYPE_STRING)
 			n = append(buf, cap, n, "\t\tstring _%s;\n", fld->name);
-		else if (fld->type == ST_TYPE_BYTES || fld->type == ST_TYPE_STACK)
-			/* (a stack: its return addresses' bytes, 8 each) */
+		else if (fld->type == ST_TYPE_STACK || fld->type == ST_TYPE_BYTES)
+			/* (a byte sequence: a stack's length is 16 bits, its
+			 * return addresses 8 bytes each) */
 			n = append(buf, cap, n,
-				   "\t\tinteger { size = 64; align = 8; signed = false; } __%s_length;\n"
+				   "\t\tinteger { size = %d; align = 8; signed = false; } __%s_length;\n"
 				   "\t\tinteger { size = 8; align = 8; signed = false; base = 16; } "
 				   "_%s[__%s_length];\n",
-				   fld->name, fld->name, fld->name);
+				   fld->type == ST_TYPE_STACK ? 16 : 64, fld->name, fld->name, fld->name);
 		else
 			n = append(buf, cap, n, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
 	}
@@ -460,15 +461,24 @@ int64_t st_evclass_payload_copy(const struct st_evclass *c, const uint8_t *src, 
 			n = (uint64_t)(end - (dst + off));
 			if (memchr(dst + off, 0, n) != end - 1)
 				return -1;
-		} else if (c->fields[i].type == ST_TYPE_BYTES || c->fields[i].type == ST_TYPE_STACK) {
+		} else if (c->fields[i].type == ST_TYPE_STACK) {
+			uint16_t len;
+
+			if (left < 2)
+				return -1;
+			memcpy(&len, src + off, 2);
+			if (len % 8 || len > 8 * ST_STACK_MAX || len > left - 2)
+				return -1;
+			memcpy(dst + off, &len, 2);
+			memcpy(dst + off + 2, src + off + 2, len);
+			n = 2 + (uint64_t)len;
+		} else if (c->fields[i].type == ST_TYPE_BYTES) {
 			uint64_t len;
 
 			if (left < 8)
 				return -1;
 			memcpy(&len, src + off, 8);
 			if (len > STRING_LIMIT || len > left - 8)
-				return -1;
-			if (c->fields[i].type == ST_TYPE_STACK && (len % 8 || len > 8 * ST_STACK_MAX))
 				return -1;
 			memcpy(dst + off, &len, 8);
 			memcpy(dst + off + 8, src + off + 8, len);
