@@ -4,7 +4,9 @@
  * (lttng_ust_statedump:bin_info and build_id, lttng_ust_lib:load, build_id
  * and unload), and each object's symbol table and DWARF line table, read
  * with elfutils' libdwfl (a separate debug file is found by build-id under
- * /usr/lib/debug/.build-id/ or by debug link). An address no object holds,
+ * /usr/lib/debug/.build-id/ or by debug link, or, when the user set
+ * DEBUGINFOD_URLS, from those debuginfod servers by build-id: elfutils'
+ * own lookup, never made otherwise). An address no object holds,
  * or in an object that cannot be read or is no longer the file that was
  * traced (another build-id), shows as `object+0xoffset` or `0xaddress`.
  *
