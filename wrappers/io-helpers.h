@@ -7,6 +7,7 @@
 #define ST_WRAPPERS_IO_HELPERS_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -17,6 +18,17 @@
 #undef fwrite_unlocked
 
 /* Whether open's flags call for its mode argument. */
+/* A call that took this long (ns) or more is slow: its event carries a
+ * call stack. */
+#define ST__SLOW_IO_NS 1000000
+
+/* The call site whose stack an I/O call that took dur_ns takes, or NULL
+ * for none (a quick call). */
+static inline const void *st__slow_stack(const void *ip, uint64_t dur_ns)
+{
+	return dur_ns >= ST__SLOW_IO_NS ? ip : NULL;
+}
+
 static inline int st__open_needs_mode(int flags)
 {
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;

@@ -247,7 +247,7 @@ static const struct st_opt report_opts[] = {
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	ST_FILTER_OPTS
 	{ "stack", 0, NULL,
-	  "locks: tell the call sites that waited apart by their call stacks, and show them; malloc: show the sampled stacks of the leaks",
+	  "locks: tell the call sites that waited apart by their call stacks, and show them; malloc: show the sampled stacks of the leaks; io: the stacks of the slowest calls",
 	  "The stacks the wait events carry (record --stack, on by default: 4 frames): each "
 	  "call site is split by the stacks it waited under, each with its callers as `<- "
 	  "function (file:line)` lines (JSON: stack, an array of sites). Frames in "

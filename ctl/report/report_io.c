@@ -22,6 +22,7 @@
 #include "ctl/report/pass.h"
 #include "ctl/report/report_io.h"
 #include "ctl/report/site.h"
+#include "ctl/report/stacks.h"
 #include "wrappers/meanings-gen.h"
 
 #define SLOWEST 10
@@ -33,7 +34,7 @@ struct icls {
 	bool known;
 	enum action action;
 	bool items; /* fread/fwrite: result counts items of `size` */
-	int fd, path, result, dur, size, newfd, rfd, wfd, oldfd;
+	int fd, path, result, dur, size, newfd, rfd, wfd, oldfd, stack;
 };
 
 struct row {
@@ -46,6 +47,7 @@ struct row {
 
 struct slow {
 	uint64_t dur, bytes, ip;
+	uint32_t stack; /* its call stack (st_stacks), 0: none */
 	int32_t pid, fd;
 	char call[32]; /* (a copy: the classes go with the reader) */
 	char name[NAME_MAX_LEN];
@@ -60,6 +62,8 @@ struct istat {
 	struct st_map fd_rows; /* (pid, fd) -> rows[] */
 	struct slow slow[SLOWEST];
 	uint32_t nslow;
+	bool by_stack; /* --stack: the slow calls' stacks kept */
+	struct st_stacks stacks;
 };
 
 /* What the io family's events mean (its spec's means=): K_ITEMS, a
@@ -91,6 +95,9 @@ static const struct icls *cls_of(struct istat *is, const struct st_event_class *
 	k->rfd = st_event_class_field(c, "rfd");
 	k->wfd = st_event_class_field(c, "wfd");
 	k->oldfd = st_event_class_field(c, "oldfd");
+	k->stack = st_event_class_field(c, "stack");
+	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
+		k->stack = -1;
 	/* the fields each action reads, or the class is not ours */
 	if ((k->action != A_PIPE && k->fd < 0) || (k->action == A_ACCEPT && k->newfd < 0) ||
 	    (k->action == A_PIPE && (k->rfd < 0 || k->wfd < 0)) ||
@@ -159,21 +166,29 @@ static int64_t row_of_fd(struct istat *is, int32_t pid, int64_t fd)
 	return r;
 }
 
-static void note_slow(struct istat *is, const struct st_event *ev, const struct row *row, int32_t fd,
-		      uint64_t dur, uint64_t bytes)
+static int note_slow(struct istat *is, const struct st_event *ev, const struct icls *k,
+		     const struct row *row, int32_t fd, uint64_t dur, uint64_t bytes)
 {
+	int64_t stack = 0;
 	uint32_t at;
 
 	if (is->nslow == SLOWEST && dur <= is->slow[SLOWEST - 1].dur)
-		return;
+		return 0;
+	if (is->by_stack && k->stack >= 0)
+		stack = st_stacks_of_field(&is->stacks, ev->ip, &ev->fields[k->stack]);
+	if (stack < 0)
+		return -1;
 	at = is->nslow < SLOWEST ? is->nslow++ : SLOWEST - 1;
 	while (at > 0 && is->slow[at - 1].dur < dur) {
 		is->slow[at] = is->slow[at - 1];
 		at--;
 	}
-	is->slow[at] = (struct slow){ .dur = dur, .bytes = bytes, .ip = ev->ip, .pid = ev->pid, .fd = fd };
+	is->slow[at] = (struct slow){
+		.dur = dur, .bytes = bytes, .ip = ev->ip, .stack = (uint32_t)stack, .pid = ev->pid, .fd = fd
+	};
 	snprintf(is->slow[at].call, sizeof(is->slow[at].call), "%s", ev->cls->name + 3 /* "io:" */);
 	snprintf(is->slow[at].name, NAME_MAX_LEN, "%s", row->name);
+	return 0;
 }
 
 static int on_event(void *arg, const struct st_event *ev)
@@ -252,8 +267,7 @@ static int on_event(void *arg, const struct st_event *ev)
 	row->time += dur;
 	if (dur > row->max)
 		row->max = dur;
-	note_slow(is, ev, row, (int32_t)fd, dur, bytes);
-	return 0;
+	return note_slow(is, ev, k, row, (int32_t)fd, dur, bytes);
 }
 
 /* ---- output ---- */
@@ -332,6 +346,7 @@ static void text_report(const struct st_report_opts *opts, struct st_pass *pass,
 		fprintf(o, "  %8s  %s fd %" PRId32 " (%s), %" PRIu64 " bytes, at %s, pid %" PRId32 "\n",
 			st_fmt_ns(s->dur, a, sizeof(a)), st_esc(call, sizeof(call), s->call), s->fd,
 			st_esc(name, sizeof(name), s->name), s->bytes, site, s->pid);
+		st_stacks_text(&is->stacks, pass->syms, s->pid, s->stack, 12, o);
 	}
 	free(v);
 }
@@ -367,6 +382,8 @@ static void json_report(const struct st_report_opts *opts, struct st_pass *pass,
 		st_json_write(o, s->name);
 		fprintf(o, ", \"bytes\": %" PRIu64 ", \"dur_ns\": %" PRIu64 ", \"site\": ", s->bytes, s->dur);
 		st_site_json(pass->syms, s->pid, s->ip, o);
+		if (s->stack)
+			st_stacks_json(&is->stacks, pass->syms, s->pid, s->stack, o);
 		fputs("}", o);
 	}
 	fputs("]}\n", o);
@@ -385,6 +402,7 @@ int st_report_io(const struct st_report_opts *opts, FILE *o, char *err, size_t e
 	}
 	by_bytes = opts->sort && strcmp(opts->sort, "bytes") == 0;
 	memset(&is, 0, sizeof(is));
+	is.by_stack = opts->stack;
 	if (st_report_pass(opts, on_event, NULL, &is, &pass, err, errlen) < 0)
 		ret = 1;
 	else
@@ -393,6 +411,7 @@ int st_report_io(const struct st_report_opts *opts, FILE *o, char *err, size_t e
 		free(is.rows[i].hist);
 	free(is.rows);
 	free(is.cls);
+	st_stacks_fini(&is.stacks);
 	st_map_free(&is.row_ix);
 	st_map_free(&is.fd_rows);
 	st_pass_fini(&pass);

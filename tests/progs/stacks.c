@@ -8,6 +8,8 @@
  *   stacks leak     leaks through the program's own allocation helper
  *                   (my_alloc): two 100-byte blocks under path_a, one of
  *                   300 bytes under path_b
+ *   stacks slowread a read of a pipe that blocks 20 ms (a child writes
+ *                   then), in read_input called by slow_caller
  *
  * main holds the mutex while both threads start, and lets it go only
  * once each sleeps on it (its futex word, seen in /proc): each waits
@@ -20,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blocked.h"
@@ -89,10 +93,45 @@ static __attribute__((noinline)) void leak_b(void)
 	work += 3;
 }
 
+static __attribute__((noinline)) void read_input(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		exit(1);
+	work++;
+}
+
+static __attribute__((noinline)) void slow_caller(int fd)
+{
+	read_input(fd);
+	work++;
+}
+
+static int slowread(void)
+{
+	int p[2];
+
+	if (pipe(p))
+		return 1;
+	if (fork() == 0) {
+		const struct timespec t = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&t, NULL);
+		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+	}
+	slow_caller(p[0]);
+	wait(NULL);
+	puts("done");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[2];
 
+	if (argc == 2 && strcmp(argv[1], "slowread") == 0)
+		return slowread();
 	if (argc == 2 && strcmp(argv[1], "leak") == 0) {
 		leak_a();
 		leak_b();
