@@ -5,17 +5,9 @@
 #define ST_REPORT_EXPORT_CHROME_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
-#include "ctl/report/progress.h"
-
-struct st_export_opts {
-	const char *dir;
-	int32_t pid;		/* -1: every process */
-	int64_t from_ns, to_ns; /* from the trace's first event; from_ns -1: all */
-	enum st_progress_mode progress; /* a progress line while it reads */
-};
+#include "ctl/report/timeline.h"
 
 /* The trace as Chrome trace-event JSON on out; 0, 1 when the trace could
  * not be read, with a one-line message in err, or 3 when it was written

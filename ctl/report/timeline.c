@@ -1,0 +1,426 @@
+/*
+ * A trace as a timeline, whatever the file format (see timeline.h): what
+ * each event class is drawn as, the holds open on each thread, the call
+ * stack each thread's last wait carried, the call sites as text, and the
+ * size warning.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/report/duration.h"
+#include "ctl/report/grow.h"
+#include "ctl/report/map.h"
+#include "ctl/report/meaning.h"
+#include "ctl/report/pass.h"
+#include "ctl/report/site.h"
+#include "ctl/report/timeline.h"
+#include "shimtrace/tracepoint.h"
+#include "wrappers/meanings-gen.h"
+
+/* What an event class becomes. */
+enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
+
+struct tcls {
+	bool known;
+	enum shape shape;
+	int addr, wait_ns, dur_ns, result, stack;
+	char name[64]; /* the event's name without the provider */
+};
+
+struct hold {
+	int64_t since;
+	char what[80];
+	uint64_t id; /* its track: of its thread and lock */
+	uint64_t ip; /* where the lock was taken */
+};
+
+struct st_tl {
+	const struct st_export_opts *opts;
+	const struct st_tl_sink *sink;
+	void *ctx;
+	struct tcls *cls;
+	uint32_t ncls;
+	struct st_map held; /* (pid << 32 | tid, lock) -> holds[] */
+	struct hold *holds;
+	uint32_t nholds, holds_cap;
+	uint32_t *free_holds;
+	uint32_t nfree, free_cap;
+	struct st_map named; /* (pid, tid) -> 1: its thread callback made */
+	struct st_map tracks; /* (pid << 32 | tid, lock) -> its hold track */
+	uint32_t ntracks;
+	uint64_t holds_cut;
+	/* call sites as text, each made once: (pid, ip) -> site_texts[] */
+	struct st_map sites;
+	char **site_texts;
+	uint32_t nsites, sites_cap;
+	int64_t t0;
+	bool started, warned;
+	const struct st_pass *pass;
+	/* each thread's call stack of its last wait event (a wait, a futex
+	 * wait_begin), for the span that ends the wait:
+	 * (pid << 32 | tid, 0) -> stacks[] */
+	struct st_map stack_of;
+	struct pending_stack {
+		uint64_t pcs[ST_STACK_MAX];
+		uint32_t n;
+	} *stacks;
+	uint32_t nstacks, stacks_cap;
+};
+
+/* The lock events (the pthread spec's means=): a take, tried or not (its
+ * wait and its hold begin), a release (the hold ends), and the wait
+ * events, whose span the take writes whole; the others are drawn as any
+ * event (-1). FIELD is the lock's address. */
+enum {
+	LS_ACQUIRE = S_LOCK,
+	LS_TRY = S_LOCK,
+	LS_RELEASE = S_UNLOCK,
+	LS_WAIT = S_SKIP,
+	LS_INIT = -1,
+	LS_WAIT_BEGIN = -1,
+	LS_WAIT_END = -1,
+};
+#define LOCK_SHAPE(name, what, kind, field) { name, LS_##what, 0, field },
+static const struct st_meaning lock_shapes[] = { ST_PTHREAD_MEANINGS(LOCK_SHAPE) };
+#undef LOCK_SHAPE
+
+static const struct tcls *cls_of(struct st_tl *x, const struct st_event_class *c)
+{
+	struct tcls *k = st_class_slot(&x->cls, &x->ncls, sizeof(*x->cls), c->index);
+	const char *colon = strchr(c->name, ':');
+	const struct st_meaning *m;
+	int shape = -1;
+
+	if (!k || k->known)
+		return k;
+	k->known = true;
+	snprintf(k->name, sizeof(k->name), "%s", colon ? colon + 1 : c->name);
+	k->wait_ns = st_event_class_field(c, "wait_ns");
+	k->dur_ns = st_event_class_field(c, "dur_ns");
+	k->result = st_event_class_field(c, "result");
+	k->stack = st_event_class_field(c, "stack");
+	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
+		k->stack = -1;
+	k->addr = -1;
+	m = st_meaning_find(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]));
+	if (m) {
+		shape = m->what;
+		k->addr = st_event_class_field(c, m->field);
+	}
+	/* (a lock event without its lock or result is someone else's) */
+	if ((shape == S_LOCK || shape == S_UNLOCK) &&
+	    (k->addr < 0 || (shape == S_LOCK && k->result < 0)))
+		shape = -1;
+	if (shape >= 0)
+		k->shape = shape;
+	else if (strncmp(c->name, "lttng_ust_", 10) == 0 ||
+		 strcmp(c->name, "shimtrace:process") == 0 || strstr(k->name, "_begin"))
+		k->shape = S_SKIP; /* bookkeeping, or the start of a span written whole later */
+	else if (k->wait_ns >= 0 || k->dur_ns >= 0)
+		k->shape = S_TIMED;
+	else
+		k->shape = S_INSTANT;
+	return k;
+}
+
+int64_t st_tl_t0(const struct st_tl *tl)
+{
+	return tl->t0;
+}
+
+const struct st_pass *st_tl_pass(const struct st_tl *tl)
+{
+	return tl->pass;
+}
+
+const char *st_tl_site(struct st_tl *x, int32_t pid, uint64_t ip)
+{
+	int64_t i = ip ? st_map_get(&x->sites, (uint64_t)(uint32_t)pid, ip) : -1;
+	char text[512];
+	char *s;
+
+	if (!ip)
+		return NULL;
+	if (i >= 0)
+		return x->site_texts[i];
+	st_site_text(x->pass->syms, pid, ip, text, sizeof(text));
+	s = strdup(text);
+	if (!s || st_grow(&x->site_texts, &x->sites_cap, x->nsites, sizeof(*x->site_texts)) < 0 ||
+	    st_map_put(&x->sites, (uint64_t)(uint32_t)pid, ip, x->nsites) < 0) {
+		free(s);
+		return NULL;
+	}
+	x->site_texts[x->nsites++] = s;
+	return s;
+}
+
+/* Keeps the call stack wait event ev carries (field k) for its thread's
+ * next span; 0, or -1 when out of memory. */
+static int keep_stack(struct st_tl *x, const struct st_event *ev, int k)
+{
+	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+	int64_t i = st_map_get(&x->stack_of, key, 0);
+	struct pending_stack *p;
+
+	if (i < 0) {
+		if (st_grow(&x->stacks, &x->stacks_cap, x->nstacks, sizeof(*x->stacks)) < 0 ||
+		    st_map_put(&x->stack_of, key, 0, x->nstacks) < 0)
+			return -1;
+		i = x->nstacks++;
+	}
+	p = &x->stacks[i];
+	p->n = 0;
+	for (uint64_t b = 0; b + 8 <= ev->fields[k].len && p->n < ST_STACK_MAX; b += 8)
+		memcpy(&p->pcs[p->n++], (const uint8_t *)ev->fields[k].ptr + b, 8);
+	return 0;
+}
+
+/* A span that ev ends, with the stack its thread's last wait event had
+ * (once: the next span has its own). */
+static int span(struct st_tl *x, const struct st_event *ev, const char *cat, const char *name,
+		int64_t start, uint64_t dur)
+{
+	int64_t i = st_map_get(&x->stack_of, (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid, 0);
+	struct pending_stack *p = i >= 0 ? &x->stacks[i] : NULL;
+	struct st_tl_span s = { ev, cat, name, start, dur, p ? p->pcs : NULL, p ? p->n : 0 };
+
+	if (p)
+		p->n = 0;
+	return x->sink->span(x->ctx, x, &s);
+}
+
+/* The thread callback, at the first event drawn of each thread. */
+static int names(struct st_tl *x, const struct st_event *ev)
+{
+	bool new_process = false;
+
+	if (st_map_get(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid) >= 0)
+		return 0;
+	if (st_map_put(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid, 1) < 0)
+		return -1;
+	if (st_map_get(&x->named, (uint64_t)ev->pid, UINT64_MAX) < 0) {
+		if (st_map_put(&x->named, (uint64_t)ev->pid, UINT64_MAX, 1) < 0)
+			return -1;
+		new_process = true;
+	}
+	return x->sink->thread(x->ctx, x, ev, new_process);
+}
+
+static int on_hold(struct st_tl *x, const struct st_event *ev, const struct tcls *k, int64_t since)
+{
+	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+	uint64_t addr = ev->fields[k->addr].u;
+	int64_t track;
+	uint32_t h;
+
+	if (st_map_get(&x->held, key, addr) >= 0)
+		return 0; /* recursive: the first hold goes on */
+	if (x->nfree) {
+		h = x->free_holds[--x->nfree];
+	} else {
+		if (st_grow(&x->holds, &x->holds_cap, x->nholds, sizeof(*x->holds)) < 0)
+			return -1;
+		h = x->nholds++;
+	}
+	x->holds[h].since = since;
+	snprintf(x->holds[h].what, sizeof(x->holds[h].what), "hold %.*s 0x%" PRIx64,
+		 (int)strcspn(k->name, "_"), k->name, addr);
+	/* (a track per thread and lock: a rwlock's readers overlap) */
+	track = st_map_get(&x->tracks, key, addr);
+	if (track < 0) {
+		track = ++x->ntracks;
+		if (st_map_put(&x->tracks, key, addr, (uint32_t)track) < 0)
+			return -1;
+	}
+	x->holds[h].id = (uint64_t)track;
+	x->holds[h].ip = ev->ip;
+	return st_map_put(&x->held, key, addr, h);
+}
+
+/* Hold h ended: its slot is free for the next. */
+static int free_hold(struct st_tl *x, uint32_t h)
+{
+	if (st_grow(&x->free_holds, &x->free_cap, x->nfree, sizeof(*x->free_holds)) < 0)
+		return -1;
+	x->free_holds[x->nfree++] = h;
+	return 0;
+}
+
+/*
+ * A timeline of more than 1 GB is more than a browser opens: said before it
+ * is written (at the first event, the trace open), with its expected size
+ * and the options that make it smaller (SHIMTRACE_EXPORT_WARN_BYTES sets
+ * the bound, for tests).
+ */
+static void warn_size(const struct st_tl *x)
+{
+	const char *env = getenv("SHIMTRACE_EXPORT_WARN_BYTES");
+	uint64_t bound = env ? strtoull(env, NULL, 10) : 1ull << 30;
+	uint64_t expect = x->pass->stream_bytes * x->sink->bytes_per_trace_byte;
+
+	if (bound && expect > bound)
+		fprintf(stderr,
+			"shimtrace export: the timeline will be about %.1f MB%s, more than a browser "
+			"opens well: --pid or --time-range makes it smaller\n",
+			(double)expect / 1e6,
+			x->opts->pid >= 0 || x->opts->from_ns >= 0 ? " at most" : "");
+}
+
+/* Whether ev is in --time-range. */
+static bool in_range(const struct st_tl *x, const struct st_event *ev)
+{
+	uint64_t t = st_ns_since(x->pass->first_ns, ev->ns);
+
+	return x->opts->from_ns < 0 || (t >= (uint64_t)x->opts->from_ns && t <= (uint64_t)x->opts->to_ns);
+}
+
+/* What ev draws (k: its class, shown). */
+static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k)
+{
+	uint64_t w = 0, key;
+	int64_t h;
+	char name[96];
+	int ret;
+
+	switch (k->shape) {
+	case S_LOCK:
+		if (k->wait_ns >= 0)
+			w = ev->fields[k->wait_ns].u;
+		if (w) {
+			snprintf(name, sizeof(name), "wait %.*s 0x%" PRIx64, (int)strcspn(k->name, "_"), k->name,
+				 ev->fields[k->addr].u);
+			if (span(x, ev, "lock", name, ev->ns, w) < 0)
+				return -1;
+		}
+		if (ev->fields[k->result].i == 0)
+			return on_hold(x, ev, k, st_ns_after(ev->ns, w));
+		return 0;
+	case S_UNLOCK:
+		key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
+		if (h < 0)
+			return 0;
+		ret = x->sink->hold(x->ctx, x,
+				    &(struct st_tl_hold){ ev, x->holds[h].what, x->holds[h].id,
+							  x->holds[h].since, x->holds[h].ip });
+		return ret < 0 ? ret : free_hold(x, (uint32_t)h);
+	case S_TIMED:
+		w = ev->fields[k->wait_ns >= 0 ? k->wait_ns : k->dur_ns].u;
+		return span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name, ev->ns, w);
+	default:
+		return x->sink->instant(x->ctx, x, ev, k->name);
+	}
+}
+
+static int on_event(void *arg, const struct st_event *ev)
+{
+	struct st_tl *x = arg;
+	const struct tcls *k = cls_of(x, ev->cls);
+	bool shown;
+
+	if (!k)
+		return -1;
+	if (!x->warned) {
+		x->warned = true;
+		warn_size(x);
+	}
+	if (k->stack >= 0 && keep_stack(x, ev, k->stack) < 0)
+		return -1;
+	shown = k->shape != S_SKIP && in_range(x, ev);
+	if (shown) {
+		if (!x->started) {
+			x->started = true;
+			x->t0 = ev->ns;
+		}
+		if (names(x, ev) < 0 || draw(x, ev, k) < 0)
+			return -1;
+	}
+	return x->sink->each ? x->sink->each(x->ctx, x, ev, shown) : 0;
+}
+
+/* A gap: the holds of the threads it touches end, unwritten. */
+static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
+{
+	struct st_tl *x = arg;
+
+	(void)gap;
+	for (uint32_t i = 0; i < x->held.size; i++) {
+		struct st_map_slot *m = &x->held.v[i];
+
+		/* (a deletion shifts slots back: this one again) */
+		while (m->used && (pid < 0 || (int32_t)(m->a >> 32) == pid)) {
+			uint32_t h = m->value;
+
+			st_map_del(&x->held, m->a, m->b);
+			if (free_hold(x, h) < 0)
+				return -1;
+			x->holds_cut++;
+		}
+	}
+	return 0;
+}
+
+/* Why nothing was drawn, when that is an error: 1 with err, else 0. */
+static int nothing_drawn(const struct st_tl *x, const struct st_pass *pass, char *err, size_t errlen)
+{
+	const struct st_export_opts *eo = x->opts;
+
+	if (x->started)
+		return 0;
+	if (pass->ndamage) {
+		/* (an empty timeline is no answer: nothing could be read) */
+		snprintf(err, errlen, "no event could be read; damaged: %s%s",
+			 pass->damage[0] ? pass->damage[0] : "?", pass->damaged > 1 ? " (and more)" : "");
+		return 1;
+	}
+	if (eo->from_ns >= 0) {
+		/* (an empty timeline is no answer: the range missed the trace) */
+		char to[48] = " on";
+
+		if (eo->to_ns != INT64_MAX)
+			snprintf(to, sizeof(to), " to %.9g s", (double)eo->to_ns / 1e9);
+		snprintf(err, errlen, "--time-range: no event from %.9g s%s (the trace spans %.9g s)",
+			 (double)eo->from_ns / 1e9, to,
+			 (double)st_ns_since(pass->first_ns, pass->last_ns) / 1e9);
+		return 1;
+	}
+	return 0;
+}
+
+int st_timeline_write(const struct st_export_opts *eo, const struct st_tl_sink *sink, void *ctx,
+		      char *err, size_t errlen)
+{
+	struct st_report_opts opts = { .dir = eo->dir, .pid = eo->pid, .progress = eo->progress,
+				       .progress_what = "export" };
+	struct st_tl x = { .opts = eo, .sink = sink, .ctx = ctx };
+	struct st_pass pass;
+	int ret = 0;
+
+	x.pass = &pass;
+	/* (pass fills the names as it goes: a process's name is known at its
+	 * first event) */
+	if (st_report_pass(&opts, on_event, on_gap, &x, &pass, err, errlen) < 0)
+		ret = 1;
+	else
+		ret = nothing_drawn(&x, &pass, err, errlen);
+	sink->end(ctx, &(struct st_tl_totals){ eo->dir, pass.events, pass.lost, x.holds_cut });
+	if (!ret && (pass.lost || pass.incomplete || pass.nunexited || pass.damaged))
+		st_pass_warnings(&pass, stderr);
+	if (!ret && pass.damaged)
+		ret = 3;
+	free(x.cls);
+	free(x.holds);
+	free(x.free_holds);
+	st_map_free(&x.held);
+	st_map_free(&x.named);
+	st_map_free(&x.tracks);
+	for (uint32_t i = 0; i < x.nsites; i++)
+		free(x.site_texts[i]);
+	free(x.site_texts);
+	st_map_free(&x.sites);
+	st_map_free(&x.stack_of);
+	free(x.stacks);
+	st_pass_fini(&pass);
+	return ret;
+}
