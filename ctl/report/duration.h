@@ -23,6 +23,14 @@ static inline int64_t st_ns_after(int64_t ns, uint64_t d)
 	return __builtin_add_overflow(ns, d, &r) || d > INT64_MAX ? INT64_MAX : r;
 }
 
+/* ns minus d nanoseconds, at least INT64_MIN. */
+static inline int64_t st_ns_before(int64_t ns, uint64_t d)
+{
+	int64_t r;
+
+	return __builtin_sub_overflow(ns, d, &r) ? INT64_MIN : r;
+}
+
 /* A duration for people: "0", "850ns", "12.4us", "3.21ms", "1.52s". */
 const char *st_fmt_ns(uint64_t ns, char *buf, size_t n);
 

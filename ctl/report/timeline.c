@@ -57,15 +57,19 @@ struct st_tl {
 	int64_t t0;
 	bool started, warned;
 	const struct st_pass *pass;
-	/* each thread's call stack of its last wait event (a wait, a futex
-	 * wait_begin), for the span that ends the wait:
-	 * (pid << 32 | tid, 0) -> stacks[] */
-	struct st_map stack_of;
-	struct pending_stack {
+	/* what is kept of each thread: (pid << 32 | tid, 0) -> threads[] */
+	struct st_map thread_of;
+	struct thread {
+		/* the call stack of its last wait event (a wait, a futex
+		 * wait_begin), for the span that ends the wait */
 		uint64_t pcs[ST_STACK_MAX];
 		uint32_t n;
-	} *stacks;
-	uint32_t nstacks, stacks_cap;
+		/* of its spans drawn, the one that ends last: where the next
+		 * must begin, or end, or nest */
+		int64_t begin, end;
+	} *threads;
+	uint32_t nthreads, threads_cap;
+	uint64_t skew_cut;
 };
 
 /* The lock events (the pthread spec's means=): a take, tried or not (its
@@ -155,38 +159,66 @@ const char *st_tl_site(struct st_tl *x, int32_t pid, uint64_t ip)
 	return s;
 }
 
+/* What is kept of ev's thread; NULL when out of memory. */
+static struct thread *thread_of(struct st_tl *x, const struct st_event *ev)
+{
+	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
+	int64_t i = st_map_get(&x->thread_of, key, 0);
+
+	if (i >= 0)
+		return &x->threads[i];
+	if (st_grow(&x->threads, &x->threads_cap, x->nthreads, sizeof(*x->threads)) < 0 ||
+	    st_map_put(&x->thread_of, key, 0, x->nthreads) < 0)
+		return NULL;
+	x->threads[x->nthreads] = (struct thread){ .begin = INT64_MIN, .end = INT64_MIN };
+	return &x->threads[x->nthreads++];
+}
+
 /* Keeps the call stack wait event ev carries (field k) for its thread's
  * next span; 0, or -1 when out of memory. */
 static int keep_stack(struct st_tl *x, const struct st_event *ev, int k)
 {
-	uint64_t key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
-	int64_t i = st_map_get(&x->stack_of, key, 0);
-	struct pending_stack *p;
+	struct thread *t = thread_of(x, ev);
 
-	if (i < 0) {
-		if (st_grow(&x->stacks, &x->stacks_cap, x->nstacks, sizeof(*x->stacks)) < 0 ||
-		    st_map_put(&x->stack_of, key, 0, x->nstacks) < 0)
-			return -1;
-		i = x->nstacks++;
-	}
-	p = &x->stacks[i];
-	p->n = 0;
-	for (uint64_t b = 0; b + 8 <= ev->fields[k].len && p->n < ST_STACK_MAX; b += 8)
-		memcpy(&p->pcs[p->n++], (const uint8_t *)ev->fields[k].ptr + b, 8);
+	if (!t)
+		return -1;
+	t->n = 0;
+	for (uint64_t b = 0; b + 8 <= ev->fields[k].len && t->n < ST_STACK_MAX; b += 8)
+		memcpy(&t->pcs[t->n++], (const uint8_t *)ev->fields[k].ptr + b, 8);
 	return 0;
 }
 
-/* A span that ev ends, with the stack its thread's last wait event had
- * (once: the next span has its own). */
+/*
+ * A span that ev ends, with the stack its thread's last wait event had
+ * (once: the next span has its own). A thread makes one call at a time:
+ * its spans nest or follow each other. Where one crosses the edge of the
+ * span before it, the clocks of two CPUs disagreed (a call that began on
+ * one and ended on another): it is cut at that edge, so that the track
+ * still nests, and counted (skew_cut).
+ */
 static int span(struct st_tl *x, const struct st_event *ev, const char *cat, const char *name,
 		int64_t start, uint64_t dur)
 {
-	int64_t i = st_map_get(&x->stack_of, (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid, 0);
-	struct pending_stack *p = i >= 0 ? &x->stacks[i] : NULL;
-	struct st_tl_span s = { ev, cat, name, start, dur, p ? p->pcs : NULL, p ? p->n : 0 };
+	struct thread *t = thread_of(x, ev);
+	int64_t end = st_ns_after(start, dur);
+	struct st_tl_span s = { ev, cat, name, start, dur, NULL, 0 };
 
-	if (p)
-		p->n = 0;
+	if (!t)
+		return -1;
+	if (start > t->begin && start < t->end && end > t->end)
+		s.start = t->end; /* (began inside the last, ends after it) */
+	else if (start < t->begin && end > t->begin && end < t->end)
+		end = t->begin; /* (began before it, ends inside it) */
+	if (s.start != start || end != st_ns_after(start, dur))
+		x->skew_cut++;
+	s.dur = st_ns_since(s.start, end);
+	if (end >= t->end) {
+		t->begin = s.start;
+		t->end = end;
+	}
+	s.stack = t->pcs;
+	s.nstack = t->n;
+	t->n = 0;
 	return x->sink->span(x->ctx, x, &s);
 }
 
@@ -285,22 +317,31 @@ static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k
 
 	switch (k->shape) {
 	case S_LOCK:
+		/* (a lock's event is written when the call returns, the lock
+		 * taken: its wait began wait_ns before; any other call's is
+		 * stamped at its start) */
 		if (k->wait_ns >= 0)
 			w = ev->fields[k->wait_ns].u;
 		if (w) {
 			snprintf(name, sizeof(name), "wait %.*s 0x%" PRIx64, (int)strcspn(k->name, "_"), k->name,
 				 ev->fields[k->addr].u);
-			if (span(x, ev, "lock", name, ev->ns, w) < 0)
+			if (span(x, ev, "lock", name, st_ns_before(ev->ns, w), w) < 0)
 				return -1;
 		}
 		if (ev->fields[k->result].i == 0)
-			return on_hold(x, ev, k, st_ns_after(ev->ns, w));
+			return on_hold(x, ev, k, ev->ns);
 		return 0;
 	case S_UNLOCK:
 		key = (uint64_t)(uint32_t)ev->pid << 32 | (uint32_t)ev->tid;
 		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
 		if (h < 0)
 			return 0;
+		/* (an unlock before its lock: the clocks of two CPUs disagreed,
+		 * the thread moved between them; it ends where it began) */
+		if (ev->ns < x->holds[h].since) {
+			x->holds[h].since = ev->ns;
+			x->skew_cut++;
+		}
 		ret = x->sink->hold(x->ctx, x,
 				    &(struct st_tl_hold){ ev, x->holds[h].what, x->holds[h].id,
 							  x->holds[h].since, x->holds[h].ip });
@@ -404,7 +445,7 @@ int st_timeline_write(const struct st_export_opts *eo, const struct st_tl_sink *
 		ret = 1;
 	else
 		ret = nothing_drawn(&x, &pass, err, errlen);
-	sink->end(ctx, &(struct st_tl_totals){ eo->dir, pass.events, pass.lost, x.holds_cut });
+	sink->end(ctx, &(struct st_tl_totals){ eo->dir, pass.events, pass.lost, x.holds_cut, x.skew_cut });
 	if (!ret && (pass.lost || pass.incomplete || pass.nunexited || pass.damaged))
 		st_pass_warnings(&pass, stderr);
 	if (!ret && pass.damaged)
@@ -419,8 +460,8 @@ int st_timeline_write(const struct st_export_opts *eo, const struct st_tl_sink *
 		free(x.site_texts[i]);
 	free(x.site_texts);
 	st_map_free(&x.sites);
-	st_map_free(&x.stack_of);
-	free(x.stacks);
+	st_map_free(&x.thread_of);
+	free(x.threads);
 	st_pass_fini(&pass);
 	return ret;
 }

@@ -6,6 +6,8 @@
  *   - a span on a thread's track: a lock's wait (from the call's start,
  *     for its wait_ns), a condition wait, any call with a duration (I/O,
  *     joins...), with the call stack of the thread's last wait event;
+ *     they nest (one call at a time), cut where the clocks of two CPUs
+ *     made one cross another;
  *   - a hold, from the acquisition to the unlock, on a track of its own
  *     for each thread and lock (hand-over-hand locking overlaps holds
  *     without nesting them): written at the unlock, whole; a recursive
@@ -62,6 +64,9 @@ struct st_tl_totals {
 	const char *dir;
 	uint64_t events, lost;
 	uint64_t holds_cut; /* open at a gap: not written */
+	/* spans and holds cut where they crossed the edge of another, or
+	 * ended before they began: the clocks of two CPUs disagreed */
+	uint64_t skew_cut;
 };
 
 /* A format. Each call returns 0, or -1 when out of memory. */
