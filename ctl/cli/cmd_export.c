@@ -1,22 +1,36 @@
 /*
- * shimtrace export --format chrome [-o FILE] [--pid PID]
+ * shimtrace export --format chrome|perfetto [-o FILE] [--pid PID]
  * [--time-range FROM,TO] DIR: the trace as a timeline other tools open
- * (ctl/report/export_chrome.c). FROM and TO are seconds from the trace's
- * first event (decimals allowed; TO may be left empty: the end).
+ * (ctl/report/export_chrome.c, export_perfetto.c). FROM and TO are
+ * seconds from the trace's first event (decimals allowed; TO may be left
+ * empty: the end).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_export.h"
 #include "ctl/cli/progressopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/export_chrome.h"
+#include "ctl/report/export_perfetto.h"
 
 static const char *V = "export";
+
+/* The formats, as --format names them. */
+static const struct format {
+	const char *name;
+	int (*write)(const struct st_export_opts *opts, FILE *out, char *err, size_t errlen);
+	bool binary; /* not for a terminal */
+} formats[] = {
+	{ "chrome", st_export_chrome, false },
+	{ "perfetto", st_export_perfetto, true },
+};
 
 /* "1.5,3" or "2," into ns; -1 on a malformed range. */
 static int parse_range(const char *s, int64_t *from, int64_t *to)
@@ -44,9 +58,11 @@ int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 {
 	struct st_export_opts eo = { .pid = -1, .from_ns = -1, .progress = ST_PROGRESS_AUTO };
 	const char *arg, *format = NULL, *out = NULL;
+	const struct format *fmt = NULL;
 	const struct st_opt *o;
 	char err[1024] = "";
 	FILE *f = stdout;
+	bool failed;
 	int n, ret;
 
 	while ((o = st_getopt(v, argc, argv, false, &arg)) != NULL) {
@@ -70,8 +86,12 @@ int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 			}
 		}
 	}
-	if (!format || strcmp(format, "chrome") != 0) {
-		st_err(V, format ? "--format: no format '%s' (chrome)" : "--format%s chrome is needed",
+	for (size_t i = 0; format && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(format, formats[i].name) == 0)
+			fmt = &formats[i];
+	if (!fmt) {
+		st_err(V, format ? "--format: no format '%s' (chrome, perfetto)"
+				 : "--format%s chrome or perfetto is needed",
 		       format ? format : "");
 		return 2;
 	}
@@ -82,14 +102,20 @@ int st_cmd_export(const struct st_verb *v, int argc, char **argv)
 		return 2;
 	}
 	eo.dir = argv[st_optind()];
+	if (fmt->binary && !out && isatty(STDOUT_FILENO)) {
+		st_err(V, "--format %s writes binary: -o FILE, or a pipe", fmt->name);
+		return 2;
+	}
 	if (out && !(f = fopen(out, "w"))) {
 		st_err(V, "cannot write %s: %s", out, strerror(errno));
 		return 1;
 	}
-	ret = st_export_chrome(&eo, f, err, sizeof(err));
+	ret = fmt->write(&eo, f, err, sizeof(err));
 	if (ret == 1)
 		st_err(V, "%s", err);
-	if ((f != stdout ? fclose(f) : fflush(f)) != 0 && ret != 1) {
+	/* (a write that failed before the last: the stream's error flag) */
+	failed = ferror(f);
+	if (((f != stdout ? fclose(f) : fflush(f)) != 0 || failed) && ret != 1) {
 		st_err(V, "cannot write %s: %s", out ? out : "the standard output", strerror(errno));
 		ret = 1;
 	}

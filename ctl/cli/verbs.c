@@ -261,7 +261,8 @@ static const struct st_opt report_opts[] = {
 };
 
 static const struct st_opt export_opts[] = {
-	{ "format", 'f', "FORMAT", "the format: chrome (required)", NULL },
+	{ "format", 'f', "FORMAT",
+	  "the format (required): chrome (JSON, small traces) or perfetto (protobuf)", NULL },
 	{ "output", 'o', "FILE", "write to FILE (default: the standard output)", NULL },
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	{ "time-range", 't', "FROM,TO",
@@ -415,14 +416,16 @@ const struct st_verb st_verbs[] = {
 	  "A trace with lost events, or cut short, says so first: the numbers may miss that "
 	  "much. shimtrace-report(1) has the details and the JSON schema.",
 	  report_opts, st_cmd_report },
-	{ "export", "--format chrome [OPTIONS] DIR", "write a trace as a timeline for Perfetto",
-	  "Writes the trace in DIR as Chrome trace-event JSON, which Perfetto UI "
-	  "(ui.perfetto.dev) and chrome://tracing open: a track per thread, named after its "
-	  "process; spans for lock waits (from the call's start, for its wait_ns), lock holds "
-	  "(acquisition to unlock), condition waits and every call with a duration (I/O, "
-	  "joins); instants for allocations, frees and other events, their fields as "
-	  "arguments. Times are microseconds from the first event written. --pid and "
-	  "--time-range keep a large trace small enough to open.",
+	{ "export", "--format chrome|perfetto [OPTIONS] DIR", "write a trace as a timeline for Perfetto",
+	  "Writes the trace in DIR as a timeline that Perfetto UI (ui.perfetto.dev) opens: "
+	  "Chrome trace-event JSON (also for chrome://tracing; times in microseconds from the "
+	  "first event written), or Perfetto's own protobuf trace (absolute nanoseconds; "
+	  "smaller, for large traces): a track per thread, named after its process; spans for "
+	  "lock waits (from the call's start, for its wait_ns), condition waits and every call "
+	  "with a duration (I/O, joins), with their call stacks; lock holds (acquisition to "
+	  "unlock) on a track for each thread and lock; instants for allocations, frees and "
+	  "other events, their fields as arguments; with perfetto, each process's live heap as "
+	  "a counter. --pid and --time-range keep a large trace small enough to open.",
 	  export_opts, st_cmd_export },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "

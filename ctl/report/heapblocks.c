@@ -27,6 +27,7 @@ static int drop(struct st_heapblocks *h, int32_t pid, uint64_t ptr)
 
 	if (b < 0)
 		return 0;
+	h->last_change -= (int64_t)h->blocks[b].size;
 	if (st_grow(&h->free_slots, &h->free_cap, h->nfree, sizeof(*h->free_slots)) < 0)
 		return -1;
 	h->free_slots[h->nfree++] = (uint32_t)b;
@@ -48,6 +49,7 @@ static int add(struct st_heapblocks *h, int32_t pid, uint64_t ptr, uint64_t size
 		b = h->nblocks++;
 	}
 	h->blocks[b] = (struct st_heapblock){ .start = ptr, .size = size, .ip = ip };
+	h->last_change += (int64_t)size;
 	return st_map_put(&h->live, (uint64_t)(uint32_t)pid, ptr, b);
 }
 
@@ -56,13 +58,15 @@ int st_heapblocks_event(struct st_heapblocks *h, const struct st_event *ev)
 	struct st_heap_cls *k = st_class_slot(&h->cls, &h->ncls, sizeof(*h->cls), ev->cls->index);
 	struct st_heap_change c;
 
+	h->last_was_heap = false;
+	h->last_change = 0;
 	if (!k)
 		return -1;
 	if (!k->known)
 		st_heap_cls_init(k, ev->cls);
 	if (k->op == ST_HEAP_NONE)
 		return 0;
-	h->any = true;
+	h->any = h->last_was_heap = true;
 	st_heap_change_of(k, ev, &c);
 	if (c.failed)
 		return 0;

@@ -35,6 +35,11 @@ struct st_heapblocks {
 	uint32_t *free_slots;
 	uint32_t nfree, free_cap;
 	bool any; /* a heap event was seen */
+	/* what the last event given was: a heap event or not, and the bytes
+	 * it added to its process's live blocks (negative: freed), for a
+	 * counter of the heap's size (the Perfetto export's) */
+	bool last_was_heap;
+	int64_t last_change;
 };
 
 void st_heapblocks_init(struct st_heapblocks *h);
