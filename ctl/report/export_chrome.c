@@ -205,8 +205,8 @@ static void on_end(void *ctx, const struct st_tl_totals *t)
 	fprintf(x->o, "\n], \"otherData\": {\"trace\": ");
 	st_json_write(x->o, t->dir);
 	fprintf(x->o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"written\": %" PRIu64
-		      ", \"skew_cut\": %" PRIu64 ", \"holds_cut\": %" PRIu64 "}}\n",
-		t->events, t->lost, x->written, t->skew_cut, t->holds_cut);
+		      ", \"time_cut\": %" PRIu64 ", \"holds_cut\": %" PRIu64 "}}\n",
+		t->events, t->lost, x->written, t->time_cut, t->holds_cut);
 }
 
 /* JSON bytes for each byte of trace, about (5 measured: lock and I/O

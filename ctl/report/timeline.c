@@ -23,6 +23,7 @@ enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
 
 struct tcls {
 	bool known;
+	bool opens; /* a call's entry event ("_begin"): where its span begins */
 	enum shape shape;
 	int addr, wait_ns, dur_ns, result, stack;
 	char name[64]; /* the event's name without the provider */
@@ -61,16 +62,26 @@ struct st_tl {
 	struct st_map thread_of;
 	struct thread {
 		/* the call stack of its last wait event (a wait, a futex
-		 * wait_begin), for the span that ends the wait */
+		 * wait_begin), for the span that ends the wait, or of the
+		 * call its span is (a slow I/O call) */
 		uint64_t pcs[ST_STACK_MAX];
 		uint32_t n;
+		/* the time of its last call's entry event, if any since its
+		 * last span */
+		int64_t opened;
+		bool has_opened;
 		/* of its spans drawn, the one that ends last: where the next
 		 * must begin, or end, or nest */
 		int64_t begin, end;
 	} *threads;
 	uint32_t nthreads, threads_cap;
-	uint64_t skew_cut;
+	uint64_t time_cut;
 };
+
+/* How long after a call's entry event its own event may be written, at
+ * most, beyond the call's duration: the entry is the call's start only
+ * then (else it was a call whose own event is missing) */
+#define ENTRY_SLACK_NS 1000000
 
 /* The lock events (the pthread spec's means=): a take, tried or not (its
  * wait and its hold begin), a release (the hold ends), and the wait
@@ -125,6 +136,7 @@ static const struct tcls *cls_of(struct st_tl *x, const struct st_event_class *c
 		k->shape = S_TIMED;
 	else
 		k->shape = S_INSTANT;
+	k->opens = k->shape == S_SKIP && strstr(k->name, "_begin");
 	return k;
 }
 
@@ -192,9 +204,11 @@ static int keep_stack(struct st_tl *x, const struct st_event *ev, int k)
  * A span that ev ends, with the stack its thread's last wait event had
  * (once: the next span has its own). A thread makes one call at a time:
  * its spans nest or follow each other. Where one crosses the edge of the
- * span before it, the clocks of two CPUs disagreed (a call that began on
- * one and ended on another): it is cut at that edge, so that the track
- * still nests, and counted (skew_cut).
+ * span before it, the times of their records disagreed (a CPU's buffer
+ * keeps its records in time order: a call's event written after another
+ * thread's newer one there carries that time, later than the call's
+ * start; two CPUs' clocks may differ): it is cut at that edge, so that
+ * the track still nests, and counted (time_cut).
  */
 static int span(struct st_tl *x, const struct st_event *ev, const char *cat, const char *name,
 		int64_t start, uint64_t dur)
@@ -205,12 +219,13 @@ static int span(struct st_tl *x, const struct st_event *ev, const char *cat, con
 
 	if (!t)
 		return -1;
+	t->has_opened = false;
 	if (start > t->begin && start < t->end && end > t->end)
 		s.start = t->end; /* (began inside the last, ends after it) */
 	else if (start < t->begin && end > t->begin && end < t->end)
 		end = t->begin; /* (began before it, ends inside it) */
 	if (s.start != start || end != st_ns_after(start, dur))
-		x->skew_cut++;
+		x->time_cut++;
 	s.dur = st_ns_since(s.start, end);
 	if (end >= t->end) {
 		t->begin = s.start;
@@ -307,6 +322,20 @@ static bool in_range(const struct st_tl *x, const struct st_event *ev)
 	return x->opts->from_ns < 0 || (t >= (uint64_t)x->opts->from_ns && t <= (uint64_t)x->opts->to_ns);
 }
 
+/* Where the call that ev ends, of duration dur, began: at its entry
+ * event when it has one (a call's event is stamped at its start, but
+ * may carry a later time, as above span(); a blocking lock's, sem_wait's,
+ * at its end, its entry the wait's start), else at ev. */
+static int64_t call_start(struct st_tl *x, const struct st_event *ev, uint64_t dur)
+{
+	struct thread *t = thread_of(x, ev);
+
+	if (t && t->has_opened && t->opened <= ev->ns &&
+	    ev->ns <= st_ns_after(t->opened, dur + ENTRY_SLACK_NS))
+		return t->opened;
+	return ev->ns;
+}
+
 /* What ev draws (k: its class, shown). */
 static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k)
 {
@@ -336,11 +365,11 @@ static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k
 		h = st_map_del(&x->held, key, ev->fields[k->addr].u);
 		if (h < 0)
 			return 0;
-		/* (an unlock before its lock: the clocks of two CPUs disagreed,
-		 * the thread moved between them; it ends where it began) */
+		/* (an unlock before its lock: their times disagreed, as above
+		 * span(); it ends where it began) */
 		if (ev->ns < x->holds[h].since) {
 			x->holds[h].since = ev->ns;
-			x->skew_cut++;
+			x->time_cut++;
 		}
 		ret = x->sink->hold(x->ctx, x,
 				    &(struct st_tl_hold){ ev, x->holds[h].what, x->holds[h].id,
@@ -348,7 +377,8 @@ static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k
 		return ret < 0 ? ret : free_hold(x, (uint32_t)h);
 	case S_TIMED:
 		w = ev->fields[k->wait_ns >= 0 ? k->wait_ns : k->dur_ns].u;
-		return span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name, ev->ns, w);
+		return span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name,
+			    call_start(x, ev, w), w);
 	default:
 		return x->sink->instant(x->ctx, x, ev, k->name);
 	}
@@ -366,8 +396,19 @@ static int on_event(void *arg, const struct st_event *ev)
 		x->warned = true;
 		warn_size(x);
 	}
-	if (k->stack >= 0 && keep_stack(x, ev, k->stack) < 0)
+	/* (a wait's stack is for the span its lock event draws, a slow I/O
+	 * call's for its own; an instant's, a sampled allocation's, is no
+	 * span's) */
+	if (k->stack >= 0 && k->shape != S_INSTANT && keep_stack(x, ev, k->stack) < 0)
 		return -1;
+	if (k->opens) {
+		struct thread *t = thread_of(x, ev);
+
+		if (!t)
+			return -1;
+		t->opened = ev->ns;
+		t->has_opened = true;
+	}
 	shown = k->shape != S_SKIP && in_range(x, ev);
 	if (shown) {
 		if (!x->started) {
@@ -445,7 +486,7 @@ int st_timeline_write(const struct st_export_opts *eo, const struct st_tl_sink *
 		ret = 1;
 	else
 		ret = nothing_drawn(&x, &pass, err, errlen);
-	sink->end(ctx, &(struct st_tl_totals){ eo->dir, pass.events, pass.lost, x.holds_cut, x.skew_cut });
+	sink->end(ctx, &(struct st_tl_totals){ eo->dir, pass.events, pass.lost, x.holds_cut, x.time_cut });
 	if (!ret && (pass.lost || pass.incomplete || pass.nunexited || pass.damaged))
 		st_pass_warnings(&pass, stderr);
 	if (!ret && pass.damaged)

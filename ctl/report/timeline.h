@@ -5,9 +5,10 @@
  *   - a thread seen for the first time (and its process);
  *   - a span on a thread's track: a lock's wait (from the call's start,
  *     for its wait_ns), a condition wait, any call with a duration (I/O,
- *     joins...), with the call stack of the thread's last wait event;
- *     they nest (one call at a time), cut where the clocks of two CPUs
- *     made one cross another;
+ *     joins...; from its entry event when it has one), with the call
+ *     stack of the thread's last wait event or of the call itself; they
+ *     nest (one call at a time), cut where the times of their records
+ *     made one cross another (timeline.c: span);
  *   - a hold, from the acquisition to the unlock, on a track of its own
  *     for each thread and lock (hand-over-hand locking overlaps holds
  *     without nesting them): written at the unlock, whole; a recursive
@@ -65,8 +66,8 @@ struct st_tl_totals {
 	uint64_t events, lost;
 	uint64_t holds_cut; /* open at a gap: not written */
 	/* spans and holds cut where they crossed the edge of another, or
-	 * ended before they began: the clocks of two CPUs disagreed */
-	uint64_t skew_cut;
+	 * ended before they began: the times of their records disagreed */
+	uint64_t time_cut;
 };
 
 /* A format. Each call returns 0, or -1 when out of memory. */
