@@ -467,7 +467,9 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		t->acquired++;
 		if (note_tid(&ls->locks[li], ev->tid) < 0)
 			return -1;
-		return hold(ls, t, (uint32_t)li, st_ns_after(ev->ns, w), ev->ip, true);
+		/* (a lock event is dated when the lock was taken: after its
+		 * wait, which ends there) */
+		return hold(ls, t, (uint32_t)li, ev->ns, ev->ip, true);
 	case A_TRY:
 		if (!taken(res)) {
 			ls->locks[li].busy_tries++;

@@ -9,9 +9,10 @@
  * apart) or a condition variable (its waits), of one process. An
  * acquisition is contended when the thread wrote a *_wait event for it
  * first (it found the lock busy); its wait is the wait_ns the lock event
- * carries. A hold runs from the acquisition (the call's start plus its
- * wait) to the unlock, and a condition wait releases its mutex for its
- * duration. A recursive lock taken again by its holder is one hold.
+ * carries. A hold runs from the acquisition (the lock event's time: the
+ * wrappers date it when the lock was taken, after any wait) to the
+ * unlock, and a condition wait (dated at its start) releases its mutex
+ * for its duration. A recursive lock taken again by its holder is one hold.
  *
  * A futex word (the futex family: a lock that bypasses pthread) has no
  * holder the trace can see: only its waits and wakes. Its waits ended by

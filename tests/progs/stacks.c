@@ -13,7 +13,8 @@
  *
  * main holds the mutex while both threads start, and lets it go only
  * once each sleeps on it (its futex word, seen in /proc): each waits
- * exactly once, however the machine schedules them. Prints "done".
+ * exactly once, however the machine schedules them, and then holds it 5
+ * ms at least. Prints "done".
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,10 +40,19 @@ static __attribute__((noinline)) void my_lock(void)
 	work++; /* (after the call: not a tail call) */
 }
 
+/* Each thread holds the lock 5 ms at least once it has it. */
+static void hold_a_while(void)
+{
+	const struct timespec t = { 0, 5 * 1000 * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
 static __attribute__((noinline)) void path_a(void)
 {
 	my_lock();
 	work++;
+	hold_a_while();
 	pthread_mutex_unlock(&shared);
 }
 
@@ -52,6 +62,7 @@ static __attribute__((noinline)) void path_b(void)
 	work += 2;
 	my_lock();
 	work += 3;
+	hold_a_while();
 	pthread_mutex_unlock(&shared);
 }
 
