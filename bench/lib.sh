@@ -171,9 +171,10 @@ bench_tmp() {
 	trap 'exit 143' TERM
 }
 
-# compile OUT SRC: SRC built into OUT the way the tables say.
+# compile OUT SRC [FLAGS...]: SRC built into OUT the way the tables say (and FLAGS).
 compile() {
-	"${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -pthread -o "$1" "$2" -ldl || die "cannot compile $2"
+	"${CC:-cc}" -O2 -std=gnu11 -Wall -Wextra -pthread "${@:3}" -o "$1" "$2" -ldl ||
+		die "cannot compile $2"
 }
 COMPILE_SHOWN="${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -pthread -o PROG PROG.c -ldl"
 
