@@ -54,7 +54,7 @@ void st_lockstat_fini(struct st_lockstat *ls)
 {
 	for (uint32_t i = 0; i < ls->nlocks; i++) {
 		free(ls->locks[i].hist);
-		free(ls->locks[i].tids);
+		free(ls->locks[i].far_threads);
 	}
 	for (uint32_t i = 0; i < ls->nthreads; i++)
 		free(ls->threads[i].held);
@@ -103,27 +103,25 @@ static int64_t lock_of(struct st_lockstat *ls, int32_t pid, enum st_lock_kind ki
 
 static struct st_lock_thread *thread_of(struct st_lockstat *ls, int32_t pid, int32_t tid)
 {
+	struct st_lock_recent *r = &ls->recent_threads[(uint32_t)tid % ST_LOCKSTAT_RECENT];
 	int64_t i;
 	struct st_lock_thread *t;
 
-	if (ls->last_thread.valid && ls->last_thread.pid == pid && ls->last_thread.tid == tid)
-		return &ls->threads[ls->last_thread.i];
+	if (r->i && r->pid == pid && r->tid == tid)
+		return &ls->threads[r->i - 1];
 	i = st_map_get(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid);
-	if (i >= 0) {
-		ls->last_thread.pid = pid;
-		ls->last_thread.tid = tid;
-		ls->last_thread.i = (uint32_t)i;
-		ls->last_thread.valid = true;
-		return &ls->threads[i];
+	if (i < 0) {
+		if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0 ||
+		    st_map_put(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid, ls->nthreads) < 0)
+			return NULL;
+		t = &ls->threads[ls->nthreads];
+		memset(t, 0, sizeof(*t));
+		t->pid = pid;
+		t->tid = tid;
+		i = ls->nthreads++;
 	}
-	if (st_grow(&ls->threads, &ls->threads_cap, ls->nthreads, sizeof(*ls->threads)) < 0 ||
-	    st_map_put(&ls->thread_ix, (uint32_t)pid, (uint32_t)tid, ls->nthreads) < 0)
-		return NULL;
-	t = &ls->threads[ls->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->tid = tid;
-	return &ls->threads[ls->nthreads++];
+	*r = (struct st_lock_recent){ .pid = pid, .tid = tid, .i = (uint32_t)i + 1 };
+	return &ls->threads[i];
 }
 
 /* A site's key beside its lock: its ip, or with stacks its stack. */
@@ -208,14 +206,26 @@ static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint32_t
 
 /* ---- holds ---- */
 
-static int note_tid(struct st_lock *l, int32_t tid)
+/* Thread t took lock l (of t's process: one thread is one tid there). */
+static int note_thread(const struct st_lockstat *ls, struct st_lock *l,
+		       const struct st_lock_thread *t)
 {
-	for (uint32_t i = 0; i < l->ntids; i++)
-		if (l->tids[i] == tid)
+	uint32_t ti = (uint32_t)(t - ls->threads);
+
+	if (ti < 64) {
+		if (!(l->near_threads & 1ull << ti)) {
+			l->near_threads |= 1ull << ti;
+			l->ntids++;
+		}
+		return 0;
+	}
+	for (uint32_t i = 0; i < l->nfar; i++)
+		if (l->far_threads[i] == ti)
 			return 0;
-	if (st_grow(&l->tids, &l->tids_cap, l->ntids, sizeof(*l->tids)) < 0)
+	if (st_grow(&l->far_threads, &l->far_cap, l->nfar, sizeof(*l->far_threads)) < 0)
 		return -1;
-	l->tids[l->ntids++] = tid;
+	l->far_threads[l->nfar++] = ti;
+	l->ntids++;
 	return 0;
 }
 
@@ -248,25 +258,30 @@ static int hold(struct st_lockstat *ls, struct st_lock_thread *t, uint32_t li, i
 		return -1;
 	if (st_grow(&t->held, &t->held_cap, t->nheld, sizeof(*t->held)) < 0)
 		return -1;
-	t->held[t->nheld++] = (struct st_lock_held){ .lock = li, .depth = 1, .since = since, .ip = ip };
+	t->held[t->nheld++] = (struct st_lock_held){ .lock = li, .depth = 1, .since = since, .ip = ip,
+						     .addr = ls->locks[li].addr,
+						     .kind = ls->locks[li].kind };
 	return 0;
 }
 
 /* Ends t's hold of a lock at addr (either side of a rwlock), at time now;
- * depth: all of it (a condition wait releases a mutex however held). */
-static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t addr,
-		    enum st_lock_kind kind, int64_t now, bool all)
+ * depth: all of it (a condition wait releases a mutex however held).
+ * Returns the kind of the lock whose hold it found, or -1 for none. */
+static int release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t addr,
+		   enum st_lock_kind kind, int64_t now, bool all)
 {
+	bool side = kind == ST_LK_RDLOCK || kind == ST_LK_WRLOCK;
+
 	for (uint32_t i = t->nheld; i-- > 0;) {
 		struct st_lock_held *h = &t->held[i];
-		struct st_lock *l = &ls->locks[h->lock];
-		bool side = kind == ST_LK_RDLOCK || kind == ST_LK_WRLOCK;
+		struct st_lock *l;
 
-		if (l->addr != addr || (side ? l->kind != ST_LK_RDLOCK && l->kind != ST_LK_WRLOCK
-					     : l->kind != kind))
+		if (h->addr != addr || (side ? h->kind != ST_LK_RDLOCK && h->kind != ST_LK_WRLOCK
+					     : h->kind != kind))
 			continue;
 		if (!all && --h->depth > 0)
-			return;
+			return (int)h->kind;
+		l = &ls->locks[h->lock];
 		if (now >= h->since) {
 			uint64_t d = st_ns_since(h->since, now);
 
@@ -276,10 +291,11 @@ static void release(struct st_lockstat *ls, struct st_lock_thread *t, uint64_t a
 		}
 		l->holds++;
 		t->held[i] = t->held[--t->nheld];
-		return;
+		return (int)l->kind;
 	}
 	/* (taken before the trace began, or its lock lost: no hold to end) */
 	ls->unpaired++;
+	return -1;
 }
 
 /* ---- gaps ---- */
@@ -315,7 +331,7 @@ void st_lockstat_finish(struct st_lockstat *ls)
 		if (t->waiting && l->kind == ST_LK_COND) {
 			l->idle_waits++;
 			l->idle_total += st_ns_since(t->wait_since, ls->end_ns);
-			(void)note_tid(l, t->tid); /* (out of memory: one thread less said) */
+			(void)note_thread(ls, l, t); /* (out of memory: one thread less said) */
 		}
 	}
 }
@@ -333,9 +349,13 @@ uint64_t st_lockstat_open_holds(const struct st_lockstat *ls)
 
 static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_event_class *c)
 {
-	struct st_lock_cls *k = st_class_slot(&ls->cls, &ls->ncls, sizeof(*ls->cls), c->index);
+	struct st_lock_cls *k;
 	const struct st_meaning *m;
 
+	/* (known after the class's first event: what every other one finds) */
+	if (c->index < ls->ncls && ls->cls[c->index].known)
+		return &ls->cls[c->index];
+	k = st_class_slot(&ls->cls, &ls->ncls, sizeof(*ls->cls), c->index);
 	if (!k || k->known)
 		return k;
 	k->known = true;
@@ -380,7 +400,7 @@ static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32
 {
 	struct st_lock *l = &ls->locks[li];
 
-	if (note_tid(l, ev->tid) < 0)
+	if (note_thread(ls, l, t) < 0)
 		return -1;
 	if (res < 0 && err == EAGAIN) {
 		l->busy_tries++;
@@ -418,8 +438,15 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		return 0;
 	addr = ev->fields[k->addr].u;
 	t = thread_of(ls, ev->pid, ev->tid);
+	if (!t)
+		return -1;
+	/* An unlock finds its lock through the hold it ends; one that ends
+	 * none, or the write side's hold (its event names the read side),
+	 * still makes its lock known, in its place among the locks. */
+	if (k->action == A_RELEASE && release(ls, t, addr, k->kind, ev->ns, false) == (int)k->kind)
+		return 0;
 	li = lock_of(ls, ev->pid, k->kind, addr);
-	if (!t || li < 0)
+	if (li < 0)
 		return -1;
 	if (k->result >= 0)
 		res = ev->fields[k->result].i;
@@ -465,7 +492,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		}
 		ls->locks[li].acquired++;
 		t->acquired++;
-		if (note_tid(&ls->locks[li], ev->tid) < 0)
+		if (note_thread(ls, &ls->locks[li], t) < 0)
 			return -1;
 		/* (a lock event is dated when the lock was taken: after its
 		 * wait, which ends there) */
@@ -477,11 +504,10 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		}
 		ls->locks[li].acquired++;
 		t->acquired++;
-		if (note_tid(&ls->locks[li], ev->tid) < 0)
+		if (note_thread(ls, &ls->locks[li], t) < 0)
 			return -1;
 		return hold(ls, t, (uint32_t)li, ev->ns, ev->ip, false);
-	case A_RELEASE:
-		release(ls, t, addr, k->kind, ev->ns, false);
+	case A_RELEASE: /* (ended above) */
 		return 0;
 	case A_WAIT_BEGIN:
 		/* the mutex is released while the thread waits */
@@ -505,7 +531,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 			ls->locks[li].woken_waits++;
 			ls->locks[li].woken_total += w;
 		}
-		if (note_tid(&ls->locks[li], ev->tid) < 0 ||
+		if (note_thread(ls, &ls->locks[li], t) < 0 ||
 		    count_wait(ls, (uint32_t)li, ev->ip, 0, w) < 0)
 			return -1;
 		/* ... and taken again when the wait ends */
@@ -520,7 +546,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		ls->locks[li].wakes++;
 		if (res > 0)
 			ls->locks[li].woken += (uint64_t)res;
-		return note_tid(&ls->locks[li], ev->tid);
+		return note_thread(ls, &ls->locks[li], t);
 	default:
 		return 0;
 	}

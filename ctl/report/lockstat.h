@@ -44,17 +44,25 @@ enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_C
 		   ST_LK_KINDS };
 
 struct st_lock {
+	/* (first what an acquisition and its release read and write: one
+	 * cache line of the 64 bytes, for a lock an event hits at random) */
 	int32_t pid;
 	enum st_lock_kind kind;
 	uint64_t addr;
 	uint64_t first_ip;  /* where it was initialised, else first used */
-	bool from_init;
 	uint64_t acquired;  /* acquisitions (a condition variable: its waits) */
+	uint64_t hold_total, hold_max, holds;
+	/* the threads that took it (ntids), by their index in
+	 * st_lockstat.threads: the first 64 as bits of near_threads, a test
+	 * per acquisition; the others listed */
+	uint64_t near_threads;
+	uint32_t *far_threads;
+	uint32_t ntids, nfar, far_cap;
+	bool from_init;
 	uint64_t contended; /* of those, after a wait */
 	uint64_t failed;    /* blocking calls that did not acquire (timeouts) */
 	uint64_t busy_tries;
 	uint64_t wait_total, wait_max, waits;
-	uint64_t hold_total, hold_max, holds;
 	/* a condition variable's waits woken (for work), and its idle ones:
 	 * those that timed out (no work came) and those still going at the
 	 * end (once st_lockstat_finish ran, which is not in the waits above),
@@ -63,8 +71,6 @@ struct st_lock {
 	/* a futex word's wake calls, and the threads they woke */
 	uint64_t wakes, woken;
 	uint32_t *hist; /* ST_HIST_BUCKETS, for the contended waits */
-	int32_t *tids;	/* threads that took it */
-	uint32_t ntids, tids_cap;
 };
 
 /* A call site that waited for a lock; with stacks, one stack of it. */
@@ -80,6 +86,10 @@ struct st_lock_held {
 	uint32_t depth;
 	int64_t since;
 	uint64_t ip;
+	/* the lock's, so that an unlock finds its hold without reading the
+	 * locks it passes over */
+	uint64_t addr;
+	enum st_lock_kind kind;
 };
 
 struct st_lock_thread {
@@ -102,6 +112,14 @@ struct st_lock_edge {
 	uint64_t count;
 };
 
+#define ST_LOCKSTAT_RECENT 64
+
+/* A thread found: i is its index + 1 (0: an empty slot). */
+struct st_lock_recent {
+	int32_t pid, tid;
+	uint32_t i;
+};
+
 struct st_lockstat {
 	bool by_stack; /* sites told apart by stack (set before the events) */
 	struct st_lock *locks;
@@ -116,18 +134,17 @@ struct st_lockstat {
 	/* the arrays' indexes by key: (pid and kind, address), (pid, tid),
 	 * (lock, ip), (lock a, lock b) */
 	struct st_map lock_ix, site_ix, thread_ix, edge_ix;
-	/* the last lock and thread found in their maps: the next event is
-	 * most often the same thread's, on the same lock */
+	/* the last lock found in its map: the next event is often the same
+	 * thread's, on the same lock */
 	struct {
 		bool valid;
 		uint64_t who, addr;
 		int64_t i;
 	} last_lock;
-	struct {
-		bool valid;
-		int32_t pid, tid;
-		uint32_t i;
-	} last_thread;
+	/* threads found in their map, by tid modulo the size: the threads of
+	 * a process have tids close together, and per-CPU buffers interleave
+	 * them event by event, which a single last one would miss */
+	struct st_lock_recent recent_threads[ST_LOCKSTAT_RECENT];
 	/* per event class (st_event_class.index): what it means to us */
 	struct st_lock_cls *cls;
 	uint32_t ncls;
