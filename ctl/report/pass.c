@@ -79,6 +79,8 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	/* (per class: whether it is of opts->family) */
 	bool *family = NULL, saw_family = !opts->family, saw_pid = opts->pid < 0;
 	bool saw_filtered = !opts->filter || !st_filter_any(opts->filter);
+	/* (NULL when it would pass every event: no call per event) */
+	struct st_filter *filter = saw_filtered ? NULL : opts->filter;
 	int name_field = -1, exited_field = -1, threads_field = -1;
 	/* (which processes a gap touches: what each stream held) */
 	struct st_gapscope scope = { 0 };
@@ -157,7 +159,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			ret = -ENOMEM;
 			break;
 		}
-		if (opts->filter && !st_filter_event(opts->filter, ev, pass->first_ns))
+		if (filter && !st_filter_event(filter, ev, pass->first_ns))
 			continue;
 		saw_filtered = true;
 		if (family && !saw_family && ev->cls->index < meta->nevents)

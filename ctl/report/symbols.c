@@ -122,8 +122,11 @@ static const struct cls_fields *fields_of(struct st_syms *s, const struct st_eve
 		{ "shimtrace:process", K_PROCESS, 0, NULL },
 	};
 	/* by the class's index in the metadata: one look per event */
-	struct cls_fields *f = st_class_slot(&s->cls, &s->ncls, sizeof(*s->cls), c->index);
+	struct cls_fields *f;
 
+	if (c->index < s->ncls && s->cls[c->index].cls == c)
+		return &s->cls[c->index];
+	f = st_class_slot(&s->cls, &s->ncls, sizeof(*s->cls), c->index);
 	if (!f || f->cls == c)
 		return f;
 	memset(f, 0, sizeof(*f));
