@@ -28,6 +28,7 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
+#include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/demangle.h"
 #include "ctl/report/symbols.h"
@@ -67,6 +68,12 @@ struct cls_fields {
 
 enum { K_OTHER, K_BIN_INFO, K_LIB_LOAD, K_BUILD_ID, K_LIB_UNLOAD, K_PROCESS };
 
+/* What the object's DWARF and symbols say of an address in it. */
+struct answer {
+	const char *function, *file;
+	uint32_t line;
+};
+
 struct st_syms {
 	struct proc *procs;
 	uint32_t nprocs, procs_cap;
@@ -75,6 +82,13 @@ struct st_syms {
 	struct cls_fields *cls; /* by st_event_class.index */
 	uint32_t ncls;
 	struct st_demangler dm; /* C++ names read, as people read them */
+	/* the answers given, by (object, address in it): a report names the
+	 * same site again and again (a thousand locks initialised by one
+	 * function), and finding a function without DWARF reads the whole
+	 * symbol table */
+	struct st_map answer_ix;
+	struct answer *answers;
+	uint32_t nanswers, answers_cap;
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -107,6 +121,8 @@ void st_syms_free(struct st_syms *s)
 	free(s->procs);
 	free(s->objs);
 	free(s->cls);
+	st_map_free(&s->answer_ix);
+	free(s->answers);
 	free(s);
 }
 
@@ -364,14 +380,52 @@ static struct object *opened(struct st_syms *s, struct mapping *m)
 	return o->state > 0 ? o : NULL;
 }
 
-void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
+/* The function, source file and line of address addr of object o. */
+static struct answer look_up(struct st_syms *s, struct object *o, uint64_t addr)
 {
-	struct mapping *m = holding(s, pid, ip);
-	struct object *o;
+	struct answer a = { 0 };
 	Dwfl_Line *line;
 	GElf_Off off;
 	GElf_Sym sym;
 	int lineno = 0;
+
+	a.function = innermost_function(o->mod, addr);
+	if (!a.function)
+		a.function = dwfl_module_addrinfo(o->mod, addr, &off, &sym, NULL, NULL, NULL);
+	/* (a symbol's name is the linker's: mangled, for C++) */
+	a.function = st_demangle(&s->dm, a.function);
+	line = dwfl_module_getsrc(o->mod, addr);
+	if (line) {
+		a.file = base_name(dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL));
+		a.line = lineno > 0 ? (uint32_t)lineno : 0;
+		if (!a.file)
+			a.line = 0;
+	}
+	return a;
+}
+
+/* look_up's answer, found once for each address (the strings live as
+ * long as s: libdwfl's and the demangler's). */
+static struct answer answer_for(struct st_syms *s, struct object *o, uint64_t addr)
+{
+	int64_t i = st_map_get(&s->answer_ix, (uint64_t)(uintptr_t)o, addr);
+	struct answer a;
+
+	if (i >= 0)
+		return s->answers[i];
+	a = look_up(s, o, addr);
+	/* (out of memory: found again next time) */
+	if (st_grow(&s->answers, &s->answers_cap, s->nanswers, sizeof(*s->answers)) == 0 &&
+	    st_map_put(&s->answer_ix, (uint64_t)(uintptr_t)o, addr, s->nanswers) == 0)
+		s->answers[s->nanswers++] = a;
+	return a;
+}
+
+void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
+{
+	struct mapping *m = holding(s, pid, ip);
+	struct object *o;
+	struct answer a;
 
 	memset(out, 0, sizeof(*out));
 	out->ip = ip;
@@ -382,18 +436,10 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
 	o = opened(s, m);
 	if (!o)
 		return;
-	out->function = innermost_function(o->mod, out->offset);
-	if (!out->function)
-		out->function = dwfl_module_addrinfo(o->mod, out->offset, &off, &sym, NULL, NULL, NULL);
-	/* (a symbol's name is the linker's: mangled, for C++) */
-	out->function = st_demangle(&s->dm, out->function);
-	line = dwfl_module_getsrc(o->mod, out->offset);
-	if (line) {
-		out->file = base_name(dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL));
-		out->line = lineno > 0 ? (uint32_t)lineno : 0;
-		if (!out->file)
-			out->line = 0;
-	}
+	a = answer_for(s, o, out->offset);
+	out->function = a.function;
+	out->file = a.file;
+	out->line = a.line;
 }
 
 const char *st_syms_data_name(struct st_syms *s, int32_t pid, uint64_t addr)
