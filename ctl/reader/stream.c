@@ -33,8 +33,13 @@
 
 #define CTF_MAGIC 0xC1FC1FC1u
 /* Bytes read first at a packet's start for its header and context (more
- * only if they do not fit): the packet scan at open reads no more. */
+ * only if they do not fit): the packet scan at open reads no more of a
+ * packet of that size or more. */
 #define HEADER_PEEK 4096u
+/* What the packet scan reads at a time after a packet smaller than a
+ * peek: it reads all of such packets anyway, and a trace of a busy server
+ * has packets of a few hundred bytes (a thread switch ends one). */
+#define SCAN_AHEAD (256u << 10)
 
 /* Sets r->err to "DIR/FILE: what (at offset N)"; returns -EBADMSG. */
 static __attribute__((format(printf, 3, 4))) int
@@ -281,6 +286,7 @@ static int scan_packets(struct st__stream *s)
 		off += p.size;
 		if (p.size > largest)
 			largest = p.size;
+		st__window_ahead(&s->win, p.size < HEADER_PEEK ? SCAN_AHEAD : 0);
 	}
 	s->end = off;
 	return window_plan(s, largest);

@@ -57,6 +57,11 @@ int st__window_open(struct st__window *w, int fd, uint64_t size)
 	return keep_fd(fd) ? 0 : map_file(w);
 }
 
+void st__window_ahead(struct st__window *w, uint64_t n)
+{
+	w->chunk = n;
+}
+
 int st__window_plan(struct st__window *w, uint64_t largest)
 {
 	if (w->map) {

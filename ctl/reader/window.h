@@ -30,6 +30,10 @@ struct st__window {
 /* Takes fd (closed by st__window_close) of a file of `size` bytes. */
 int st__window_open(struct st__window *w, int fd, uint64_t size);
 
+/* Until st__window_plan: refills read at least n bytes (0: no more than
+ * asked for). */
+void st__window_ahead(struct st__window *w, uint64_t n);
+
 /*
  * Once every packet is known to be at most `largest` bytes: refills read
  * several packets at a time, or the file is mapped when a buffer would
