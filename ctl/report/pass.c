@@ -71,17 +71,58 @@ static int note_end(struct st_pass *p, const struct st_event *ev, int exited_fie
 	return 0;
 }
 
+/* What the pass knows of each event class, found once from the metadata:
+ * not a name compared per event. C_FAMILY: of opts->family; C_SYMS: the
+ * symboliser reads its events. */
+enum { C_FAMILY = 1, C_SYMS = 2 };
+
+struct classes {
+	/* the classes of process names and ends (UINT32_MAX: none; one
+	 * without the fields read is not ours), and those fields */
+	uint32_t process, end;
+	int name_field, exited_field, threads_field;
+	uint8_t *of; /* by st_event_class.index: C_ bits */
+};
+
+static int classes_of(struct classes *k, const struct st_tsdl *meta, const char *families,
+		      struct st_syms *syms)
+{
+	*k = (struct classes){ .process = UINT32_MAX, .end = UINT32_MAX, .name_field = -1,
+			       .exited_field = -1, .threads_field = -1 };
+	k->of = calloc(meta->nevents + 1, sizeof(*k->of));
+	if (!k->of)
+		return -1;
+	for (uint32_t i = 0; i < meta->nevents; i++) {
+		const struct st_event_class *c = &meta->events[i];
+		int a, b;
+
+		if (c->index < meta->nevents)
+			k->of[c->index] = (families && of_families(c->name, families) ? C_FAMILY : 0) |
+					  (st_syms_reads(syms, c) ? C_SYMS : 0);
+		if (strcmp(c->name, "shimtrace:process") == 0 &&
+		    (a = st_event_class_field(c, "name")) >= 0) {
+			k->process = c->index;
+			k->name_field = a;
+		} else if (strcmp(c->name, "shimtrace:process_end") == 0 &&
+			   (a = st_event_class_field(c, "exited")) >= 0 &&
+			   (b = st_event_class_field(c, "threads")) >= 0) {
+			k->end = c->index;
+			k->exited_field = a;
+			k->threads_field = b;
+		}
+	}
+	return 0;
+}
+
 int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
 		   void *ctx, struct st_pass *pass, char *err, size_t errlen)
 {
 	const struct st_tsdl *meta;
-	uint32_t process_index = UINT32_MAX, end_index = UINT32_MAX;
-	/* (per class: whether it is of opts->family) */
-	bool *family = NULL, saw_family = !opts->family, saw_pid = opts->pid < 0;
+	struct classes k;
+	bool saw_family = !opts->family, saw_pid = opts->pid < 0;
 	bool saw_filtered = !opts->filter || !st_filter_any(opts->filter);
 	/* (NULL when it would pass every event: no call per event) */
 	struct st_filter *filter = saw_filtered ? NULL : opts->filter;
-	int name_field = -1, exited_field = -1, threads_field = -1;
 	/* (which processes a gap touches: what each stream held) */
 	struct st_gapscope scope = { 0 };
 	struct st_progress progress;
@@ -99,36 +140,16 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
 		return -1;
 	pass->stream_bytes = st_reader_stream_bytes(r);
-	/* (the classes of process names and ends, found once: not a name
-	 * compared per event; one without the fields read is not ours) */
 	meta = st_reader_metadata(r);
-	if (opts->family && !(family = calloc(meta->nevents + 1, sizeof(*family)))) {
+	if (classes_of(&k, meta, opts->family, pass->syms) < 0) {
 		st_reader_close(r);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (uint32_t i = 0; i < meta->nevents; i++) {
-		const struct st_event_class *c = &meta->events[i];
-		int a, b;
-
-		if (family && c->index < meta->nevents && of_families(c->name, opts->family))
-			family[c->index] = true;
-
-		if (strcmp(c->name, "shimtrace:process") == 0 &&
-		    (a = st_event_class_field(c, "name")) >= 0) {
-			process_index = c->index;
-			name_field = a;
-		} else if (strcmp(c->name, "shimtrace:process_end") == 0 &&
-			   (a = st_event_class_field(c, "exited")) >= 0 &&
-			   (b = st_event_class_field(c, "threads")) >= 0) {
-			end_index = c->index;
-			exited_field = a;
-			threads_field = b;
-		}
-	}
 	st_progress_begin(&progress, opts->progress, opts->progress_what, r);
 	while ((ret = st_reader_next(r, &it)) > 0) {
 		const struct st_event *ev = it.event;
+		uint8_t of;
 
 		if (it.kind == ST_ITEM_LOST) {
 			if (opts->pid < 0 || it.lost->pid == opts->pid)
@@ -139,15 +160,17 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			}
 			continue;
 		}
+		of = ev->cls->index < meta->nevents ? k.of[ev->cls->index] : C_SYMS;
 		if (pass->events++ == 0)
 			pass->first_ns = ev->ns;
 		pass->last_ns = ev->ns;
 		st_progress_event(&progress, pass->events, r);
-		if (ev->cls->index == process_index && note_name(pass, ev, name_field) < 0) {
+		if (ev->cls->index == k.process && note_name(pass, ev, k.name_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
-		if ((gap && st_gapscope_event(&scope, ev) < 0) || st_syms_event(pass->syms, ev) < 0) {
+		if ((gap && st_gapscope_event(&scope, ev) < 0) ||
+		    ((of & C_SYMS) && st_syms_event(pass->syms, ev) < 0)) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -155,15 +178,15 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 			continue;
 		saw_pid = true;
 		/* (how a process ended is said whatever the filter shows) */
-		if (ev->cls->index == end_index && note_end(pass, ev, exited_field, threads_field) < 0) {
+		if (ev->cls->index == k.end &&
+		    note_end(pass, ev, k.exited_field, k.threads_field) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
 		if (filter && !st_filter_event(filter, ev, pass->first_ns))
 			continue;
 		saw_filtered = true;
-		if (family && !saw_family && ev->cls->index < meta->nevents)
-			saw_family = family[ev->cls->index];
+		saw_family |= of & C_FAMILY;
 		if (fn(ctx, ev) < 0) {
 			ret = -ENOMEM;
 			break;
@@ -209,7 +232,7 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		for (uint32_t i = 0; pass->damage && i < pass->damaged && st_reader_damage(r, i); i++)
 			pass->damage[pass->ndamage++] = strdup(st_reader_damage(r, i));
 	}
-	free(family);
+	free(k.of);
 	st_gapscope_free(&scope);
 	st_reader_close(r);
 	return ret < 0 ? -1 : 0;

@@ -219,6 +219,13 @@ static int add_mapping(struct proc *p, const struct st_event *ev, const struct c
 	return 0;
 }
 
+bool st_syms_reads(struct st_syms *s, const struct st_event_class *c)
+{
+	const struct cls_fields *f = fields_of(s, c);
+
+	return !f || f->kind != K_OTHER; /* (out of memory: st_syms_event says so) */
+}
+
 int st_syms_event(struct st_syms *s, const struct st_event *ev)
 {
 	const struct cls_fields *f = fields_of(s, ev->cls);

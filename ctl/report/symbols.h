@@ -19,6 +19,7 @@
 #ifndef ST_REPORT_SYMBOLS_H
 #define ST_REPORT_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ctl/reader/reader.h"
@@ -40,6 +41,9 @@ void st_syms_free(struct st_syms *s);
 /* Takes note of what a statedump or library event says; ignores others.
  * Returns -1 when out of memory. */
 int st_syms_event(struct st_syms *s, const struct st_event *ev);
+/* Whether st_syms_event takes note of events of class c: the others' need
+ * not be given to it. */
+bool st_syms_reads(struct st_syms *s, const struct st_event_class *c);
 
 /* What holds ip in process pid, as of the events fed so far. The strings
  * live as long as s. */
