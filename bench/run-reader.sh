@@ -21,7 +21,7 @@
 #   --threads T  many-locks: threads (default 30)
 #   --locks L    many-locks: mutexes (default 1000)
 #   --reps K     runs of each shimtrace reader; the best is shown (default 3)
-#   --bt-reps B  runs of babeltrace2, 25 times slower (default 1)
+#   --bt-reps B  runs of babeltrace2, 25 times slower (default 1; 0: none)
 #   --build DIR  build directory holding core/, wrappers/ and ctl/ (default .)
 #
 # Environment: SHIMTRACE_BIN, SHIMTRACE_LIBDIR (an installed shimtrace); CC.
@@ -41,7 +41,8 @@ BT_REPS=1
 
 USAGE=16,25
 bench_args pairs:PAIRS:count rounds:ROUNDS:count threads:THREADS:count locks:LOCKS:count \
-	reps:REPS:count bt-reps:BT_REPS:count -- "$@"
+	reps:REPS:count bt-reps:BT_REPS:text -- "$@"
+[[ $BT_REPS == 0 ]] || is_count "$BT_REPS" || die "bad --bt-reps '$BT_REPS'"
 bench_start mutex-pairs many-locks
 # (call sites as function and line, as a server's with its debug information)
 compile "$TMP/many-locks" "$HERE/many-locks.c" -g
