@@ -95,7 +95,11 @@ void st__progress_look(struct st_progress *p, uint64_t events, const struct st_r
 	    (p->percent >= 0 && now - p->last_ns < p->interval_ns))
 		return;
 	bytes = st_reader_bytes_read(r);
+	/* (the reader reads ahead of the events it gives: every byte may be
+	 * read with events still to come; 100 is said at the end only) */
 	percent = percent_of(bytes, p->total);
+	if (percent > 99)
+		percent = 99;
 	/* (a line each: only when it says something new; a log of a long
 	 * pass gets 100 lines at most) */
 	if (!p->tty && percent <= p->percent)
