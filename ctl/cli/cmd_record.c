@@ -37,6 +37,9 @@
 #include "core/abi.h"
 #include "shimtrace/tracepoint.h"
 #include "ctl/common/catalog.h"
+#include "ctl/common/relayurl.h"
+#include "ctl/daemon/out/relaysend.h"
+#include "ctl/daemon/wire/relayd.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
 #include "ctl/common/cli.h"
@@ -67,6 +70,8 @@ struct families {
 struct record {
 	const char *outdir;
 	const char *wrap;	  /* --wrap, NULL: the default */
+	const char *set_url;	  /* --set-url: to a relay daemon */
+	struct st_relay_url relay;
 	uint32_t stack;		  /* --stack: frames at each wait */
 	uint64_t stack_sample;	  /* --stack-sample: bytes between allocation stacks */
 	const char **patterns;
@@ -114,6 +119,12 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->outdir = arg;
 		} else if (st_opt_is(o, "wrap")) {
 			r->wrap = arg;
+		} else if (st_opt_is(o, "set-url")) {
+			r->set_url = arg;
+			if (st_relay_url_parse(arg, &r->relay, why, sizeof(why)) < 0) {
+				st_err(V, "--set-url: %s", why);
+				return -1;
+			}
 		} else if (st_opt_is(o, "event")) {
 			r->patterns[r->npatterns++] = arg;
 		} else if (st_opt_is(o, "quiet")) {
@@ -400,6 +411,58 @@ static void say_escalation(int sig)
 			       : "shimtrace record: interrupted again: sending SIGKILL to the command "
 				 "(pid %d)\n",
 		(int)escalated_pid);
+}
+
+/* Whether the relay daemon of --set-url answers: 0, or -1 said. */
+static int relay_reachable(const struct record *r)
+{
+	struct st_relayd probe;
+	int ret = st_relayd_connect(&probe, &r->relay, 3000);
+
+	if (ret < 0)
+		st_err(V, "--set-url %s: %s", r->set_url, probe.err);
+	st_relayd_close(&probe);
+	return ret;
+}
+
+/* Removes the trace directory dir and its files (ours: only regular
+ * files, no link followed): 0, or -1. */
+static int remove_trace(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (e->d_type == DT_REG)
+			unlinkat(fd, e->d_name, 0);
+	closedir(d);
+	return rmdir(dir);
+}
+
+/* Sends the trace of --set-url to the relay daemon (as session name),
+ * then removes it; or says why not, and where it is kept: -1. */
+static int send_to_relay(const struct record *r, const char *name)
+{
+	char err[512], path[256];
+	uint64_t packets;
+	if (st_relay_send_trace(&r->relay, name, r->outdir, 0, NULL, path,
+				sizeof(path), &packets, err, sizeof(err)) < 0) {
+		st_err(V, "the trace could not be sent to the relay daemon (%s): it is kept in %s", err,
+		       r->outdir);
+		return -1;
+	}
+	if (!r->quiet)
+		fprintf(stderr, "shimtrace record: trace sent to the relay daemon at %s: %s/trace (%" PRIu64
+				" packets)\n",
+			r->relay.host, path, packets);
+	remove_trace(r->outdir);
+	return 0;
 }
 
 static void default_outdir(char *buf, size_t n)
@@ -809,7 +872,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.buffers = st_buffers_default(),
 		.stack = 4,
 	};
-	char outdir[PATH_MAX], rundir[PATH_MAX], err[512];
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], spool[PATH_MAX + 8], relay_session[PATH_MAX];
 	char preload[4 * PATH_MAX];
 	const char *patterns[argc + MAX_FAMILIES];
 	char defaults[MAX_FAMILIES][80];
@@ -847,6 +910,13 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		       r.command);
 		return 2;
 	}
+	if (r.set_url && r.outdir) {
+		st_err(V, "-o and --set-url exclude each other (--set-url: the trace goes to the relay "
+			  "daemon)");
+		return 2;
+	}
+	if (r.set_url && relay_reachable(&r) < 0)
+		return 2;
 	if (!r.outdir) {
 		default_outdir(outdir, sizeof(outdir));
 		r.outdir = outdir;
@@ -859,6 +929,14 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (lockfd < 0) {
 		st_err(V, "cannot create a private directory in %s: %s", tmp_dir(), strerror(-lockfd));
 		return 2;
+	}
+	if (r.set_url) {
+		/* (the trace waits in the private directory until it is sent;
+		 * the relay's session is named by this record, and the relay
+		 * adds the date) */
+		snprintf(relay_session, sizeof(relay_session), "shimtrace-record-%d", (int)getpid());
+		snprintf(spool, sizeof(spool), "%s/trace", rundir);
+		r.outdir = spool;
 	}
 	st_log_setup("shimtrace record", ST_LOG_WARN, false);
 	dcfg.rundir = rundir;
@@ -911,6 +989,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex")))
 		locks_top(r.outdir);
 	ret = r.status;
+	if (r.set_url && send_to_relay(&r, relay_session) < 0 && !ret)
+		ret = 1;
 out:
 	st_daemon_fini(&d);
 	rundir_remove(rundir, lockfd);

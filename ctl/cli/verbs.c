@@ -117,6 +117,14 @@ static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
 	  OUTPUT_RULES },
+	{ "set-url", 0, "URL",
+	  "send the trace to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default) instead of a directory",
+	  "The relay daemon is asked before the command runs: one that does not answer is an "
+	  "error then. The trace is kept in record's private directory while the command runs "
+	  "and sent, packet by packet with its indexes, when it has ended; the relay writes it "
+	  "under its output directory as HOSTNAME/shimtrace-record-PID-YYYYMMDD-HHMMSS/trace, "
+	  "which babeltrace2 reads. A trace that could not be sent is kept, and record says where and "
+	  "exits 1. Excludes -o." },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
