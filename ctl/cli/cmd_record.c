@@ -71,6 +71,7 @@ struct record {
 	const char *outdir;
 	const char *wrap;	  /* --wrap, NULL: the default */
 	const char *set_url;	  /* --set-url: to a relay daemon */
+	const char *ctrl_url, *data_url; /* or these two */
 	struct st_relay_url relay;
 	uint32_t stack;		  /* --stack: frames at each wait */
 	uint64_t stack_sample;	  /* --stack-sample: bytes between allocation stacks */
@@ -119,6 +120,10 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->outdir = arg;
 		} else if (st_opt_is(o, "wrap")) {
 			r->wrap = arg;
+		} else if (st_opt_is(o, "ctrl-url")) {
+			r->ctrl_url = arg;
+		} else if (st_opt_is(o, "data-url")) {
+			r->data_url = arg;
 		} else if (st_opt_is(o, "set-url")) {
 			r->set_url = arg;
 			if (st_relay_url_parse(arg, &r->relay, why, sizeof(why)) < 0) {
@@ -411,6 +416,26 @@ static void say_escalation(int sig)
 			       : "shimtrace record: interrupted again: sending SIGKILL to the command "
 				 "(pid %d)\n",
 		(int)escalated_pid);
+}
+
+/* --ctrl-url and --data-url, both, instead of --set-url: into r->relay,
+ * r->set_url naming them; 0, or -1 said. */
+static int relay_urls(struct record *r)
+{
+	static char both[2 * PATH_MAX];
+	char why[256];
+
+	if (!r->ctrl_url || !r->data_url || r->set_url) {
+		st_err(V, "--ctrl-url and --data-url go together, instead of --set-url");
+		return -1;
+	}
+	if (st_relay_urls_parse(r->ctrl_url, r->data_url, &r->relay, why, sizeof(why)) < 0) {
+		st_err(V, "%s", why);
+		return -1;
+	}
+	snprintf(both, sizeof(both), "%s %s", r->ctrl_url, r->data_url);
+	r->set_url = both;
+	return 0;
 }
 
 /* Whether the relay daemon of --set-url answers: 0, or -1 said. */
@@ -910,6 +935,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		       r.command);
 		return 2;
 	}
+	if ((r.ctrl_url || r.data_url) && relay_urls(&r) < 0)
+		return 2;
 	if (r.set_url && r.outdir) {
 		st_err(V, "-o and --set-url exclude each other (--set-url: the trace goes to the relay "
 			  "daemon)");

@@ -125,6 +125,11 @@ static const struct st_opt record_opts[] = {
 	  "under its output directory as HOSTNAME/shimtrace-record-PID-YYYYMMDD-HHMMSS/trace, "
 	  "which babeltrace2 reads. A trace that could not be sent is kept, and record says where and "
 	  "exits 1. Excludes -o." },
+	{ "ctrl-url", 0, "URL",
+	  "with --data-url, instead of --set-url: the relay's control connection, tcp://HOST:PORT",
+	  NULL },
+	{ "data-url", 0, "URL", "with --ctrl-url: the relay's data connection, tcp://HOST:PORT",
+	  NULL },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "

@@ -101,6 +101,17 @@ bad_port:
 	return -1;
 }
 
+int st_relay_urls_parse(const char *ctrl, const char *data, struct st_relay_url *u, char *err,
+			size_t errlen)
+{
+	memset(u, 0, sizeof(*u));
+	if (st_relay_tcp_url_parse(ctrl, u->host, sizeof(u->host), &u->ctrl_port, err, errlen) < 0 ||
+	    st_relay_tcp_url_parse(data, u->data_host, sizeof(u->data_host), &u->data_port, err,
+				   errlen) < 0)
+		return -1;
+	return 0;
+}
+
 int st_relay_tcp_url_parse(const char *s, char *host, size_t hostlen, uint16_t *port, char *err,
 			   size_t errlen)
 {

@@ -19,12 +19,17 @@
 #define ST_RELAY_DATA_PORT 5343
 
 struct st_relay_url {
-	char host[256];
+	char host[256];	     /* of the control connection */
+	char data_host[256]; /* of the data connection: "" when the same */
 	uint16_t ctrl_port, data_port;
 };
 
 /* Parses a net:// URL into u: 0, or -1 with a one-line reason in err. */
 int st_relay_url_parse(const char *s, struct st_relay_url *u, char *err, size_t errlen);
+/* The relay of two tcp:// URLs, lttng's --ctrl-url and --data-url, into
+ * u: 0, or -1 with a one-line reason in err. */
+int st_relay_urls_parse(const char *ctrl, const char *data, struct st_relay_url *u, char *err,
+			size_t errlen);
 /* Parses a tcp:// URL (one port) into host and *port: 0, or -1 with a
  * reason. */
 int st_relay_tcp_url_parse(const char *s, char *host, size_t hostlen, uint16_t *port, char *err,

@@ -60,6 +60,16 @@ START_TEST(tcp_urls)
 	ck_assert_str_eq(host, "fe80::1");
 	ck_assert_int_eq(st_relay_tcp_url_parse("tcp://h", host, sizeof(host), &port, err, sizeof(err)), -1);
 	ck_assert_int_eq(st_relay_tcp_url_parse("net://h:1", host, sizeof(host), &port, err, sizeof(err)), -1);
+	{
+		struct st_relay_url u;
+
+		ck_assert_int_eq(st_relay_urls_parse("tcp://c:10", "tcp://d:11", &u, err, sizeof(err)), 0);
+		ck_assert_str_eq(u.host, "c");
+		ck_assert_str_eq(u.data_host, "d");
+		ck_assert_uint_eq(u.ctrl_port, 10);
+		ck_assert_uint_eq(u.data_port, 11);
+		ck_assert_int_eq(st_relay_urls_parse("tcp://c:10", "net://d", &u, err, sizeof(err)), -1);
+	}
 }
 END_TEST
 

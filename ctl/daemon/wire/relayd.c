@@ -263,7 +263,7 @@ int st_relayd_connect(struct st_relayd *r, const struct st_relay_url *u, int tim
 		return -1;
 	}
 	r->minor = minor < MINOR ? minor : MINOR;
-	r->data = dial(r, u->host, u->data_port, timeout_ms);
+	r->data = dial(r, u->data_host[0] ? u->data_host : u->host, u->data_port, timeout_ms);
 	return r->data < 0 ? -1 : 0;
 }
 
