@@ -5,6 +5,7 @@
 
 #include "ctl/report/heapev.h"
 #include "ctl/report/meaning.h"
+#include "ctl/report/stacks.h"
 #include "wrappers/meanings-gen.h"
 
 /* What the malloc family's events mean (its spec's means=; no kind). */
@@ -26,9 +27,7 @@ void st_heap_cls_init(struct st_heap_cls *k, const struct st_event_class *c)
 	k->ptr = st_event_class_field(c, "ptr");
 	k->old = st_event_class_field(c, "old");
 	k->result = st_event_class_field(c, "result");
-	k->stack = st_event_class_field(c, "stack");
-	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
-		k->stack = -1;
+	k->stack = st_stack_field(c);
 	/* the fields each action reads, or the class is not ours */
 	if (k->ptr < 0 || (k->op != ST_HEAP_FREE && k->size < 0) ||
 	    (k->op == ST_HEAP_REALLOC && k->old < 0))

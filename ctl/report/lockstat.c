@@ -12,6 +12,7 @@
 #include "ctl/report/lockstat.h"
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
+#include "ctl/report/stacks.h"
 #include "wrappers/meanings-gen.h"
 
 enum action { A_NONE, A_ACQUIRE, A_TRY, A_RELEASE, A_WAIT, A_INIT, A_WAIT_BEGIN, A_WAIT_END,
@@ -367,9 +368,7 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		k->wait_ns = st_event_class_field(c, "wait_ns");
 		k->mutex = st_event_class_field(c, "mutex");
 		k->err = st_event_class_field(c, "err");
-		k->stack = st_event_class_field(c, "stack");
-		if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
-			k->stack = -1;
+		k->stack = st_stack_field(c);
 		k->action = m->what;
 		k->kind = m->kind;
 		/* the fields each action reads, or the class is not ours */

@@ -95,9 +95,7 @@ static const struct icls *cls_of(struct istat *is, const struct st_event_class *
 	k->rfd = st_event_class_field(c, "rfd");
 	k->wfd = st_event_class_field(c, "wfd");
 	k->oldfd = st_event_class_field(c, "oldfd");
-	k->stack = st_event_class_field(c, "stack");
-	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
-		k->stack = -1;
+	k->stack = st_stack_field(c);
 	/* the fields each action reads, or the class is not ours */
 	if ((k->action != A_PIPE && k->fd < 0) || (k->action == A_ACCEPT && k->newfd < 0) ||
 	    (k->action == A_PIPE && (k->rfd < 0 || k->wfd < 0)) ||

@@ -18,6 +18,22 @@ void st_stacks_fini(struct st_stacks *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int st_stack_field(const struct st_event_class *c)
+{
+	int k = st_event_class_field(c, "stack");
+
+	return k >= 0 && c->fields.v[k].kind == ST_FIELD_BYTES ? k : -1;
+}
+
+uint32_t st_stack_frames(const struct st_value *f, uint64_t *pcs, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint64_t b = 0; b + 8 <= f->len && n < max; b += 8)
+		memcpy(&pcs[n++], (const uint8_t *)f->ptr + b, 8);
+	return n;
+}
+
 static uint64_t frames_hash(const uint64_t *f, uint32_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -55,11 +71,9 @@ static int64_t intern(struct st_stacks *t, const uint64_t *f, uint32_t n)
 int64_t st_stacks_of_field(struct st_stacks *t, uint64_t ip, const struct st_value *f)
 {
 	uint64_t frames[1 + ST_STACK_MAX];
-	uint32_t n = 1;
+	uint32_t n = 1 + st_stack_frames(f, frames + 1, ST_STACK_MAX);
 
 	frames[0] = ip;
-	for (uint64_t b = 0; b + 8 <= f->len && n < 1 + ST_STACK_MAX; b += 8)
-		memcpy(&frames[n++], (const uint8_t *)f->ptr + b, 8);
 	return n > 1 ? intern(t, frames, n) : 0;
 }
 

@@ -31,6 +31,13 @@ struct st_stacks {
 
 void st_stacks_fini(struct st_stacks *t);
 
+/* The index of class c's call stack field (a byte sequence named
+ * `stack`), or -1 when it has none. */
+int st_stack_field(const struct st_event_class *c);
+/* The return addresses field f holds (8 bytes each), at most max of them,
+ * into pcs: how many. */
+uint32_t st_stack_frames(const struct st_value *f, uint64_t *pcs, uint32_t max);
+
 /* The stack field f (a byte sequence) of an event at call site ip,
  * interned: its number; 0 when it has no frame; -1 when out of memory. */
 int64_t st_stacks_of_field(struct st_stacks *t, uint64_t ip, const struct st_value *f);

@@ -14,6 +14,7 @@
 #include "ctl/report/meaning.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/site.h"
+#include "ctl/report/stacks.h"
 #include "ctl/report/timeline.h"
 #include "shimtrace/tracepoint.h"
 #include "wrappers/meanings-gen.h"
@@ -114,9 +115,7 @@ static const struct tcls *cls_of(struct st_tl *x, const struct st_event_class *c
 	k->wait_ns = st_event_class_field(c, "wait_ns");
 	k->dur_ns = st_event_class_field(c, "dur_ns");
 	k->result = st_event_class_field(c, "result");
-	k->stack = st_event_class_field(c, "stack");
-	if (k->stack >= 0 && c->fields.v[k->stack].kind != ST_FIELD_BYTES)
-		k->stack = -1;
+	k->stack = st_stack_field(c);
 	k->addr = -1;
 	m = st_meaning_find(c->name, lock_shapes, sizeof(lock_shapes) / sizeof(lock_shapes[0]));
 	if (m) {
@@ -194,9 +193,7 @@ static int keep_stack(struct st_tl *x, const struct st_event *ev, int k)
 
 	if (!t)
 		return -1;
-	t->n = 0;
-	for (uint64_t b = 0; b + 8 <= ev->fields[k].len && t->n < ST_STACK_MAX; b += 8)
-		memcpy(&t->pcs[t->n++], (const uint8_t *)ev->fields[k].ptr + b, 8);
+	t->n = st_stack_frames(&ev->fields[k], t->pcs, ST_STACK_MAX);
 	return 0;
 }
 
