@@ -1,8 +1,8 @@
 /*
  * A trace directory sent to an lttng-relayd (see relaysend.h): each
  * stream file a stream, its packets sent in order with their indexes,
- * read from each packet's header and context (the layout trace.c
- * writes), the metadata file the metadata. The streams close once the
+ * read from each packet's header and context (packet.h, as trace.c
+ * writes them), the metadata file the metadata. The streams close once the
  * relay says every packet is written (it writes as packets arrive; a
  * packet cut by a lost connection would spoil its file for readers).
  *
@@ -19,25 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/daemon/out/packet.h"
 #include "ctl/daemon/out/relaysend.h"
 #include "ctl/daemon/wire/relayd.h"
 
 #define MAX_STREAMS 4096
 #define TRACE_PATH "trace" /* the streams' directory in the session */
 #define TIMEOUT_MS 5000
-#define CTF_MAGIC 0xC1FC1FC1u
-
-/* A packet's header and context, as trace.c writes them (little-endian,
- * packed). */
-struct __attribute__((packed)) prefix {
-	uint32_t magic;
-	uint8_t uuid[16];
-	uint32_t stream_id;
-	uint64_t stream_instance_id;
-	uint64_t timestamp_begin, timestamp_end, content_size, packet_size, packet_seq_num;
-	uint64_t events_discarded;
-	int32_t pid, tid;
-};
 
 struct stream {
 	char name[256];
@@ -80,8 +68,8 @@ static int send_stream(struct st_relayd *r, int dirfd, struct stream *s, char *e
 
 	if (!b)
 		return -1;
-	while (off + sizeof(struct prefix) <= len) {
-		struct prefix p;
+	while (off + sizeof(struct packet_prefix) <= len) {
+		struct packet_prefix p;
 		struct st_relayd_index ix;
 
 		memcpy(&p, b + off, sizeof(p));

@@ -64,29 +64,14 @@
 #include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/out/evclass.h"
+#include "ctl/daemon/out/packet.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/out/tracedir.h"
 #include "ctl/daemon/out/tracefile.h"
 
-#define CTF_MAGIC 0xC1FC1FC1u
 /* the metadata is written here first, then renamed */
 #define META_TMP ".metadata.tmp"
 #define BUF_ALIGN 4096u
-
-struct __attribute__((packed)) packet_prefix {
-	uint32_t magic;
-	uint8_t uuid[16];
-	uint32_t stream_id;
-	uint64_t stream_instance_id;
-	uint64_t timestamp_begin;
-	uint64_t timestamp_end;
-	uint64_t content_size;
-	uint64_t packet_size;
-	uint64_t packet_seq_num;
-	uint64_t events_discarded;
-	int32_t pid;
-	int32_t tid;
-};
 
 /* Makes s safe inside a TSDL string literal. */
 static void tsdl_safe(char *s)

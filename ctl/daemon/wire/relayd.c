@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,9 +101,15 @@ static uint64_t get_u64(const uint8_t *p)
 
 /* ---- the connections ---- */
 
-static int fail(struct st_relayd *r, const char *fmt, const char *what)
+/* The reason of a failure, into r->err: -1. */
+static int fail(struct st_relayd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct st_relayd *r, const char *fmt, ...)
 {
-	snprintf(r->err, sizeof(r->err), fmt, what);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -142,7 +149,7 @@ static int recv_all(struct st_relayd *r, void *buf, size_t n)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k == 0)
-			return fail(r, "the relay daemon closed the connection%s", "");
+			return fail(r, "the relay daemon closed the connection");
 		if (k < 0)
 			return fail(r, "no answer from the relay daemon (%s)",
 				    errno == EAGAIN || errno == EWOULDBLOCK ? "timed out" : strerror(errno));
@@ -160,7 +167,7 @@ static int command(struct st_relayd *r, uint32_t cmd, const struct msg *m, const
 	struct iovec iov[3];
 
 	if (m->over)
-		return fail(r, "a relay message too long (a name?)%s", "");
+		return fail(r, "a relay message too long (a name?)");
 	put_u64(&h, 0);
 	put_u64(&h, m->n + extra_len);
 	put_u32(&h, cmd);
@@ -181,10 +188,8 @@ static int status(struct st_relayd *r, const char *what)
 	if (recv_all(r, b, sizeof(b)) < 0)
 		return -1;
 	s = get_u32(b);
-	if (s != STATUS_OK) {
-		snprintf(r->err, sizeof(r->err), "the relay daemon refused %s (status %u)", what, s);
-		return -1;
-	}
+	if (s != STATUS_OK)
+		return fail(r, "the relay daemon refused %s (status %u)", what, s);
 	return 0;
 }
 
@@ -198,10 +203,8 @@ static int dial(struct st_relayd *r, const char *host, uint16_t port, int timeou
 
 	snprintf(service, sizeof(service), "%u", port);
 	rc = getaddrinfo(host, service, &hints, &res);
-	if (rc) {
-		snprintf(r->err, sizeof(r->err), "relay daemon host '%s': %s", host, gai_strerror(rc));
-		return -1;
-	}
+	if (rc)
+		return fail(r, "relay daemon host '%s': %s", host, gai_strerror(rc));
 	for (a = res; a && fd < 0; a = a->ai_next) {
 		struct pollfd p;
 
@@ -227,11 +230,8 @@ static int dial(struct st_relayd *r, const char *host, uint16_t port, int timeou
 		}
 	}
 	freeaddrinfo(res);
-	if (fd < 0) {
-		snprintf(r->err, sizeof(r->err), "cannot connect to the relay daemon at %s:%u (%s)", host,
-			 port, strerror(e));
-		return -1;
-	}
+	if (fd < 0)
+		return fail(r, "cannot connect to the relay daemon at %s:%u (%s)", host, port, strerror(e));
 	/* blocking from now on, every send and receive within the limit */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -256,12 +256,9 @@ int st_relayd_connect(struct st_relayd *r, const struct st_relay_url *u, int tim
 		return -1;
 	major = get_u32(b);
 	minor = get_u32(b + 4);
-	if (major != MAJOR || minor < MINOR_LEAST) {
-		snprintf(r->err, sizeof(r->err),
-			 "the relay daemon speaks protocol %u.%u: 2.%u or later is needed", major, minor,
-			 MINOR_LEAST);
-		return -1;
-	}
+	if (major != MAJOR || minor < MINOR_LEAST)
+		return fail(r, "the relay daemon speaks protocol %u.%u: 2.%u or later is needed", major,
+			    minor, MINOR_LEAST);
 	r->minor = minor < MINOR ? minor : MINOR;
 	r->data = dial(r, u->data_host[0] ? u->data_host : u->host, u->data_port, timeout_ms);
 	return r->data < 0 ? -1 : 0;
@@ -312,7 +309,7 @@ int st_relayd_create_session(struct st_relayd *r, const char *name, const char *
 	if (get_u32(b + 8) != STATUS_OK)
 		return fail(r, "the relay daemon refused to create session '%s'", name);
 	if (len == 0 || len > sizeof(r->path))
-		return fail(r, "the relay daemon answered a session path of a bad length%s", "");
+		return fail(r, "the relay daemon answered a session path of a bad length");
 	if (recv_all(r, r->path, len) < 0)
 		return -1;
 	r->path[len - 1] = '\0';
@@ -395,7 +392,7 @@ int st_relayd_send_packet(struct st_relayd *r, uint64_t handle, uint64_t seq, co
 	struct iovec iov[2];
 
 	if (len > UINT32_MAX)
-		return fail(r, "a packet too big for the relay protocol%s", "");
+		return fail(r, "a packet too big for the relay protocol");
 	put_u64(&h, 0);
 	put_u64(&h, handle);
 	put_u64(&h, seq);
@@ -431,7 +428,7 @@ int st_relayd_written(struct st_relayd *r, uint64_t handle, uint64_t last_seq)
 	case 1:
 		return 0;
 	default:
-		return fail(r, "the relay daemon does not know a stream%s", "");
+		return fail(r, "the relay daemon does not know a stream");
 	}
 }
 
