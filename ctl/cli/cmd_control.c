@@ -14,10 +14,12 @@
 #include "core/abi.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_control.h"
+#include "ctl/cli/relayopts.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/client.h"
 #include "ctl/common/control.h"
+#include "ctl/common/relayurl.h"
 
 #define MAX_ITEMS 512
 
@@ -174,6 +176,7 @@ static int default_output(struct items *it, const char *verb, const char *name)
 struct control {
 	const struct st_verb *v;
 	const char *verb, *output;
+	const char *set_url, *ctrl_url, *data_url; /* create: a relay daemon */
 	struct items it;
 	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
 	bool create, rules, probe, named, blocking_bare;
@@ -197,6 +200,12 @@ static int options_items(struct control *c, int argc, char **argv)
 			return 1;
 		} else if (st_opt_is(o, "output")) {
 			c->output = arg;
+		} else if (st_opt_is(o, "set-url")) {
+			c->set_url = arg;
+		} else if (st_opt_is(o, "ctrl-url")) {
+			c->ctrl_url = arg;
+		} else if (st_opt_is(o, "data-url")) {
+			c->data_url = arg;
 		} else if (st_opt_is(o, "buffer-size")) {
 			bad = size_item(&c->it, verb, o->name, arg, &c->buffer_size);
 		} else if (st_opt_is(o, "subbuf-size")) {
@@ -302,6 +311,24 @@ static int operand_items(struct control *c, int nops, char **argv, int first)
 	return 0;
 }
 
+/* --set-url, or --ctrl-url and --data-url: the relay, asked now, as the
+ * items relay-ctrl and relay-data (tcp:// URLs, which the daemon parses
+ * again): 0, or -1 after an error message. */
+static int relay_items(struct control *c)
+{
+	struct st_relay_url u;
+	char url[300];
+	int ret = st_relay_opts(c->verb, c->set_url, c->ctrl_url, c->data_url, c->output != NULL, &u);
+
+	if (ret <= 0)
+		return ret;
+	st_relay_tcp_url(&u, false, url, sizeof(url));
+	if (add(&c->it, "relay-ctrl", url) < 0)
+		return -1;
+	st_relay_tcp_url(&u, true, url, sizeof(url));
+	return add(&c->it, "relay-data", url);
+}
+
 /* create's checks, before a daemon is started for it (the daemon checks
  * again), and its output directory and umask: 0, or -1 after an error
  * message. name: the session's, or NULL. */
@@ -320,6 +347,8 @@ static int create_items(struct control *c, const char *name)
 		st_err(verb, "%s", why);
 		return -1;
 	}
+	if (relay_items(c) < 0)
+		return -1;
 	if (c->output) {
 		if (absolute(c->output, path, sizeof(path)) < 0 || add(&c->it, "output", path) < 0) {
 			st_err(verb, "bad output directory %s", c->output);

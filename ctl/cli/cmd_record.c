@@ -38,10 +38,10 @@
 #include "shimtrace/tracepoint.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/relayurl.h"
-#include "ctl/daemon/out/relaysend.h"
-#include "ctl/daemon/wire/relayd.h"
+#include "ctl/daemon/out/relaylive.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
+#include "ctl/cli/relayopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
 #include "ctl/common/control.h"
@@ -72,7 +72,10 @@ struct record {
 	const char *wrap;	  /* --wrap, NULL: the default */
 	const char *set_url;	  /* --set-url: to a relay daemon */
 	const char *ctrl_url, *data_url; /* or these two */
+	bool streams;		  /* one of them: r->relay is where */
 	struct st_relay_url relay;
+	const char *relay_session; /* its name of the session */
+	struct st_relaylive_stats sent; /* what went there */
 	uint32_t stack;		  /* --stack: frames at each wait */
 	uint64_t stack_sample;	  /* --stack-sample: bytes between allocation stacks */
 	const char **patterns;
@@ -126,10 +129,6 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->data_url = arg;
 		} else if (st_opt_is(o, "set-url")) {
 			r->set_url = arg;
-			if (st_relay_url_parse(arg, &r->relay, why, sizeof(why)) < 0) {
-				st_err(V, "--set-url: %s", why);
-				return -1;
-			}
 		} else if (st_opt_is(o, "event")) {
 			r->patterns[r->npatterns++] = arg;
 		} else if (st_opt_is(o, "quiet")) {
@@ -418,40 +417,8 @@ static void say_escalation(int sig)
 		(int)escalated_pid);
 }
 
-/* --ctrl-url and --data-url, both, instead of --set-url: into r->relay,
- * r->set_url naming them; 0, or -1 said. */
-static int relay_urls(struct record *r)
-{
-	static char both[2 * PATH_MAX];
-	char why[256];
-
-	if (!r->ctrl_url || !r->data_url || r->set_url) {
-		st_err(V, "--ctrl-url and --data-url go together, instead of --set-url");
-		return -1;
-	}
-	if (st_relay_urls_parse(r->ctrl_url, r->data_url, &r->relay, why, sizeof(why)) < 0) {
-		st_err(V, "%s", why);
-		return -1;
-	}
-	snprintf(both, sizeof(both), "%s %s", r->ctrl_url, r->data_url);
-	r->set_url = both;
-	return 0;
-}
-
-/* Whether the relay daemon of --set-url answers: 0, or -1 said. */
-static int relay_reachable(const struct record *r)
-{
-	struct st_relayd probe;
-	int ret = st_relayd_connect(&probe, &r->relay, 3000);
-
-	if (ret < 0)
-		st_err(V, "--set-url %s: %s", r->set_url, probe.err);
-	st_relayd_close(&probe);
-	return ret;
-}
-
 /* Removes the trace directory dir and its files (ours: only regular
- * files, no link followed): 0, or -1. */
+ * files, dotfiles too; no link followed): 0, or -1. */
 static int remove_trace(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -470,24 +437,40 @@ static int remove_trace(const char *dir)
 	return rmdir(dir);
 }
 
-/* Sends the trace of --set-url to the relay daemon (as session name),
- * then removes it; or says why not, and where it is kept: -1. */
-static int send_to_relay(const struct record *r, const char *name)
+/* --set-url, once the trace is complete: what is left goes to the relay
+ * daemon (one away is waited for RELAY_END_WAIT_MS), its figures into
+ * r->sent. */
+#define RELAY_END_WAIT_MS 5000
+static void relay_end(struct record *r, struct st_session *ses)
 {
-	char err[512], path[256];
-	uint64_t packets;
-	if (st_relay_send_trace(&r->relay, name, r->outdir, 0, NULL, path,
-				sizeof(path), &packets, err, sizeof(err)) < 0) {
-		st_err(V, "the trace could not be sent to the relay daemon (%s): it is kept in %s", err,
-		       r->outdir);
-		return -1;
-	}
-	if (!r->quiet)
-		fprintf(stderr, "shimtrace record: trace sent to the relay daemon at %s: %s/trace (%" PRIu64
-				" packets)\n",
-			r->relay.host, path, packets);
-	remove_trace(r->outdir);
-	return 0;
+	st_relaylive_end(ses->relay, RELAY_END_WAIT_MS);
+	/* (sending what is written runs at the network's pace: no bound) */
+	while (!st_relaylive_wait(ses->relay, 1000))
+		;
+	st_relaylive_stats(ses->relay, &r->sent);
+}
+
+/* What --set-url sent, for the summary (as record's other lines, on
+ * stderr). */
+static void relay_summary(const struct record *r, const char *spool)
+{
+	const struct st_relaylive_stats *st = &r->sent;
+	char size[32];
+
+	st_size_approx(st->bytes, size, sizeof(size));
+	if (st->sessions)
+		fprintf(stderr, "shimtrace record: trace streamed to the relay daemon at %s: %s "
+				"(%" PRIu64 " packets, %s)\n",
+			r->relay.host, st->path, st->packets, size);
+	if (st->sessions > 1)
+		fprintf(stderr, "shimtrace record: the relay daemon was lost and came back: the trace "
+				"is in %u of its sessions, the latest above\n",
+			st->sessions);
+	if (st->lost)
+		fprintf(stderr, "shimtrace record: %" PRIu64 " packet%s lost sending to the relay "
+				"daemon (%s): the whole trace is kept in %s\n",
+			st->lost, st->lost == 1 ? "" : "s", st->err[0] ? st->err : "not said written",
+			spool);
 }
 
 static void default_outdir(char *buf, size_t n)
@@ -762,7 +745,7 @@ static int summary_width(const struct st_session *ses)
 	return w < 40 ? w : 40;
 }
 
-static void summary(struct st_daemon *d, struct st_session *ses)
+static void summary(struct st_daemon *d, struct st_session *ses, const struct record *r)
 {
 	uint64_t corrupt = 0, more_events = 0, more_lost = 0;
 	uint32_t shown = 0, more = 0;
@@ -824,8 +807,11 @@ static void summary(struct st_daemon *d, struct st_session *ses)
 	if (corrupt)
 		fprintf(stderr, "shimtrace record: %llu bytes of invalid records were dropped\n",
 			(unsigned long long)corrupt);
-	fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
-		st_esc(dir, sizeof(dir), ses->trace.dir), size);
+	if (r->streams)
+		relay_summary(r, st_esc(dir, sizeof(dir), ses->trace.dir));
+	else
+		fprintf(stderr, "shimtrace record: trace written to %s (%s)\n",
+			st_esc(dir, sizeof(dir), ses->trace.dir), size);
 	st_session_buffers_text(ses, buffers, sizeof(buffers));
 	fprintf(stderr, "shimtrace record: buffers of %s\n", buffers);
 	st_session_memory_text(d, ses, false, memory, sizeof(memory));
@@ -872,6 +858,8 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 		.owner_gid = getgid(),
 		.umask = st_user_umask(),
 		.all_users = true, /* the command's processes, whoever they become */
+		.relay = r->streams ? &r->relay : NULL,
+		.relay_session = r->relay_session,
 	};
 	struct st_session *ses;
 
@@ -897,7 +885,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.buffers = st_buffers_default(),
 		.stack = 4,
 	};
-	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], spool[PATH_MAX + 8], relay_session[PATH_MAX];
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64];
 	char preload[4 * PATH_MAX];
 	const char *patterns[argc + MAX_FAMILIES];
 	char defaults[MAX_FAMILIES][80];
@@ -935,15 +923,10 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		       r.command);
 		return 2;
 	}
-	if ((r.ctrl_url || r.data_url) && relay_urls(&r) < 0)
+	ret = st_relay_opts(V, r.set_url, r.ctrl_url, r.data_url, r.outdir != NULL, &r.relay);
+	if (ret < 0)
 		return 2;
-	if (r.set_url && r.outdir) {
-		st_err(V, "-o and --set-url exclude each other (--set-url: the trace goes to the relay "
-			  "daemon)");
-		return 2;
-	}
-	if (r.set_url && relay_reachable(&r) < 0)
-		return 2;
+	r.streams = ret > 0;
 	if (!r.outdir) {
 		default_outdir(outdir, sizeof(outdir));
 		r.outdir = outdir;
@@ -957,13 +940,12 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		st_err(V, "cannot create a private directory in %s: %s", tmp_dir(), strerror(-lockfd));
 		return 2;
 	}
-	if (r.set_url) {
-		/* (the trace waits in the private directory until it is sent;
-		 * the relay's session is named by this record, and the relay
-		 * adds the date) */
+	if (r.streams) {
+		/* (the trace is written where it would be without --set-url,
+		 * and removed once the relay has it all; the relay's session
+		 * is named by this record, and the relay adds the date) */
 		snprintf(relay_session, sizeof(relay_session), "shimtrace-record-%d", (int)getpid());
-		snprintf(spool, sizeof(spool), "%s/trace", rundir);
-		r.outdir = spool;
+		r.relay_session = relay_session;
 	}
 	st_log_setup("shimtrace record", ST_LOG_WARN, false);
 	dcfg.rundir = rundir;
@@ -1010,14 +992,22 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	/* objects and line tables on their way: the call sites need them */
 	st_daemon_settle(&d, 3000);
 	st_session_stop(&d, ses);
+	if (r.streams)
+		relay_end(&r, ses);
 	unmatched_report(ses);
 	if (!r.quiet)
-		summary(&d, ses);
+		summary(&d, ses, &r);
 	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex")))
 		locks_top(r.outdir);
 	ret = r.status;
-	if (r.set_url && send_to_relay(&r, relay_session) < 0 && !ret)
-		ret = 1;
+	if (r.streams && (r.sent.lost || !r.sent.sessions)) {
+		if (r.quiet)
+			st_err(V, "%" PRIu64 " packet%s lost sending to the relay daemon (%s): the "
+				  "whole trace is kept in %s",
+			       r.sent.lost, r.sent.lost == 1 ? "" : "s", r.sent.err, r.outdir);
+		ret = ret ? ret : 1;
+	} else if (r.streams)
+		remove_trace(r.outdir);
 out:
 	st_daemon_fini(&d);
 	rundir_remove(rundir, lockfd);

@@ -113,23 +113,38 @@
 	"Every file is created new in the directory, never through a link or over a file "  \
 	"that is there."
 
+/* What --set-url does, for record and create. */
+#define RELAY_RULES                                                                          \
+	"Each packet goes to the relay, with its index, about a second after its events were "    \
+	"written, so that `babeltrace2 -i lttng-live net://HOST/host/HOSTNAME/SESSION` and "       \
+	"Trace Compass follow the session while it runs; the relay writes it under its output "    \
+	"directory as HOSTNAME/SESSION-YYYYMMDD-HHMMSS/trace. Nothing on the program's path waits "  \
+	"for the network: a slow relay only falls behind. A relay that goes away is tried again "  \
+	"every second and, once back, gets a new session of the same name that starts where the "  \
+	"old one was cut; what no relay has said written when the session ends is counted as "    \
+	"packets lost sending to the relay daemon (status and record's summary say so). The "     \
+	"streamed trace's clock is the one calibrated when it began (its metadata can only "      \
+	"grow); the local copy's is refined to the end."
+#define RELAY_URL_OPTS                                                                        \
+	{ "ctrl-url", 0, "URL",                                                                   \
+	  "with --data-url, instead of --set-url: the relay's control connection, tcp://HOST:PORT", \
+	  NULL },                                                                                 \
+	{ "data-url", 0, "URL", "with --ctrl-url: the relay's data connection, tcp://HOST:PORT",  \
+	  NULL }
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
 	  OUTPUT_RULES },
 	{ "set-url", 0, "URL",
-	  "send the trace to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default) instead of a directory",
+	  "stream the trace live to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default) instead of a directory",
 	  "The relay daemon is asked before the command runs: one that does not answer is an "
-	  "error then. The trace is kept in record's private directory while the command runs "
-	  "and sent, packet by packet with its indexes, when it has ended; the relay writes it "
-	  "under its output directory as HOSTNAME/shimtrace-record-PID-YYYYMMDD-HHMMSS/trace, "
-	  "which babeltrace2 reads. A trace that could not be sent is kept, and record says where and "
-	  "exits 1. Excludes -o." },
-	{ "ctrl-url", 0, "URL",
-	  "with --data-url, instead of --set-url: the relay's control connection, tcp://HOST:PORT",
-	  NULL },
-	{ "data-url", 0, "URL", "with --ctrl-url: the relay's data connection, tcp://HOST:PORT",
-	  NULL },
+	  "error then. " RELAY_RULES " The relay's session is named shimtrace-record-PID. The "
+	  "trace is written to ./shimtrace-YYYYMMDD-HHMMSS as well while the command runs, and "
+	  "removed once the relay has said every packet written; when some could not be sent, "
+	  "it is kept, record says where and how many packets were lost, and exits 1. "
+	  "Excludes -o." },
+	RELAY_URL_OPTS,
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
@@ -192,6 +207,13 @@ static const struct st_opt create_opts[] = {
 	  "with neither set, create refuses and asks for -o (a trace never goes to a name "
 	  "anyone could guess in a directory everyone may write, such as /tmp). The daemon "
 	  "creates the trace as you: " OUTPUT_RULES },
+	{ "set-url", 0, "URL",
+	  "stream the trace live to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default)",
+	  "The relay daemon is asked first: one that does not answer is an error. " RELAY_RULES
+	  " The relay's session has the session's name. The daemon writes the trace to the "
+	  "default directory as well (the local copy: -o is excluded, as with lttng), and the "
+	  "relay session ends when the session is destroyed." },
+	RELAY_URL_OPTS,
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
 	SESSION_BUFFER_OPTS,
 	HELP_OPT,

@@ -125,3 +125,12 @@ int st_relay_tcp_url_parse(const char *s, char *host, size_t hostlen, uint16_t *
 	}
 	return 0;
 }
+
+void st_relay_tcp_url(const struct st_relay_url *u, bool data, char *buf, size_t n)
+{
+	const char *host = data && u->data_host[0] ? u->data_host : u->host;
+	bool v6 = strchr(host, ':') != NULL;
+
+	snprintf(buf, n, "tcp://%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "",
+		 (unsigned)(data ? u->data_port : u->ctrl_port));
+}

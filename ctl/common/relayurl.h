@@ -12,6 +12,7 @@
 #ifndef ST_COMMON_RELAYURL_H
 #define ST_COMMON_RELAYURL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,8 @@ int st_relay_urls_parse(const char *ctrl, const char *data, struct st_relay_url 
  * reason. */
 int st_relay_tcp_url_parse(const char *s, char *host, size_t hostlen, uint16_t *port, char *err,
 			   size_t errlen);
+/* One connection of u (data: the data connection) as a tcp:// URL, in
+ * buf: what st_relay_tcp_url_parse reads back. */
+void st_relay_tcp_url(const struct st_relay_url *u, bool data, char *buf, size_t n);
 
 #endif

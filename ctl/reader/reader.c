@@ -245,6 +245,8 @@ static void check_complete(struct st_reader *r, int dirfd)
 	if (lost && strcmp(lost, "0") != 0)
 		snprintf(r->incomplete, sizeof(r->incomplete), "%s events lost writing to disk (%s)",
 			 lost, why ? why : "no reason given");
+	else if (state && strcmp(state, "streamed") == 0)
+		; /* (sent live: its packets, numbered, show what was not) */
 	else if (state && strcmp(state, "complete") != 0 && flock(dirfd, LOCK_SH | LOCK_NB) < 0 &&
 		 errno == EWOULDBLOCK)
 		snprintf(r->incomplete, sizeof(r->incomplete),

@@ -211,6 +211,44 @@ finish() {
 	wait_line "$1" '^done' "the program writing $1 does not finish"
 }
 
+# ---- an lttng-relayd of the test's own ----
+
+# relayd_start: lttng-relayd on free ports (another test's, or anyone's,
+# may hold some) writing under $WORK/out, without the write ends of the
+# test's fifos: RELAY_CTRL, RELAY_DATA, RELAY_LIVE, RELAYD_PID, URL. Again
+# after relayd_kill: on the same ports (a relay that comes back).
+relayd_start() {
+	command -v lttng-relayd >/dev/null || skip "no lttng-relayd (Debian package lttng-tools)"
+	bases=${RELAY_CTRL:-$(shuf -i 20000-60000 -n 10)}
+	for base in $bases; do
+		(
+			for f in "${FIFO_FDS[@]}"; do eval "exec $f>&-"; done
+			exec lttng-relayd -o "$WORK/out" -C "tcp://127.0.0.1:$base" \
+				-D "tcp://127.0.0.1:$((base + 1))" -L "tcp://127.0.0.1:$((base + 2))"
+		) >>"$WORK/relayd.log" 2>&1 &
+		RELAYD_PID=$!
+		BACKGROUND+=("$RELAYD_PID")
+		for _ in $(seq 1 100); do
+			kill -0 "$RELAYD_PID" 2>/dev/null || break
+			# (listening: a connection to its live port is taken)
+			if (exec 3<>"/dev/tcp/127.0.0.1/$((base + 2))") 2>/dev/null; then
+				RELAY_CTRL=$base RELAY_DATA=$((base + 1)) RELAY_LIVE=$((base + 2))
+				URL=net://127.0.0.1:$RELAY_CTRL:$RELAY_DATA
+				return 0
+			fi
+			sleep 0.1
+		done
+		kill "$RELAYD_PID" 2>/dev/null || true
+	done
+	fail "lttng-relayd did not start: $(tail -3 "$WORK/relayd.log")"
+}
+
+# relayd_kill: SIGKILL, as a crash; waits until it is gone.
+relayd_kill() {
+	kill -9 "$RELAYD_PID"
+	wait "$RELAYD_PID" 2>/dev/null || true
+}
+
 pid_of() {
 	sed -n 's/^ready //p' "$1"
 }

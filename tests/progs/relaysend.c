@@ -1,17 +1,20 @@
 /*
- * relaysend: sends a trace shimtrace wrote to an lttng-relayd, through
- * the daemon's relay client (ctl/daemon/out/relaysend.c, over
- * ctl/daemon/wire/relayd.c), so that the client is tested against the
- * real relay daemon by itself.
+ * relaysend: streams a trace shimtrace wrote to an lttng-relayd through
+ * the daemon's follower (ctl/daemon/out/relaylive.c, over
+ * ctl/daemon/wire/relayd.c), so that both are tested against the real
+ * relay daemon by themselves.
  *
  *   relaysend URL SESSION DIR [--live US] [--hold]
  *
- * Says "sent N packets to PATH" (PATH: the session's directory under the
- * relay's output). --live makes the session live (beacons every US
- * microseconds); --hold keeps it open once every packet is written,
- * after saying "holding PATH", until standard input ends. A failure: one
- * line on stderr, exit 1.
+ * The trace's metadata is taken as its live metadata (a trace recorded
+ * without --set-url has none). Says "sent N packets to PATH" (PATH: the
+ * trace's directory under the relay's output) once the relay said every
+ * packet written. --live sets the beacons' period (US microseconds);
+ * --hold keeps the session open once every packet is written, after
+ * saying "holding PATH", until standard input ends. A failure: one line
+ * on stderr, exit 1.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +22,38 @@
 #include <unistd.h>
 
 #include "ctl/common/relayurl.h"
-#include "ctl/daemon/out/relaysend.h"
+#include "ctl/daemon/base/clock.h"
+#include "ctl/daemon/out/relaylive.h"
+#include "ctl/daemon/out/trace.h"
 
-static void hold(const char *path)
+/* DIR/metadata copied to DIR/.metadata.live: 0, or -1. */
+static int live_metadata(int dirfd)
 {
-	char c;
+	int in = openat(dirfd, "metadata", O_RDONLY | O_CLOEXEC);
+	int out = openat(dirfd, ST_TRACE_LIVE_META, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char b[65536];
+	ssize_t k;
+	int ret = in >= 0 && out >= 0 ? 0 : -1;
 
-	printf("holding %s\n", path);
-	fflush(stdout);
-	while (read(0, &c, 1) > 0)
-		;
+	while (ret == 0 && (k = read(in, b, sizeof(b))) > 0)
+		ret = write(out, b, (size_t)k) == k ? 0 : -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	struct st_relay_url u;
+	struct st_relaylive_stats st;
+	struct st_relaylive *rl;
+	struct st_clock clk;
 	uint32_t live = 0;
 	bool holding = false;
-	uint64_t packets;
-	char err[512], path[256];
+	char err[512], c;
+	int dirfd;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: relaysend URL SESSION DIR [--live US] [--hold]\n");
@@ -54,11 +70,39 @@ int main(int argc, char **argv)
 		}
 	}
 	if (st_relay_url_parse(argv[1], &u, err, sizeof(err)) < 0 ||
-	    st_relay_send_trace(&u, argv[2], argv[3], live, holding ? hold : NULL, path, sizeof(path),
-				&packets, err, sizeof(err)) < 0) {
+	    st_clock_init(&clk, 0, err, sizeof(err)) < 0) {
 		fprintf(stderr, "relaysend: %s\n", err);
 		return 1;
 	}
-	printf("sent %llu packets to %s\n", (unsigned long long)packets, path);
+	dirfd = open(argv[3], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 || live_metadata(dirfd) < 0) {
+		fprintf(stderr, "relaysend: %s: cannot open the trace\n", argv[3]);
+		return 1;
+	}
+	rl = st_relaylive_start(&u, argv[2], dirfd, getuid(), getgid(), &clk, live);
+	if (!rl) {
+		fprintf(stderr, "relaysend: cannot start\n");
+		return 1;
+	}
+	if (holding) {
+		/* until the relay said every packet written */
+		do {
+			usleep(20000);
+			st_relaylive_stats(rl, &st);
+		} while (!(st.connected && st.packets && !st.pending) && !st.err[0]);
+		printf("holding %s\n", st.path);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	/* (a relay not there is not waited for) */
+	st_relaylive_end(rl, 0);
+	st_relaylive_wait(rl, 60000);
+	st_relaylive_stats(rl, &st);
+	if (!st.done || st.lost || !st.sessions) {
+		fprintf(stderr, "relaysend: %s\n", st.err[0] ? st.err : "not sent");
+		return 1;
+	}
+	printf("sent %llu packets to %s\n", (unsigned long long)st.packets, st.path);
 	return 0;
 }

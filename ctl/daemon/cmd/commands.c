@@ -27,6 +27,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/common/control.h"
 #include "ctl/common/escape.h"
+#include "ctl/common/relayurl.h"
 #include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/commands.h"
@@ -81,6 +82,7 @@ static int umask_of(const struct st_request *r)
 static int cmd_create(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session_config cfg = { .buffers = st_buffers_default() };
+	struct st_relay_url relay;
 	const char *name = st_req_get(r, "name"), *outdir = st_req_get(r, "output");
 	char auto_name[64], err[512];
 	int64_t bs = num(r, "buffer-size", 0), sb = num(r, "subbuf-size", 0),
@@ -134,6 +136,14 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.owner_gid = r->gid;
 	cfg.umask = (mode_t)mask;
 	cfg.all_users = r->root;
+	if (st_req_get(r, "relay-ctrl") || st_req_get(r, "relay-data")) {
+		/* (the requester's words: parsed here again) */
+		if (!st_req_get(r, "relay-ctrl") || !st_req_get(r, "relay-data") ||
+		    st_relay_urls_parse(st_req_get(r, "relay-ctrl"), st_req_get(r, "relay-data"),
+					&relay, err, sizeof(err)) < 0)
+			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace create: bad relay URL");
+		cfg.relay = &relay;
+	}
 	ret = st_session_create(d, &cfg, &ses, err, sizeof(err));
 	if (ret < 0)
 		return st_reply_error(r, ret == -EEXIST || ret == -ENOSPC ? ST_EXIT_FAIL : ST_EXIT_USAGE,
@@ -144,6 +154,9 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	st_size_text(ses->max_memory, bound, sizeof(bound));
 	st_reply(r, "session %s created (%s mode; buffers of %s, %s in all), trace in %s\n", name,
 		 mode, geotext, bound, ses->trace.dir);
+	if (cfg.relay)
+		st_reply(r, "streamed live to the relay daemon at %s, as session %s\n", relay.host,
+			 name);
 	return ST_EXIT_OK;
 }
 

@@ -6,7 +6,7 @@
  *
  * Owns: nothing kept.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, cmd, model.
+ * Calls: base, cmd, model, out.
  */
 #include <stdio.h>
 #include <string.h>
@@ -167,6 +167,49 @@ static void memory_json(struct st_request *r, const struct st_daemon *d, const s
 	st_reply(r, "}");
 }
 
+/* Where a streamed session's trace goes, and what it sent and lost. */
+static void relay_text(struct st_request *r, struct st_session *ses, bool json)
+{
+	struct st_relaylive_stats st;
+	char path[ST_ESC_SIZE(sizeof(st.path))], err[ST_ESC_SIZE(sizeof(st.err))];
+
+	if (!ses->relay) {
+		if (json)
+			st_reply(r, ", \"relay\": null");
+		return;
+	}
+	st_relaylive_stats(ses->relay, &st);
+	if (json) {
+		st_reply(r, ", \"relay\": {\"connected\": %s, \"path\": ",
+			 st.connected ? "true" : "false");
+		json_str(r, st.path);
+		st_reply(r, ", \"sessions\": %u, \"packets\": %llu, \"bytes\": %llu, "
+			    "\"pending_bytes\": %llu, \"lost_packets\": %llu, \"error\": ",
+			 st.sessions, (unsigned long long)st.packets, (unsigned long long)st.bytes,
+			 (unsigned long long)st.pending, (unsigned long long)st.lost);
+		if (st.err[0])
+			json_str(r, st.err);
+		else
+			st_reply(r, "null");
+		st_reply(r, "}");
+		return;
+	}
+	/* (the relay's words: escaped) */
+	st_esc(path, sizeof(path), st.path);
+	st_esc(err, sizeof(err), st.err);
+	st_reply(r, "  relay: %s %s: %llu packets said written (%llu bytes), %llu bytes to send",
+		 st.connected ? "streaming to" : "lost, was", st.sessions ? path : "(none yet)",
+		 (unsigned long long)st.packets, (unsigned long long)st.bytes,
+		 (unsigned long long)st.pending);
+	if (st.sessions > 1)
+		st_reply(r, ", reconnected %u times", st.sessions - 1);
+	if (st.lost)
+		st_reply(r, ", %llu packets lost sending to the relay daemon", (unsigned long long)st.lost);
+	if (!st.connected && err[0])
+		st_reply(r, " (%s)", err);
+	st_reply(r, "\n");
+}
+
 static void session_text(struct st_request *r, const struct st_daemon *d, struct st_session *ses,
 			 bool json)
 {
@@ -213,6 +256,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 				 (unsigned long long)by[k]);
 		st_reply(r, "}, \"memory\": ");
 		memory_json(r, d, ses);
+		relay_text(r, ses, true);
 		st_reply(r, "}");
 		return;
 	}
@@ -222,6 +266,7 @@ static void session_text(struct st_request *r, const struct st_daemon *d, struct
 		 state_name(ses), mode, st_esc(dir, sizeof(dir), ses->trace.dir));
 	st_session_buffers_text(ses, geotext, sizeof(geotext));
 	st_reply(r, "  buffers: %s\n", geotext);
+	relay_text(r, ses, false);
 	st_session_memory_text(d, ses, true, memory, sizeof(memory));
 	st_reply(r, "  memory: %s\n", memory);
 	user_buffers(r, d, ses, false);

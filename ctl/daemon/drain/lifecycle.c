@@ -34,7 +34,12 @@
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/model/userpool.h"
 #include "ctl/daemon/objects/maps.h"
+#include "ctl/daemon/out/relaylive.h"
 #include "ctl/daemon/out/trace.h"
+
+/* A relay daemon away when its session is destroyed is waited for this
+ * long before what it was not sent is counted as lost. */
+#define RELAY_END_WAIT_MS 10000
 
 int st_session_start(struct st_daemon *d, struct st_session *ses, char *err, size_t errlen)
 {
@@ -151,6 +156,12 @@ bool st_session_destroy(struct st_daemon *d, struct st_session *ses)
 	/* never started, nothing written: the directory it made goes too */
 	if (ses->state == ST_SESSION_CREATED)
 		removed = st_trace_remove_unused(&ses->trace);
+	if (ses->relay) {
+		/* (its thread sends what is left, then lets go) */
+		st_relaylive_end(ses->relay, RELAY_END_WAIT_MS);
+		st_relaylive_release(ses->relay);
+		ses->relay = NULL;
+	}
 	st_trace_close(&ses->trace);
 	st_user_pools_destroy(d, ses);
 	st_memory_session_gone(d, ses);

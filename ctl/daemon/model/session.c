@@ -212,6 +212,21 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 		free(ses);
 		return -EIO;
 	}
+	if (cfg->relay) {
+		/* (set before the first metadata: the live one starts with it) */
+		ses->trace.live = true;
+		ses->relay = st_relaylive_start(cfg->relay, cfg->relay_session ? cfg->relay_session
+									   : ses->name,
+						ses->trace.where.fd, cfg->owner, cfg->owner_gid,
+						&d->clock, 0);
+		if (!ses->relay) {
+			snprintf(err, errlen, "cannot start streaming to the relay daemon: %s",
+				 strerror(errno ? errno : ENOMEM));
+			st_trace_close(&ses->trace);
+			free(ses);
+			return -EIO;
+		}
+	}
 	if (u)
 		u->used[ST_Q_SESSIONS]++;
 	for (tail = &d->sessions; *tail; tail = &(*tail)->next)

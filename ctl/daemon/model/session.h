@@ -13,6 +13,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/daemon/model/memory.h"
 #include "ctl/daemon/model/state.h"
+#include "ctl/daemon/out/relaylive.h"
 #include "ctl/daemon/out/trace.h"
 #include "ctl/daemon/wire/msg.h"
 
@@ -99,6 +100,7 @@ struct st_session {
 	uint32_t nrules;
 	bool active;	    /* started: enable bits are set */
 	struct st_trace trace;
+	struct st_relaylive *relay; /* --set-url: the trace streamed there too */
 	uint32_t snapshots; /* the number of the last one taken */
 	uint32_t runs;	    /* starts so far: names the stream files of each */
 	uint64_t created;   /* creation order: the latest is a user's default */
@@ -124,6 +126,10 @@ struct st_session_config {
 	gid_t owner_gid;
 	mode_t umask;	 /* the owner's: the modes of its trace (tracedir.h) */
 	bool all_users;
+	/* --set-url: the relay daemon the trace is streamed to, live, and the
+	 * name of its session there (NULL: the session's) */
+	const struct st_relay_url *relay;
+	const char *relay_session;
 };
 
 /* Creates a session (*out); 0, or a negative errno with the reason in err:

@@ -71,6 +71,7 @@
 
 /* the metadata is written here first, then renamed */
 #define META_TMP ".metadata.tmp"
+#define LIVE_TMP ".metadata.live.tmp"
 #define BUF_ALIGN 4096u
 
 /* Makes s safe inside a TSDL string literal. */
@@ -259,20 +260,35 @@ int32_t st_trace_class_id(struct st_trace *t, struct st_evclass *c, uid_t uid)
 	return (int32_t)id;
 }
 
-static void write_metadata(FILE *f, const struct st_trace *t, const struct st_clock *clk)
-{
+/* What a metadata file says of the trace besides its classes. */
+struct meta_head {
 	uint64_t freq, offset;
 	int64_t offset_s;
-	char host[256] = "unknown", date[32] = "";
+	char host[256], date[32];
+	const char *state;	/* shimtrace_state */
+	bool lost;		/* says what was lost writing */
+};
+
+/* The head of t's metadata now: its clock as clk has it. */
+static void head_now(const struct st_trace *t, const struct st_clock *clk, struct meta_head *h)
+{
 	time_t now = time(NULL);
 	struct tm tm;
 
-	gethostname(host, sizeof(host) - 1);
-	tsdl_safe(host);
+	memset(h, 0, sizeof(*h));
+	snprintf(h->host, sizeof(h->host), "unknown");
+	gethostname(h->host, sizeof(h->host) - 1);
+	tsdl_safe(h->host);
 	if (localtime_r(&now, &tm))
-		strftime(date, sizeof(date), "%Y%m%dT%H%M%S%z", &tm);
-	st_clock_ctf(clk, &freq, &offset_s, &offset);
+		strftime(h->date, sizeof(h->date), "%Y%m%dT%H%M%S%z", &tm);
+	st_clock_ctf(clk, &h->freq, &h->offset_s, &h->offset);
+	h->state = t->finished ? "complete" : "recording";
+	h->lost = t->finished && t->write_lost;
+}
 
+static void write_metadata(FILE *f, const struct st_trace *t, const struct meta_head *h,
+			   const struct st_clock *clk)
+{
 	fprintf(f, "/* CTF 1.8 */\n\n");
 	fprintf(f, "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
 		   "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
@@ -289,9 +305,9 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 		"env {\n\thostname = \"%s\";\n\tdomain = \"ust\";\n\ttracer_name = \"shimtrace\";\n"
 		"\ttracer_major = %d;\n\ttracer_minor = %d;\n\ttrace_name = \"%s\";\n"
 		"\ttrace_creation_datetime = \"%s\";\n\tclock_source = \"%s\";\n",
-		host, 0, 1, t->name, date, clk->kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
-	fprintf(f, "\tshimtrace_state = \"%s\";\n", t->finished ? "complete" : "recording");
-	if (t->finished && t->write_lost)
+		h->host, 0, 1, t->name, h->date, clk->kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
+	fprintf(f, "\tshimtrace_state = \"%s\";\n", h->state);
+	if (h->lost)
 		fprintf(f, "\tshimtrace_events_lost_writing = %llu;\n\tshimtrace_write_error = \"%s\";\n",
 			(unsigned long long)t->write_lost, strerror(t->write_err));
 	fprintf(f, "};\n\n");
@@ -299,7 +315,7 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct st_cl
 		"clock {\n\tname = \"shimtrace\";\n\tdescription = \"%s\";\n\tfreq = %llu;\n"
 		"\toffset_s = %lld;\n\toffset = %llu;\n\tprecision = 0;\n\tabsolute = true;\n};\n\n",
 		clk->kind == ST_CLOCK_TSC ? "TSC (constant, non-stop), calibrated" : "CLOCK_MONOTONIC",
-		(unsigned long long)freq, (long long)offset_s, (unsigned long long)offset);
+		(unsigned long long)h->freq, (long long)h->offset_s, (unsigned long long)h->offset);
 	fprintf(f, "typealias integer { size = 64; align = 8; signed = false; "
 		   "map = clock.shimtrace.value; } := uint64_clock_t;\n"
 		   "typealias integer { size = 16; align = 8; signed = false; "
@@ -344,15 +360,15 @@ static int meta_failed(struct st_trace *t, bool force, const char *path, int e)
 	return -e;
 }
 
-/* A new temporary file for the metadata (one a failed write left is
- * replaced: nobody else may write in the directory); a stream on it. */
-static FILE *meta_tmp(struct st_trace *t)
+/* A new temporary file tmp for a metadata file (one a failed write left
+ * is replaced: nobody else may write in the directory); a stream on it. */
+static FILE *meta_tmp(struct st_trace *t, const char *tmp)
 {
-	int fd = st_tracedir_create(t->where.fd, META_TMP, 0, t->umask);
+	int fd = st_tracedir_create(t->where.fd, tmp, 0, t->umask);
 	FILE *f;
 
-	if (fd < 0 && errno == EEXIST && unlinkat(t->where.fd, META_TMP, 0) == 0)
-		fd = st_tracedir_create(t->where.fd, META_TMP, 0, t->umask);
+	if (fd < 0 && errno == EEXIST && unlinkat(t->where.fd, tmp, 0) == 0)
+		fd = st_tracedir_create(t->where.fd, tmp, 0, t->umask);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "w");
@@ -360,46 +376,71 @@ static FILE *meta_tmp(struct st_trace *t)
 		int e = errno;
 
 		close(fd);
-		unlinkat(t->where.fd, META_TMP, 0);
+		unlinkat(t->where.fd, tmp, 0);
 		errno = e;
 	}
 	return f;
 }
 
+/* Writes the metadata file name, whole, through tmp (as the owner): 0,
+ * or an errno; the path of what failed in path. */
+static int meta_write(struct st_trace *t, const char *name, const char *tmp,
+		      const struct meta_head *h, const struct st_clock *clk, char *path, size_t n)
+{
+	FILE *f = meta_tmp(t, tmp);
+	int e = 0;
+
+	snprintf(path, n, "%s/%s", t->dir, tmp);
+	if (!f)
+		return errno;
+	write_metadata(f, t, h, clk);
+	if (fflush(f) != 0 || ferror(f))
+		e = errno ? errno : EIO;
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	snprintf(path, n, "%s/%s", t->dir, name);
+	if (!e && renameat(t->where.fd, tmp, t->where.fd, name) < 0)
+		e = errno;
+	if (e)
+		unlinkat(t->where.fd, tmp, 0);
+	return e;
+}
+
 int st_trace_metadata(struct st_trace *t, const struct st_clock *clk, bool force)
 {
-	char tmp[ST_PATH_MAX + 32], dst[ST_PATH_MAX + 16];
+	char path[ST_PATH_MAX + 32];
+	struct meta_head h;
 	struct st_creds creds;
-	FILE *f;
-	int e = 0;
+	int e;
 
 	t->clk = clk;
 	if (t->where.fd < 0 || (!force && t->classes_written == t->nclasses))
 		return 0;
 	if (!force && st_now_ms() < t->meta_retry_ms)
 		return -EAGAIN;
-	snprintf(tmp, sizeof(tmp), "%s/" META_TMP, t->dir);
-	snprintf(dst, sizeof(dst), "%s/metadata", t->dir);
 	if (st_creds_become(t->owner, t->owner_gid, &creds) < 0)
 		return -EPERM;
-	f = meta_tmp(t);
-	if (!f) {
-		e = errno;
-		st_creds_restore(&creds);
-		return meta_failed(t, force, tmp, e);
+	head_now(t, clk, &h);
+	e = meta_write(t, "metadata", META_TMP, &h, clk, path, sizeof(path));
+	if (!e && t->live) {
+		/* the first head stays: this file only grows (see trace.h) */
+		if (!t->live_head) {
+			t->live_head = malloc(sizeof(*t->live_head));
+			if (!t->live_head)
+				e = ENOMEM;
+			else {
+				*t->live_head = h;
+				t->live_head->state = ST_TRACE_STREAMED;
+				t->live_head->lost = false;
+			}
+		}
+		if (!e)
+			e = meta_write(t, ST_TRACE_LIVE_META, LIVE_TMP, t->live_head, clk, path,
+				       sizeof(path));
 	}
-	write_metadata(f, t, clk);
-	if (fflush(f) != 0 || ferror(f))
-		e = errno ? errno : EIO;
-	if (fclose(f) != 0 && !e)
-		e = errno;
-	if (!e && renameat(t->where.fd, META_TMP, t->where.fd, "metadata") < 0)
-		e = errno;
-	if (e)
-		unlinkat(t->where.fd, META_TMP, 0);
 	st_creds_restore(&creds);
 	if (e)
-		return meta_failed(t, force, dst, e);
+		return meta_failed(t, force, path, e);
 	t->classes_written = t->nclasses;
 	t->meta_retry_ms = 0;
 	return 0;
@@ -617,6 +658,8 @@ void st_trace_close(struct st_trace *t)
 	free(t->classes);
 	free(t->id_of);
 	free(t->declared);
+	free(t->live_head);
+	t->live_head = NULL;
 	t->classes = NULL;
 	t->id_of = NULL;
 	t->declared = NULL;

@@ -16,6 +16,18 @@
 #include "ctl/daemon/out/tracefile.h"
 
 struct st_trace;
+struct meta_head;
+
+/*
+ * A trace streamed live (to a relay daemon: relaylive.h) has, beside its
+ * metadata, this one, which only ever grows: a live reader appends what
+ * it receives, and cannot be told to start over with a better clock. Its
+ * head (clock, date, env) is the one of the first metadata written, and
+ * its state says ST_TRACE_STREAMED; new classes are appended to it. A
+ * dotfile: readers of the directory see only `metadata`.
+ */
+#define ST_TRACE_LIVE_META ".metadata.live"
+#define ST_TRACE_STREAMED "streamed"
 
 struct st_stream {
 	struct st_file *file;	/* NULL once closed (see tracefile.h) */
@@ -60,6 +72,8 @@ struct st_trace {
 	 * final (st_trace_finish), and until then that it is not. */
 	struct st_wloss wloss;
 	const struct st_clock *clk; /* of its last metadata */
+	bool live;		/* writes ST_TRACE_LIVE_META too (set before the first) */
+	struct meta_head *live_head; /* its head, once written */
 	bool finished;
 	uint64_t write_lost;	/* as of the final metadata */
 	int write_err;
