@@ -424,15 +424,21 @@ lttng_consumerd_pids() {
 	done
 }
 
-# lttng_up NAME DIR [SUBBUF NUM]: a started session NAME writing into DIR,
-# with LTTNG_EVENTS (lttng_wrapper) in the default channel, or in a channel of NUM
+# lttng_up NAME DIR [SUBBUF NUM]: a started session NAME writing into DIR
+# (or sending to the relay daemon at DIR, a net:// URL), with LTTNG_EVENTS
+# (lttng_wrapper) in the default channel, or in a channel of NUM
 # sub-buffers of SUBBUF; commands logged to lttng.log. Sets LTTNG_SESSION.
 lttng_up() {
-	local name=$1 dir=$2
+	local name=$1 dir=$2 out
 	local -a chan=()
-	rm -rf "$dir"
+	if [[ $dir == net://* ]]; then
+		out=--set-url=$dir
+	else
+		rm -rf "$dir"
+		out=--output=$dir
+	fi
 	: >lttng.log
-	lttng create "$name" --output="$dir" >>lttng.log 2>&1 || return 1
+	lttng create "$name" "$out" >>lttng.log 2>&1 || return 1
 	LTTNG_SESSION=$name
 	if (($# == 4)); then
 		lttng enable-channel -u -s "$name" --subbuf-size "$3" --num-subbuf "$4" chan >>lttng.log 2>&1 || return 1
