@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,7 @@
 #define RETRY_MS 1000		      /* between tries to reach the relay */
 #define TIMEOUT_MS 3000		      /* a relay that does not answer is lost */
 #define MAX_STREAMS 4096
+#define INDEX_SLOTS (2 * MAX_STREAMS) /* never more than half full */
 #define MAX_PACKET (64ull << 20)      /* a larger one is not ours */
 #define MAX_META (64u << 20)
 #define TURN_BYTES (64ull << 20)      /* sent in one turn at most */
@@ -112,6 +114,9 @@ struct st_relaylive {
 	uint64_t retry_ms, period_ms;
 	struct rl_stream *streams;
 	uint32_t nstreams;
+	uint32_t index[INDEX_SLOTS]; /* of streams by name: their number + 1 */
+	struct timespec dir_mtime;   /* of the directory when last looked at */
+	uint64_t scan_ms;	     /* looked at again then, changed or not */
 	bool too_many;
 	uint8_t *meta;	    /* the metadata sent to this relay session */
 	size_t meta_len;
@@ -119,8 +124,6 @@ struct st_relaylive {
 	uint8_t uuid[16];   /* the trace's, from its metadata */
 	bool have_uuid;
 	struct rl_stream sync; /* SYNC_STREAM (sent and last_ts are used) */
-	uint8_t *buf;	    /* a packet read */
-	size_t buf_cap;
 };
 
 /* -------------------------------------------------------------- stats */
@@ -154,12 +157,12 @@ static void set_pending(struct st_relaylive *rl, void *arg)
 
 /* ------------------------------------------------------------ reading */
 
-/* The bytes at off in file name of the trace, exactly len: 0, or -1. */
-static int read_at(struct st_relaylive *rl, const char *name, uint64_t off, void *to, size_t len)
+/* Stream file name, opened to read (a regular file: not followed, not
+ * waited on), its size in *size: the descriptor, or -1. */
+static int open_stream(struct st_relaylive *rl, const char *name, uint64_t *size)
 {
 	int fd = openat(rl->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	size_t got = 0;
 
 	if (fd < 0)
 		return -1;
@@ -167,63 +170,58 @@ static int read_at(struct st_relaylive *rl, const char *name, uint64_t off, void
 		close(fd);
 		return -1;
 	}
-	while (got < len) {
-		ssize_t k = pread(fd, (uint8_t *)to + got, len - got, (off_t)(off + got));
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
 
-		if (k <= 0)
-			break;
-		got += (size_t)k;
+/* The slot of name in the streams' index: where it is, or the empty
+ * slot where it goes. */
+static uint32_t *slot_of(struct st_relaylive *rl, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	for (;; h++) {
+		uint32_t *slot = &rl->index[h % INDEX_SLOTS];
+
+		if (!*slot || strcmp(rl->streams[*slot - 1].name, name) == 0)
+			return slot;
 	}
-	close(fd);
-	return got == len ? 0 : -1;
 }
 
-/* The size of regular file name, or -1. */
-static int64_t size_of(struct st_relaylive *rl, const char *name)
-{
-	struct stat st;
-
-	if (fstatat(rl->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-		return -1;
-	return st.st_size;
-}
-
-static bool grow(uint8_t **b, size_t *cap, size_t len)
-{
-	uint8_t *n;
-
-	if (len <= *cap)
-		return true;
-	n = realloc(*b, len);
-	if (!n)
-		return false;
-	*b = n;
-	*cap = len;
-	return true;
-}
-
-/* New stream files of the directory join the list. */
+/* New stream files of the directory join the list: a look when the
+ * directory changed (the files of a trace are many, its changes few), and
+ * every second (a file made within the time's grain of the last look
+ * leaves it as it was). */
 static void scan(struct st_relaylive *rl)
 {
-	int fd = dup(rl->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct stat st;
+	int fd;
+	DIR *d;
 	struct dirent *e;
 
+	if (fstat(rl->dirfd, &st) < 0)
+		return;
+	if (st.st_mtim.tv_sec == rl->dir_mtime.tv_sec && st.st_mtim.tv_nsec == rl->dir_mtime.tv_nsec &&
+	    st_now_ms() < rl->scan_ms)
+		return;
+	rl->scan_ms = st_now_ms() + 1000;
+	fd = dup(rl->dirfd);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
+	rl->dir_mtime = st.st_mtim;
 	rewinddir(d);
 	while ((e = readdir(d))) {
-		bool known = false;
+		uint32_t *slot;
 
 		if (e->d_name[0] == '.' || strcmp(e->d_name, "metadata") == 0 ||
+		    (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) ||
 		    strlen(e->d_name) >= sizeof(rl->streams[0].name))
-			continue;
-		for (uint32_t i = 0; i < rl->nstreams && !known; i++)
-			known = strcmp(rl->streams[i].name, e->d_name) == 0;
-		if (known)
 			continue;
 		if (rl->nstreams == MAX_STREAMS) {
 			if (!rl->too_many)
@@ -232,21 +230,23 @@ static void scan(struct st_relaylive *rl)
 			rl->too_many = true;
 			break;
 		}
+		slot = slot_of(rl, e->d_name);
+		if (*slot)
+			continue;
 		memset(&rl->streams[rl->nstreams], 0, sizeof(rl->streams[0]));
 		snprintf(rl->streams[rl->nstreams].name, sizeof(rl->streams[0].name), "%s", e->d_name);
-		rl->nstreams++;
+		*slot = ++rl->nstreams;
 	}
 	closedir(d);
 }
 
-/* The packet at s->off, checked, its length in *len: 1, 0 (not whole
- * yet), -1 (not a packet of ours: the stream is left). */
-static int next_packet(struct st_relaylive *rl, struct rl_stream *s, struct packet_prefix *p,
-		       uint64_t *len)
+/* The packet at s->off of its file fd, checked, its length in *len: 1, 0
+ * (not whole yet), -1 (not a packet of ours: the stream is left). */
+static int next_packet(struct st_relaylive *rl, struct rl_stream *s, int fd,
+		       struct packet_prefix *p, uint64_t *len)
 {
-	if (s->bad || s->off + sizeof(*p) > s->size)
-		return 0;
-	if (read_at(rl, s->name, s->off, p, sizeof(*p)) < 0)
+	if (s->bad || s->off + sizeof(*p) > s->size ||
+	    pread(fd, p, sizeof(*p), (off_t)s->off) != (ssize_t)sizeof(*p))
 		return 0;
 	*len = p->packet_size / 8;
 	if (p->magic != CTF_MAGIC || p->packet_size % 8 || *len < sizeof(*p) || *len > MAX_PACKET ||
@@ -385,16 +385,19 @@ static int sync_packet(struct st_relaylive *rl)
 /* The live metadata's new bytes: 0, or -1 (the relay failed). */
 static int send_meta(struct st_relaylive *rl)
 {
-	int64_t size = size_of(rl, ST_TRACE_LIVE_META);
-	uint8_t *b;
+	uint64_t size;
+	int fd = open_stream(rl, ST_TRACE_LIVE_META, &size);
+	uint8_t *b = NULL;
+	bool whole;
 
-	if (size < 0 || (uint64_t)size <= rl->meta_len)
+	if (fd < 0)
 		return 0;
-	if (size > MAX_META || !(b = malloc((size_t)size)))
-		return 0;
-	if (read_at(rl, ST_TRACE_LIVE_META, 0, b, (size_t)size) < 0 ||
-	    (rl->meta_len && memcmp(b, rl->meta, rl->meta_len) != 0)) {
-		/* (a rename in between, or not only grown: the next turn) */
+	whole = size > rl->meta_len && size <= MAX_META && (b = malloc(size)) &&
+		pread(fd, b, size, 0) == (ssize_t)size &&
+		(!rl->meta_len || memcmp(b, rl->meta, rl->meta_len) == 0);
+	close(fd);
+	if (!whole) {
+		/* (nothing new, or not only grown: a rename in between) */
 		free(b);
 		return 0;
 	}
@@ -419,12 +422,11 @@ static int send_stream(struct st_relaylive *rl, struct rl_stream *s, uint64_t *b
 {
 	struct packet_prefix p;
 	uint64_t len;
-	int64_t size = size_of(rl, s->name);
+	int fd = s->bad ? -1 : open_stream(rl, s->name, &s->size), ret = 0;
 
-	if (size < 0)
+	if (fd < 0)
 		return 0;
-	s->size = (uint64_t)size;
-	while (*budget && next_packet(rl, s, &p, &len) == 1) {
+	while (*budget && next_packet(rl, s, fd, &p, &len) == 1) {
 		struct st_relayd_index ix = {
 			.packet_size = len,
 			.content_size = p.content_size / 8,
@@ -436,16 +438,18 @@ static int send_stream(struct st_relaylive *rl, struct rl_stream *s, uint64_t *b
 			.packet_seq_num = p.packet_seq_num,
 		};
 
-		if (!grow(&rl->buf, &rl->buf_cap, len) || read_at(rl, s->name, s->off, rl->buf, len) < 0)
-			return 0;
 		if (!s->added) {
 			if (st_relayd_add_stream(&rl->r, s->name, TRACE_PATH, &s->handle) < 0 ||
-			    st_relayd_streams_sent(&rl->r) < 0)
-				return -1;
+			    st_relayd_streams_sent(&rl->r) < 0) {
+				ret = -1;
+				break;
+			}
 			s->added = true;
 		}
-		if (st_relayd_send_packet(&rl->r, s->handle, s->sent, rl->buf, len, &ix) < 0)
-			return -1;
+		if (st_relayd_send_packet_file(&rl->r, s->handle, s->sent, fd, s->off, len, &ix) < 0) {
+			ret = -1;
+			break;
+		}
 		s->sent++;
 		s->sent_bytes += len;
 		s->off += len;
@@ -453,7 +457,8 @@ static int send_stream(struct st_relaylive *rl, struct rl_stream *s, uint64_t *b
 		s->fresh = true;
 		*budget = *budget > len ? *budget - len : 0;
 	}
-	return 0;
+	close(fd);
+	return ret;
 }
 
 struct said {
@@ -592,14 +597,15 @@ static uint64_t count_lost(struct st_relaylive *rl)
 		struct rl_stream *s = &rl->streams[i];
 		struct packet_prefix p;
 		uint64_t len;
-		int64_t size = size_of(rl, s->name);
+		int fd = open_stream(rl, s->name, &s->size);
 
 		s->off = s->said_off;
-		s->size = size < 0 ? s->off : (uint64_t)size;
-		while (next_packet(rl, s, &p, &len) == 1) {
+		while (fd >= 0 && next_packet(rl, s, fd, &p, &len) == 1) {
 			s->off += len;
 			lost++;
 		}
+		if (fd >= 0)
+			close(fd);
 		s->said_off = s->size; /* (nothing pending: it is counted) */
 	}
 	if (lost)
@@ -615,7 +621,6 @@ static void free_rl(struct st_relaylive *rl)
 	close(rl->dirfd);
 	free(rl->streams);
 	free(rl->meta);
-	free(rl->buf);
 	pthread_mutex_destroy(&rl->lock);
 	pthread_cond_destroy(&rl->cond);
 	free(rl);
@@ -628,8 +633,15 @@ static void *run(void *arg)
 	uint64_t lost;
 	bool free_it;
 
+	sigset_t pipe;
+
 	/* for good: this thread reads only the owner's trace */
 	st_creds_become(rl->owner, rl->gid, &creds);
+	/* a relay gone is an error of sendfile here, not a signal to the
+	 * process (which may be `record`, which takes SIGPIPE) */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
 	for (;;) {
 		struct timespec until;
 		bool ending, caught_up = false;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -402,6 +403,38 @@ int st_relayd_send_packet(struct st_relayd *r, uint64_t handle, uint64_t seq, co
 	iov[1] = (struct iovec){ (void *)bytes, len };
 	if (send_all(r, r->data, iov, 2) < 0)
 		return -1;
+	return send_index(r, handle, seq, ix);
+}
+
+int st_relayd_send_packet_file(struct st_relayd *r, uint64_t handle, uint64_t seq, int fd,
+			       uint64_t off, uint64_t len, const struct st_relayd_index *ix)
+{
+	struct msg h = { .n = 0 };
+	struct iovec iov;
+	off_t at = (off_t)off;
+
+	if (len > UINT32_MAX)
+		return fail(r, "a packet too big for the relay protocol");
+	put_u64(&h, 0);
+	put_u64(&h, handle);
+	put_u64(&h, seq);
+	put_u32(&h, (uint32_t)len);
+	put_u32(&h, 0);
+	iov = (struct iovec){ h.b, h.n };
+	if (send_all(r, r->data, &iov, 1) < 0)
+		return -1;
+	while (len) {
+		/* (from the page cache to the socket: no copy of ours) */
+		ssize_t k = sendfile(r->data, fd, &at, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return fail(r, "the relay daemon does not take what is sent (%s)",
+				    k == 0 ? "the file is shorter" : errno == EAGAIN ? "timed out"
+									      : strerror(errno));
+		len -= (uint64_t)k;
+	}
 	return send_index(r, handle, seq, ix);
 }
 

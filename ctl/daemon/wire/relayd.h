@@ -55,6 +55,10 @@ int st_relayd_send_metadata(struct st_relayd *r, uint64_t handle, const void *by
  * bytes, then its index. */
 int st_relayd_send_packet(struct st_relayd *r, uint64_t handle, uint64_t seq, const void *bytes,
 			  uint64_t len, const struct st_relayd_index *ix);
+/* The same, the packet's bytes read from file fd at off (sendfile: a
+ * signal-free caller must not take SIGPIPE, see relaylive.c). */
+int st_relayd_send_packet_file(struct st_relayd *r, uint64_t handle, uint64_t seq, int fd,
+			       uint64_t off, uint64_t len, const struct st_relayd_index *ix);
 /* A live stream with no packet since the last: nothing before ts_end
  * (last_seq: its last packet's number). */
 int st_relayd_beacon(struct st_relayd *r, uint64_t handle, uint64_t last_seq, uint64_t stream_id,
