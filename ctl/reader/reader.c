@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl/reader/errmsg.h"
 #include "ctl/reader/fast.h"
+#include "ctl/reader/follow.h"
 #include "ctl/reader/reader.h"
 #include "ctl/reader/reader_state.h"
 #include "ctl/reader/stream.h"
@@ -172,9 +174,13 @@ static int cmp_streams(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
-static int open_streams(struct st_reader *r, int dirfd)
+/* The stream files, opened and sized before the metadata is read: the
+ * writer declares a class before it writes a packet that uses it
+ * (ctl/daemon/out/trace.c), so every packet they hold then is one the
+ * metadata read after describes, even while the trace is written. */
+static int open_files(struct st_reader *r, int dirfd)
 {
-	uint32_t n = 0, per = r->meta.max_fields ? r->meta.max_fields : 1;
+	uint32_t n = 0;
 	char **names = NULL;
 	int ret;
 
@@ -189,22 +195,60 @@ static int open_streams(struct st_reader *r, int dirfd)
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct st__stream *s = &r->streams[i];
-
 		r->nstreams++;
-		s->ph = calloc(5 * (size_t)per, sizeof(*s->ph));
-		if (!s->ph) {
-			ret = -ENOMEM;
-			snprintf(r->err, sizeof(r->err), "%s: out of memory", r->dir);
+		ret = st__stream_file(r, &r->streams[i], dirfd, names[i]);
+		if (ret < 0)
 			goto out;
+	}
+out:
+	for (uint32_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+/* Where a stream of a followed trace goes on (a new one: from its
+ * start), noting when it grew; NULL when out of memory. */
+static struct st__resume *resume_of(struct st_reader *r, const struct st__stream *s)
+{
+	struct st__resume *from = st__follow_find(r->follow, s->file);
+	struct timespec now;
+
+	if (!from)
+		from = st__follow_add(r->follow, s->file);
+	if (from && (!from->size || s->size > from->size)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		from->grew_mono = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	}
+	return from;
+}
+
+/* Checks the stream files' packets (a followed trace's from where its
+ * last open stopped) and puts them in time-tie order. */
+static int scan_streams(struct st_reader *r)
+{
+	uint32_t n = r->nstreams, per = r->meta.max_fields ? r->meta.max_fields : 1;
+	int ret;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct st__stream *s = &r->streams[i];
+		const struct st__resume *from = NULL;
+
+		s->ph = calloc(5 * (size_t)per, sizeof(*s->ph));
+		if (s->ph && r->follow)
+			from = resume_of(r, s);
+		if (!s->ph || (r->follow && !from)) {
+			snprintf(r->err, sizeof(r->err), "%s: out of memory", r->dir);
+			return -ENOMEM;
 		}
 		s->pc = s->ph + per;
 		s->eh = s->pc + per;
 		s->ec = s->eh + per;
 		s->fields = s->ec + per;
-		ret = st__stream_open(r, s, dirfd, names[i]);
+		s->info.serial = from ? from->serial : i;
+		ret = st__stream_scan(s, from);
 		if (ret < 0)
-			goto out;
+			return ret;
 	}
 	if (n)
 		qsort(r->streams, n, sizeof(*r->streams), cmp_streams);
@@ -212,17 +256,15 @@ static int open_streams(struct st_reader *r, int dirfd)
 		struct st__stream *s = &r->streams[i];
 
 		s->info.index = i;
+		if (!r->follow)
+			s->info.serial = i;
 		s->info.file = s->file;
 		s->ev.stream = &s->info;
 		s->ev.fields = s->fields;
 		s->ev.context = s->ec;
 		s->lost.stream = &s->info;
 	}
-out:
-	for (uint32_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return ret;
+	return 0;
 }
 
 static const char *env_get(const struct st_tsdl *t, const char *key)
@@ -233,28 +275,31 @@ static const char *env_get(const struct st_tsdl *t, const char *key)
 	return NULL;
 }
 
-/* What the writer says of the trace's completeness (see reader.h); dirfd
- * is the trace's directory, which a recorder holds locked while it writes
- * (ctl/daemon/out/tracedir.c). */
+/* What the writer says of the trace's completeness (see reader.h), and
+ * whether it will grow; dirfd is the trace's directory, which a recorder
+ * holds locked while it writes (ctl/daemon/out/tracedir.c). */
 static void check_complete(struct st_reader *r, int dirfd)
 {
 	const char *state = env_get(&r->meta, "shimtrace_state");
 	const char *lost = env_get(&r->meta, "shimtrace_events_lost_writing");
 	const char *why = env_get(&r->meta, "shimtrace_write_error");
 
-	if (lost && strcmp(lost, "0") != 0)
+	r->finished = true;
+	if (lost && strcmp(lost, "0") != 0) {
 		snprintf(r->incomplete, sizeof(r->incomplete), "%s events lost writing to disk (%s)",
 			 lost, why ? why : "no reason given");
-	else if (state && strcmp(state, "streamed") == 0)
+	} else if (state && strcmp(state, "streamed") == 0) {
 		; /* (sent live: its packets, numbered, show what was not) */
-	else if (state && strcmp(state, "complete") != 0 && flock(dirfd, LOCK_SH | LOCK_NB) < 0 &&
-		 errno == EWOULDBLOCK)
+	} else if (state && strcmp(state, "complete") != 0 && flock(dirfd, LOCK_SH | LOCK_NB) < 0 &&
+		   errno == EWOULDBLOCK) {
 		snprintf(r->incomplete, sizeof(r->incomplete),
 			 "it is still being recorded: what its streams hold so far is shown");
-	else if (state && strcmp(state, "complete") != 0)
+		r->finished = false;
+	} else if (state && strcmp(state, "complete") != 0) {
 		snprintf(r->incomplete, sizeof(r->incomplete),
 			 "its recording did not finish, or its final metadata could not be written "
 			 "(a full disk?): what its streams hold is shown");
+	}
 	st__one_line(r->incomplete);
 }
 
@@ -263,7 +308,8 @@ const char *st_reader_incomplete(const struct st_reader *r)
 	return r->incomplete[0] ? r->incomplete : NULL;
 }
 
-int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t errlen)
+static int open_at(struct st_reader **out, const char *dir, struct st_follow *f, char *err,
+		   size_t errlen)
 {
 	struct st_reader *r = calloc(1, sizeof(*r));
 	size_t len = strlen(dir);
@@ -289,6 +335,9 @@ int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t er
 			 ret == -ENOTDIR ? "not a directory" : strerror(-ret));
 		goto fail;
 	}
+	ret = open_files(r, dirfd);
+	if (ret < 0)
+		goto fail;
 	ret = read_metadata(r, dirfd);
 	if (ret < 0)
 		goto fail;
@@ -298,7 +347,8 @@ int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t er
 		snprintf(r->err, sizeof(r->err), "%s: out of memory", r->dir);
 		goto fail;
 	}
-	ret = open_streams(r, dirfd);
+	r->follow = f;
+	ret = scan_streams(r);
 	if (ret < 0)
 		goto fail;
 	close(dirfd);
@@ -319,8 +369,39 @@ fail:
 	snprintf(err, errlen, "%s", r->err);
 	if (dirfd >= 0)
 		close(dirfd);
+	r->follow = NULL; /* (nothing read: nothing to save) */
 	st_reader_close(r);
 	return ret;
+}
+
+int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t errlen)
+{
+	return open_at(out, dir, NULL, err, errlen);
+}
+
+int st_reader_follow(struct st_reader **out, const char *dir, struct st_follow *f, char *err,
+		     size_t errlen)
+{
+	int ret = open_at(out, dir, f, err, errlen);
+
+	if (ret < 0 || !(*out)->finished)
+		return ret;
+	/* (its stream files were looked at before the metadata said it is
+	 * whole: again, now that they hold all it will) */
+	(*out)->follow = NULL;
+	st_reader_close(*out);
+	return open_at(out, dir, f, err, errlen);
+}
+
+bool st_reader_finished(const struct st_reader *r)
+{
+	return r->finished;
+}
+
+void st_reader_limit(struct st_reader *r, int64_t ns)
+{
+	r->limited = true;
+	r->limit = ns;
 }
 
 int st_reader_next(struct st_reader *r, struct st_item *item)
@@ -343,6 +424,14 @@ int st_reader_next(struct st_reader *r, struct st_item *item)
 	if (r->nheap == 0)
 		return 0;
 	s = r->heap[0];
+	if (r->limited && s->key > r->limit)
+		return 0; /* (left for the next open: follow.h) */
+	if (r->follow && r->follow->given && s->key < r->follow->given_max)
+		r->late++;
+	if (r->follow && (!r->given || s->key > r->given_max)) {
+		r->given = true;
+		r->given_max = s->key;
+	}
 	r->pending = true;
 	item->kind = s->head;
 	item->event = s->head == ST_ITEM_EVENT ? &s->ev : NULL;
@@ -420,6 +509,8 @@ void st_reader_close(struct st_reader *r)
 {
 	if (!r)
 		return;
+	if (r->follow)
+		st__follow_save(r->follow, r);
 	free(r->damage);
 	for (uint32_t i = 0; i < r->nstreams; i++) {
 		st__stream_close(&r->streams[i]);

@@ -48,6 +48,8 @@ struct st_reader;
 struct st_stream_info {
 	const char *file;     /* name in the trace directory */
 	uint32_t index;	      /* position in time-tie order, 0 .. nstreams-1 */
+	uint32_t serial;      /* the same over the opens of a followed trace
+			       * (st_reader_follow); else index */
 	bool has_instance_id;
 	uint64_t instance_id; /* packet.header stream_instance_id */
 	const struct st_stream_class *cls;
@@ -152,6 +154,70 @@ uint32_t st_reader_damaged(const struct st_reader *r);
 const char *st_reader_damage(const struct st_reader *r, uint32_t i);
 
 void st_reader_close(struct st_reader *r);
+
+/*
+ * Following a trace while it is written (`shimtrace top`): each open
+ * reads what was added since the previous one, in time order.
+ *
+ *	struct st_follow *f = st_follow_new();
+ *
+ *	every second:
+ *		if (st_reader_follow(&r, dir, f, err, sizeof(err)) < 0)
+ *			... (-ENOENT: no metadata yet)
+ *		st_reader_follow_limit(r, 2 s, 3 s);
+ *		while (st_reader_next(r, &it) > 0)
+ *			use(&it);
+ *		done = st_reader_finished(r);
+ *		st_reader_close(r); (saves where each stream stopped into f)
+ *
+ * An open resumes each stream file where the previous one's close left
+ * it, inside a packet if need be: each item is given once over all the
+ * opens. A packet cut short at the end of its file is not there yet (it
+ * is read by a later open), not damage; damage is said once. The stream
+ * files are looked at before the metadata is read, so every packet seen
+ * is one the metadata describes. A stream's events come in time order,
+ * but the writer writes each stream's packets when it drains its buffer:
+ * an open gives no item after its limit, so that what a later open finds
+ * (another stream's older events) does not come before what was given.
+ * What comes anyway (a new stream's old events, a writer behind) is given
+ * and counted as late.
+ */
+struct st_follow;
+
+struct st_follow *st_follow_new(void);
+void st_follow_free(struct st_follow *f);
+
+/* st_reader_open for the next part of a followed trace (above); a trace
+ * whose metadata is not there yet is -ENOENT, with the message. When the
+ * trace is finished (st_reader_finished) it reads all it holds. */
+int st_reader_follow(struct st_reader **out, const char *dir, struct st_follow *f, char *err,
+		     size_t errlen);
+
+/* Whether the trace will not grow: its writer completed it, or is gone
+ * (st_reader_incomplete says which), or nothing says it is written. */
+bool st_reader_finished(const struct st_reader *r);
+
+/* st_reader_next gives no item of a time after ns (it returns 0, as at
+ * the end); call before the first st_reader_next. */
+void st_reader_limit(struct st_reader *r, int64_t ns);
+
+/*
+ * The limit of a followed reader, unless the trace is finished: lag_ns
+ * before now (the trace's times are wall-clock times), and before the
+ * last time of each stream that grew in the last quiet_ns (a stream that
+ * did not has nothing the writer holds back); never before the previous
+ * open's. lag_ns should be more than the writer takes to write
+ * what was recorded (the daemon writes every buffer once a second), and
+ * quiet_ns more than that again.
+ */
+void st_reader_follow_limit(struct st_reader *r, int64_t lag_ns, int64_t quiet_ns);
+
+/* As of the last close: the bytes of the stream files not read yet (held
+ * back by the limit, or packets not written whole yet); the items given
+ * out of time order (late) so far; the last limit (INT64_MIN: none). */
+uint64_t st_follow_behind(const struct st_follow *f);
+uint64_t st_follow_late(const struct st_follow *f);
+int64_t st_follow_limit(const struct st_follow *f);
 
 /* Index of the payload field shown as `name` (no leading '_'), or -1:
  * resolve once per class, then read ev->fields[index]. */

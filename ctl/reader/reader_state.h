@@ -13,6 +13,7 @@
 #include "ctl/reader/fast.h"
 
 struct st__stream;
+struct st_follow;
 
 #define ST__DAMAGE_KEPT 64
 
@@ -33,6 +34,15 @@ struct st_reader {
 	char (*damage)[896];
 	uint32_t ndamage;
 	char incomplete[256]; /* st_reader_incomplete, "" for none */
+	bool finished;	      /* the trace will not grow (st_reader_finished) */
+	/* following (follow.h): where reading stopped last, saved again at
+	 * close; no item after limit is given */
+	struct st_follow *follow;
+	bool limited;
+	int64_t limit;
+	uint64_t late; /* items given, of a time before one an earlier open gave */
+	bool given;    /* an item was given, the latest at given_max */
+	int64_t given_max;
 };
 
 /* Notes the damage r->err describes (stream.c made it), what was skipped

@@ -28,6 +28,7 @@
 
 #include "ctl/reader/decode.h"
 #include "ctl/reader/errmsg.h"
+#include "ctl/reader/follow.h"
 #include "ctl/reader/reader_state.h"
 #include "ctl/reader/stream.h"
 
@@ -66,7 +67,9 @@ static int32_t as_i32(const struct st_field_desc *f, const struct st_value *v)
 
 /* Checks the header and context of the packet at file offset off, whose
  * first `have` bytes (of the `avail` left in the file) are at pkt;
- * -EAGAIN (and no message) when they need more than `have`. */
+ * -EAGAIN (and no message) when they need more than `have`; in a followed
+ * trace, -ENODATA (no message) for a packet the file holds only part of
+ * yet. */
 static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, uint64_t have,
 			uint64_t avail, struct st__packet *p)
 {
@@ -79,8 +82,9 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 	p->off = off;
 	if (st__decode(&t->packet_header, pkt, have, &pos, s->ph, why, sizeof(why)) < 0)
 		return have < avail ? -EAGAIN
-				    : stream_fail(s, off + pos,
-						  "packet header: %s (truncated file?)", why);
+		       : s->r->follow ? -ENODATA
+				      : stream_fail(s, off + pos,
+						    "packet header: %s (truncated file?)", why);
 	if (t->ph_magic >= 0 && s->ph[t->ph_magic].u != CTF_MAGIC)
 		return stream_fail(s, off, "bad packet magic 0x%08llx (expected 0xc1fc1fc1)",
 				   (unsigned long long)s->ph[t->ph_magic].u);
@@ -106,8 +110,9 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 	}
 	if (st__decode(&sc->packet_context, pkt, have, &pos, s->pc, why, sizeof(why)) < 0)
 		return have < avail ? -EAGAIN
-				    : stream_fail(s, off + pos,
-						  "packet context: %s (truncated file?)", why);
+		       : s->r->follow ? -ENODATA
+				      : stream_fail(s, off + pos,
+						    "packet context: %s (truncated file?)", why);
 
 	p->size = avail;
 	if (sc->pc_packet_size >= 0) {
@@ -129,6 +134,8 @@ static int parse_packet(struct st__stream *s, uint64_t off, const uint8_t *pkt, 
 		return stream_fail(s, off, "content_size (%llu bits) exceeds packet_size (%llu bits)",
 				   (unsigned long long)p->content * 8,
 				   (unsigned long long)p->size * 8);
+	if (p->size > avail && s->r->follow)
+		return -ENODATA;
 	if (p->size > avail)
 		return stream_fail(s, off,
 				   "packet of %llu bytes runs past the end of the file (%llu bytes "
@@ -257,13 +264,15 @@ static void skip_from(struct st__stream *s, uint64_t off)
 		 (unsigned long long)(s->size - off), (unsigned long long)off);
 	st__reader_damage(s->r, skipped);
 	s->end = off;
+	s->dead = true;
 }
 
-static int scan_packets(struct st__stream *s)
+/* Checks the packets from file offset off on, with the order o had
+ * before them. */
+static int scan_packets(struct st__stream *s, uint64_t off, struct st__order o)
 {
-	struct st__order o = { 0 };
 	struct st__packet p;
-	uint64_t off = 0, lost, largest = 0;
+	uint64_t lost, largest = 0;
 	int ret;
 
 	while (off < s->size) {
@@ -272,8 +281,11 @@ static int scan_packets(struct st__stream *s)
 			ret = check_order(s, &o, &p, &lost);
 		if (ret == 0)
 			ret = close_packet(s, &o, &p);
+		if (ret == -ENODATA)
+			break; /* (followed: the rest is still being written) */
 		if (ret == -EBADMSG) {
 			skip_from(s, off);
+			s->tail = o.last_ts;
 			return largest ? window_plan(s, largest) : 0;
 		}
 		if (ret < 0)
@@ -289,10 +301,11 @@ static int scan_packets(struct st__stream *s)
 		st__window_ahead(&s->win, p.size < HEADER_PEEK ? SCAN_AHEAD : 0);
 	}
 	s->end = off;
+	s->tail = o.last_ts;
 	return window_plan(s, largest);
 }
 
-int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
+int st__stream_file(struct st_reader *r, struct st__stream *s, int dirfd, const char *file)
 {
 	struct stat st;
 	int fd, ret;
@@ -322,7 +335,72 @@ int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const 
 		return ret;
 	}
 	s->end = 0;
-	return s->size ? scan_packets(s) : 0;
+	return 0;
+}
+
+int st__stream_scan(struct st__stream *s, const struct st__resume *from)
+{
+	const struct st_tsdl *t = &s->r->meta;
+
+	if (!from)
+		return s->size ? scan_packets(s, 0, (struct st__order){ 0 }) : 0;
+	if (from->has_cls && from->cls < t->nstreams) {
+		s->info.cls = &t->streams[from->cls];
+		s->info.has_instance_id = from->has_instance_id;
+		s->info.instance_id = from->instance_id;
+	}
+	s->next_pkt = s->end = from->next;
+	s->order = from->order;
+	s->tail = from->order.last_ts;
+	s->resume_inside = from->inside;
+	s->resume_pos = from->pos;
+	s->resume_clock = from->clock;
+	s->resume_last_ts = from->last_ts;
+	if (from->next > s->size) {
+		/* (a file that shrank: nothing more of it) */
+		s->dead = true;
+		s->resume_inside = false;
+		return 0;
+	}
+	if (from->dead) {
+		/* (what was read of it ends at its damage, said once) */
+		s->dead = true;
+		if (s->size > from->dead_at)
+			s->size = from->dead_at;
+	}
+	return scan_packets(s, from->next, from->order);
+}
+
+void st__stream_pause(const struct st__stream *s, struct st__resume *to)
+{
+	const struct st_tsdl *t = &s->r->meta;
+
+	to->size = s->size;
+	if (s->info.cls) {
+		to->has_cls = true;
+		to->cls = (uint32_t)(s->info.cls - t->streams);
+		to->has_instance_id = s->info.has_instance_id;
+		to->instance_id = s->info.instance_id;
+	}
+	to->inside = false;
+	to->dead = s->dead;
+	to->dead_at = s->dead ? s->end : 0;
+	if (s->head == ST_ITEM_EVENT) {
+		/* (the head record, decoded but not given: from its start) */
+		to->next = s->pkt.off;
+		to->order = s->pkt_order;
+		to->inside = true;
+		to->pos = s->mark.pos;
+		to->clock = s->mark.clock;
+		to->last_ts = s->mark.last_ts;
+	} else if (s->head == ST_ITEM_LOST) {
+		/* (the packet's lost notice, not given: the packet again) */
+		to->next = s->pkt.off;
+		to->order = s->pkt_order;
+	} else {
+		to->next = s->next_pkt;
+		to->order = s->order;
+	}
 }
 
 void st__stream_close(struct st__stream *s)
@@ -495,6 +573,9 @@ int st__stream_advance(struct st__stream *s)
 			if (s->pos < p->content) {
 				char skipped[96];
 
+				s->mark.pos = s->pos;
+				s->mark.clock = s->clock;
+				s->mark.last_ts = s->order.last_ts;
 				ret = read_event(s);
 				if (ret != -EBADMSG)
 					return ret;
@@ -526,12 +607,19 @@ int st__stream_advance(struct st__stream *s)
 			return 0;
 		}
 		{
-			bool first = !s->order.seen;
+			bool first = !s->order.seen, inside = s->resume_inside;
 			uint64_t prev_end = s->order.prev_end;
 
+			s->pkt_order = s->order;
+			s->resume_inside = false;
+			lost = 0;
 			ret = read_packet(s, s->next_pkt, p);
 			if (ret == 0)
 				ret = check_order(s, &s->order, p, &lost);
+			/* (a followed stream resumed inside the packet: its lost
+			 * notice was given) */
+			if (inside)
+				lost = 0;
 			if (ret == -EBADMSG) {
 				/* (a packet that goes back in time after records the
 				 * scan of the headers could not see) */
@@ -550,6 +638,11 @@ int st__stream_advance(struct st__stream *s)
 				s->clock = p->ts_begin;
 			s->in_packet = true;
 			s->pos = p->data;
+			if (inside) {
+				s->pos = s->resume_pos;
+				s->clock = s->resume_clock;
+				s->order.last_ts = s->resume_last_ts;
+			}
 			if (lost == 0)
 				continue;
 			s->lost.count = lost;

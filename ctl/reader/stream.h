@@ -1,6 +1,8 @@
 /*
  * One stream file of a trace (stream.c): its packets, checked at open,
- * and its records, decoded one at a time as the merge (reader.c) asks.
+ * and its records, decoded one at a time as the merge (reader.c) asks;
+ * when the trace is followed (follow.h), from where the previous open
+ * stopped, and up to where it stops.
  */
 #ifndef ST_READER_STREAM_H
 #define ST_READER_STREAM_H
@@ -54,6 +56,17 @@ struct st__stream {
 	uint64_t pos;	/* next record, from the packet start */
 	uint64_t clock; /* current clock value, cycles */
 	struct st__order order;
+	/* following (follow.h): the order before the current packet, the
+	 * state before the head record, and where a resumed stream goes on
+	 * inside its first packet */
+	struct st__order pkt_order;
+	struct {
+		uint64_t pos, clock, last_ts;
+	} mark;
+	bool resume_inside;
+	uint64_t resume_pos, resume_clock, resume_last_ts;
+	uint64_t tail; /* the latest time of its whole packets, cycles */
+	bool dead;     /* damage ended its reading */
 	/* the head item: the next one this stream gives */
 	enum st_item_kind head; /* 0 at the end */
 	int64_t key;		/* its time, ns */
@@ -64,8 +77,19 @@ struct st__stream {
 	struct st_value *ph, *pc, *eh, *ec, *fields;
 };
 
-/* Opens the file and checks every packet header; fills s->info. */
-int st__stream_open(struct st_reader *r, struct st__stream *s, int dirfd, const char *file);
+struct st__resume;
+
+/* Opens the file and takes its size (what is read of it: a followed trace
+ * grows), before the metadata is read. */
+int st__stream_file(struct st_reader *r, struct st__stream *s, int dirfd, const char *file);
+/* Checks every packet header from the start, or from where `from` says
+ * the previous open stopped (NULL: the start); fills s->info. In a
+ * followed trace a packet cut short at the end of the file ends what is
+ * read, without damage: it is not all there yet. */
+int st__stream_scan(struct st__stream *s, const struct st__resume *from);
+/* Where the next open of a followed trace goes on: at the head item, not
+ * given yet, or where the stream's readable packets end. */
+void st__stream_pause(const struct st__stream *s, struct st__resume *to);
 /* Moves to the next item: 1 (s->head set), 0 at the end, <0 on error. */
 int st__stream_advance(struct st__stream *s);
 void st__stream_close(struct st__stream *s);
