@@ -12,7 +12,7 @@ int st_gapscope_event(struct st_gapscope *g, const struct st_event *ev)
 
 	if (!ev->stream)
 		return 0;
-	i = ev->stream->index;
+	i = ev->stream->serial;
 	if (i >= g->n) {
 		uint32_t n = i + 16;
 		int32_t *v = realloc(g->pid, n * sizeof(*v));
@@ -32,7 +32,7 @@ int st_gapscope_event(struct st_gapscope *g, const struct st_event *ev)
 
 int32_t st_gapscope_pid(const struct st_gapscope *g, const struct st_lost *gap)
 {
-	uint32_t i = gap->stream ? gap->stream->index : UINT32_MAX;
+	uint32_t i = gap->stream ? gap->stream->serial : UINT32_MAX;
 	int32_t seen = i < g->n ? g->pid[i] : 0;
 
 	if (gap->stream && strncmp(gap->stream->file, "uid", 3) == 0)

@@ -16,7 +16,7 @@
 #include "ctl/reader/reader.h"
 
 struct st_gapscope {
-	/* per stream (st_stream_info.index): the one process whose events
+	/* per stream (st_stream_info.serial): the one process whose events
 	 * it held so far; 0 none yet, -1 several */
 	int32_t *pid;
 	uint32_t n;

@@ -188,9 +188,13 @@ uint64_t st_lock_percentile(const struct st_lock *l, double q)
 	return st_hist_percentile(l->hist, l->waits, l->wait_max, q);
 }
 
-static int count_wait(struct st_lockstat *ls, uint32_t li, uint64_t ip, uint32_t stack, uint64_t w)
+static int count_wait(struct st_lockstat *ls, uint32_t li, const struct st_lock_thread *t,
+		      uint64_t ip, uint32_t stack, uint64_t w)
 {
 	struct st_lock *l = &ls->locks[li];
+
+	if (ls->on_wait && ls->on_wait(ls->on_wait_arg, li, t, ip, w) < 0)
+		return -1;
 
 	if (!l->hist) {
 		l->hist = calloc(ST_HIST_BUCKETS, sizeof(*l->hist));
@@ -418,7 +422,7 @@ static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32
 	l->contended++;
 	t->contended++;
 	t->wait_total += w;
-	return count_wait(ls, li, ev->ip, t->wait_stack, w);
+	return count_wait(ls, li, t, ev->ip, t->wait_stack, w);
 }
 
 int st_lockstat_event(void *arg, const struct st_event *ev)
@@ -479,7 +483,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 		contended = t->waiting && t->wait_lock == (uint32_t)li;
 		t->waiting = false;
 		if (contended) {
-			if (count_wait(ls, (uint32_t)li, ev->ip, t->wait_stack, w) < 0)
+			if (count_wait(ls, (uint32_t)li, t, ev->ip, t->wait_stack, w) < 0)
 				return -1;
 			ls->locks[li].contended++;
 			t->contended++;
@@ -531,7 +535,7 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 			ls->locks[li].woken_total += w;
 		}
 		if (note_thread(ls, &ls->locks[li], t) < 0 ||
-		    count_wait(ls, (uint32_t)li, ev->ip, 0, w) < 0)
+		    count_wait(ls, (uint32_t)li, t, ev->ip, 0, w) < 0)
 			return -1;
 		/* ... and taken again when the wait ends */
 		mi = lock_of(ls, ev->pid, ST_LK_MUTEX, ev->fields[k->mutex].u);

@@ -122,6 +122,13 @@ struct st_lock_recent {
 
 struct st_lockstat {
 	bool by_stack; /* sites told apart by stack (set before the events) */
+	/* if set (before the events): told of each contended wait as it is
+	 * counted, its lock (index in locks), thread, call site and wait;
+	 * -1 (out of memory) fails the event. shimtrace top's breakdown of
+	 * a lock's waits by site and thread in an interval. */
+	int (*on_wait)(void *arg, uint32_t lock, const struct st_lock_thread *t, uint64_t ip,
+		       uint64_t wait);
+	void *on_wait_arg;
 	struct st_lock *locks;
 	uint32_t nlocks, locks_cap;
 	struct st_lock_site *sites;

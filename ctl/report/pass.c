@@ -76,19 +76,12 @@ static int note_end(struct st_pass *p, const struct st_event *ev, int exited_fie
  * symboliser reads its events. */
 enum { C_FAMILY = 1, C_SYMS = 2 };
 
-struct classes {
-	/* the classes of process names and ends (UINT32_MAX: none; one
-	 * without the fields read is not ours), and those fields */
-	uint32_t process, end;
-	int name_field, exited_field, threads_field;
-	uint8_t *of; /* by st_event_class.index: C_ bits */
-};
-
-static int classes_of(struct classes *k, const struct st_tsdl *meta, const char *families,
+static int classes_of(struct st_pass_classes *k, const struct st_tsdl *meta, const char *families,
 		      struct st_syms *syms)
 {
-	*k = (struct classes){ .process = UINT32_MAX, .end = UINT32_MAX, .name_field = -1,
-			       .exited_field = -1, .threads_field = -1 };
+	free(k->of);
+	*k = (struct st_pass_classes){ .process = UINT32_MAX, .end = UINT32_MAX, .name_field = -1,
+				       .exited_field = -1, .threads_field = -1, .n = meta->nevents };
 	k->of = calloc(meta->nevents + 1, sizeof(*k->of));
 	if (!k->of)
 		return -1;
@@ -114,105 +107,91 @@ static int classes_of(struct classes *k, const struct st_tsdl *meta, const char 
 	return 0;
 }
 
-int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
-		   void *ctx, struct st_pass *pass, char *err, size_t errlen)
+int st_pass_begin(struct st_pass *pass, const struct st_report_opts *opts, char *err,
+		  size_t errlen)
 {
-	const struct st_tsdl *meta;
-	struct classes k;
-	bool saw_family = !opts->family, saw_pid = opts->pid < 0;
-	bool saw_filtered = !opts->filter || !st_filter_any(opts->filter);
-	/* (NULL when it would pass every event: no call per event) */
-	struct st_filter *filter = saw_filtered ? NULL : opts->filter;
-	/* (which processes a gap touches: what each stream held) */
-	struct st_gapscope scope = { 0 };
-	struct st_progress progress;
-	struct st_reader *r;
-	struct st_item it;
-	int ret;
-
 	memset(pass, 0, sizeof(*pass));
 	pass->dir = opts->dir;
+	pass->opts = opts;
+	pass->saw_family = !opts->family;
+	pass->saw_pid = opts->pid < 0;
+	pass->saw_filtered = !opts->filter || !st_filter_any(opts->filter);
+	/* (NULL when it would pass every event: no call per event) */
+	pass->filter = pass->saw_filtered ? NULL : opts->filter;
 	pass->syms = st_syms_new();
 	if (!pass->syms) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
-		return -1;
-	pass->stream_bytes = st_reader_stream_bytes(r);
-	meta = st_reader_metadata(r);
-	if (classes_of(&k, meta, opts->family, pass->syms) < 0) {
-		st_reader_close(r);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	st_progress_begin(&progress, opts->progress, opts->progress_what, r);
-	while ((ret = st_reader_next(r, &it)) > 0) {
-		const struct st_event *ev = it.event;
-		uint8_t of;
+	return 0;
+}
 
-		if (it.kind == ST_ITEM_LOST) {
-			if (opts->pid < 0 || it.lost->pid == opts->pid)
-				pass->lost += it.lost->count;
-			if (gap && gap(ctx, it.lost, st_gapscope_pid(&scope, it.lost)) < 0) {
-				ret = -ENOMEM;
-				break;
-			}
-			continue;
-		}
-		of = ev->cls->index < meta->nevents ? k.of[ev->cls->index] : C_SYMS;
-		if (pass->events++ == 0)
-			pass->first_ns = ev->ns;
-		pass->last_ns = ev->ns;
-		st_progress_event(&progress, pass->events, r);
-		if (ev->cls->index == k.process && note_name(pass, ev, k.name_field) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if ((gap && st_gapscope_event(&scope, ev) < 0) ||
-		    ((of & C_SYMS) && st_syms_event(pass->syms, ev) < 0)) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (opts->pid >= 0 && ev->pid != opts->pid)
-			continue;
-		saw_pid = true;
-		/* (how a process ended is said whatever the filter shows) */
-		if (ev->cls->index == k.end &&
-		    note_end(pass, ev, k.exited_field, k.threads_field) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (filter && !st_filter_event(filter, ev, pass->first_ns))
-			continue;
-		saw_filtered = true;
-		saw_family |= of & C_FAMILY;
-		if (fn(ctx, ev) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
+int st_pass_reader(struct st_pass *pass, const struct st_reader *r)
+{
+	pass->stream_bytes = st_reader_stream_bytes(r);
+	return classes_of(&pass->cls, st_reader_metadata(r), pass->opts->family, pass->syms);
+}
+
+int st_pass_item(struct st_pass *pass, const struct st_item *it, st_report_fn fn,
+		 st_report_gap_fn gap, void *ctx)
+{
+	const struct st_report_opts *opts = pass->opts;
+	const struct st_pass_classes *k = &pass->cls;
+	const struct st_event *ev = it->event;
+	uint8_t of;
+
+	if (it->kind == ST_ITEM_LOST) {
+		if (opts->pid < 0 || it->lost->pid == opts->pid)
+			pass->lost += it->lost->count;
+		return gap ? gap(ctx, it->lost, st_gapscope_pid(&pass->scope, it->lost)) : 0;
 	}
-	/* (cleared before any message: the caller's, the report's) */
-	st_progress_end(&progress, pass->events, r, ret == 0);
+	of = ev->cls->index < k->n ? k->of[ev->cls->index] : C_SYMS;
+	if (pass->events++ == 0)
+		pass->first_ns = ev->ns;
+	pass->last_ns = ev->ns;
+	if (ev->cls->index == k->process && note_name(pass, ev, k->name_field) < 0)
+		return -1;
+	if ((gap && st_gapscope_event(&pass->scope, ev) < 0) ||
+	    ((of & C_SYMS) && st_syms_event(pass->syms, ev) < 0))
+		return -1;
+	if (opts->pid >= 0 && ev->pid != opts->pid)
+		return 0;
+	pass->saw_pid = true;
+	/* (how a process ended is said whatever the filter shows) */
+	if (ev->cls->index == k->end && note_end(pass, ev, k->exited_field, k->threads_field) < 0)
+		return -1;
+	if (pass->filter && !st_filter_event(pass->filter, ev, pass->first_ns))
+		return 0;
+	pass->saw_filtered = true;
+	pass->saw_family |= of & C_FAMILY;
+	return fn(ctx, ev);
+}
+
+/* What the pass over r ending with ret (0, or a negative errno) says:
+ * 0, or -1 with the message in err. */
+static int pass_end(struct st_pass *pass, struct st_reader *r, int ret, char *err, size_t errlen)
+{
+	const struct st_report_opts *opts = pass->opts;
+
 	if (ret == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 	} else if (ret < 0) {
 		snprintf(err, errlen, "%s", st_reader_error(r));
-	} else if (!saw_pid) {
+	} else if (!pass->saw_pid) {
 		snprintf(err, errlen, "--pid %" PRId32 ": no event of that process in %s", opts->pid,
 			 opts->dir);
 		ret = -1;
-	} else if (!saw_filtered) {
+	} else if (!pass->saw_filtered) {
 		snprintf(err, errlen, "no event of %s passes --tid, -e and --time-range (the trace "
 			 "spans %.9g s)", opts->dir,
 			 (double)(pass->last_ns - pass->first_ns) / 1e9);
 		ret = -1;
-	} else if (!saw_family && st_reader_damaged(r)) {
+	} else if (!pass->saw_family && st_reader_damaged(r)) {
 		/* (none could be read: the damage is the answer) */
 		snprintf(err, errlen, "no %s events could be read; damaged: %s%s", opts->family,
 			 st_reader_damage(r, 0), st_reader_damaged(r) > 1 ? " (and more)" : "");
 		ret = -1;
-	} else if (!saw_family) {
+	} else if (!pass->saw_family) {
 		char names[64];
 
 		/* ("pthread,futex": "pthread or futex") */
@@ -232,14 +211,46 @@ int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report
 		for (uint32_t i = 0; pass->damage && i < pass->damaged && st_reader_damage(r, i); i++)
 			pass->damage[pass->ndamage++] = strdup(st_reader_damage(r, i));
 	}
-	free(k.of);
-	st_gapscope_free(&scope);
-	st_reader_close(r);
 	return ret < 0 ? -1 : 0;
+}
+
+int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
+		   void *ctx, struct st_pass *pass, char *err, size_t errlen)
+{
+	struct st_progress progress;
+	struct st_reader *r;
+	struct st_item it;
+	int ret;
+
+	if (st_pass_begin(pass, opts, err, errlen) < 0)
+		return -1;
+	if (st_reader_open(&r, opts->dir, err, errlen) < 0)
+		return -1;
+	if (st_pass_reader(pass, r) < 0) {
+		st_reader_close(r);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	st_progress_begin(&progress, opts->progress, opts->progress_what, r);
+	while ((ret = st_reader_next(r, &it)) > 0) {
+		if (st_pass_item(pass, &it, fn, gap, ctx) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (it.kind == ST_ITEM_EVENT)
+			st_progress_event(&progress, pass->events, r);
+	}
+	/* (cleared before any message: the caller's, the report's) */
+	st_progress_end(&progress, pass->events, r, ret == 0);
+	ret = pass_end(pass, r, ret, err, errlen);
+	st_reader_close(r);
+	return ret;
 }
 
 void st_pass_fini(struct st_pass *pass)
 {
+	free(pass->cls.of);
+	st_gapscope_free(&pass->scope);
 	st_syms_free(pass->syms);
 	free(pass->names);
 	free(pass->unexited);

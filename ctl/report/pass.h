@@ -14,6 +14,7 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
+#include "ctl/report/gapscope.h"
 #include "ctl/report/progress.h"
 
 struct st_syms;
@@ -55,6 +56,17 @@ struct st_proc_unexited {
 	uint32_t threads; /* held a buffer at the end: each may have lost one event */
 };
 
+/* What the pass knows of each event class of a reader's metadata, found
+ * once (pass.c). */
+struct st_pass_classes {
+	/* the classes of process names and ends (UINT32_MAX: none; one
+	 * without the fields read is not ours), and those fields */
+	uint32_t process, end;
+	int name_field, exited_field, threads_field;
+	uint32_t n;  /* classes in the metadata */
+	uint8_t *of; /* by st_event_class.index: what each is to the pass */
+};
+
 /* What one pass over the trace saw, besides what the report keeps. */
 struct st_pass {
 	const char *dir;
@@ -72,6 +84,12 @@ struct st_pass {
 	struct st_proc_unexited *unexited;
 	uint32_t nunexited, unexited_cap;
 	struct st_syms *syms;
+	/* the pass's own, between its items (st_pass_item) */
+	const struct st_report_opts *opts;
+	struct st_filter *filter; /* NULL when it would pass every event */
+	struct st_pass_classes cls;
+	struct st_gapscope scope; /* which processes a gap touches */
+	bool saw_family, saw_pid, saw_filtered;
 };
 
 typedef int (*st_report_fn)(void *ctx, const struct st_event *ev);
@@ -92,6 +110,20 @@ typedef int (*st_report_gap_fn)(void *ctx, const struct st_lost *gap, int32_t pi
 int st_report_pass(const struct st_report_opts *opts, st_report_fn fn, st_report_gap_fn gap,
 		   void *ctx, struct st_pass *pass, char *err, size_t errlen);
 void st_pass_fini(struct st_pass *pass);
+
+/*
+ * The pass in parts, for a trace read by one reader after another (a
+ * followed trace, `shimtrace top`): st_pass_begin once; st_pass_reader
+ * for each reader, before its items; st_pass_item for each item, in time
+ * order, which feeds fn and gap as st_report_pass does; st_pass_fini at
+ * the end. Each returns 0, or -1 when out of memory (st_pass_begin says
+ * so in err) or when fn or gap failed.
+ */
+int st_pass_begin(struct st_pass *pass, const struct st_report_opts *opts, char *err,
+		  size_t errlen);
+int st_pass_reader(struct st_pass *pass, const struct st_reader *r);
+int st_pass_item(struct st_pass *pass, const struct st_item *it, st_report_fn fn,
+		 st_report_gap_fn gap, void *ctx);
 
 /* The name of process pid ("?" when unknown): as the trace holds it, for
  * JSON, or escaped for text (ctl/common/escape.h). */
