@@ -56,18 +56,6 @@ static void free_items(struct items *it)
 		free(it->own[i]);
 }
 
-/* An absolute path for path (relative to the current directory). */
-static int absolute(const char *path, char *out, size_t n)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/')
-		return snprintf(out, n, "%s", path) < (int)n ? 0 : -1;
-	if (!getcwd(cwd, sizeof(cwd)))
-		return -1;
-	return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
-}
-
 static int size_item(struct items *it, const char *verb, const char *name, const char *arg,
 		     uint64_t *out)
 {
@@ -300,7 +288,7 @@ static int operand_items(struct control *c, int nops, char **argv, int first)
 			if (add(&c->it, "name", argv[i]) < 0)
 				return -1;
 		} else if (c->probe) {
-			if (absolute(argv[i], path, sizeof(path)) < 0 || access(path, R_OK) < 0) {
+			if (st_absolute_path(argv[i], path, sizeof(path)) < 0 || access(path, R_OK) < 0) {
 				st_err(verb, "cannot read %s", argv[i]);
 				return -1;
 			}
@@ -350,7 +338,7 @@ static int create_items(struct control *c, const char *name)
 	if (relay_items(c) < 0)
 		return -1;
 	if (c->output) {
-		if (absolute(c->output, path, sizeof(path)) < 0 || add(&c->it, "output", path) < 0) {
+		if (st_absolute_path(c->output, path, sizeof(path)) < 0 || add(&c->it, "output", path) < 0) {
 			st_err(verb, "bad output directory %s", c->output);
 			return -1;
 		}

@@ -11,6 +11,7 @@
 #include "ctl/cli/cmd_export.h"
 #include "ctl/cli/cmd_record.h"
 #include "ctl/cli/cmd_report.h"
+#include "ctl/cli/cmd_top.h"
 #include "ctl/cli/cmd_view.h"
 #include "ctl/cli/filteropts.h"
 #include "ctl/cli/progressopts.h"
@@ -308,6 +309,47 @@ static const struct st_opt export_opts[] = {
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
+static const struct st_opt top_opts[] = {
+	{ "delay", 'd', "SECONDS", "refresh every SECONDS (default 1; 0.1 to 3600)",
+	  "Each refresh reads what was written to the trace since the last one. On a terminal "
+	  "a refresh reads for at most 0.8 of the delay: what it could not read yet is counted "
+	  "as behind, and read by the next ones." },
+	{ "batch", 'b', "N",
+	  "print N refreshes as text on standard output, for scripts and tests (no terminal needed)",
+	  "Refreshes are separated by an empty line; each has a title line (what is followed, the "
+	  "interval's times, the locks contended, the ranking), the notes (below), the column "
+	  "heads and a line per lock. top stops after the refresh that reads the end of a trace "
+	  "that is complete (a directory record finished, a session stopped), so that one "
+	  "refresh reads all of a complete trace." },
+	{ "json", 0, NULL, "with --batch: each refresh as one line of JSON (its schema: man shimtrace, top)",
+	  NULL },
+	{ "cumulative", 0, NULL,
+	  "show the whole run (every event read so far) instead of the last interval; the t key switches",
+	  "Over a whole trace, its figures are those of `shimtrace report locks` on the same "
+	  "trace: the same locks, contended acquisitions and total waits (the same code counts "
+	  "them)." },
+	{ "sort", 0, "FIELD",
+	  "rank locks by wait (total wait, the default), contended, acquired or hold (total hold time); keys w, c, a, h",
+	  NULL },
+	{ "top", 'n', "N", "show the first N locks (default: all with --batch; on a terminal, as many as fit)",
+	  NULL },
+	{ "filter", 'f', "TEXT", "only the locks whose line holds TEXT (a name, a process, a call site); key /",
+	  NULL },
+	{ "pid", 'p', "PID", "only this process (with -e: the session records only it)", NULL },
+	{ "event", 'e', "PATTERN",
+	  "start a session of top's own recording the tracepoints PATTERN matches (repeatable: pthread:*), follow it, and destroy it at the end",
+	  "The session is created in the session daemon (started if none runs, as create does), "
+	  "named top_PID, enabled for PATTERN in every process the daemon traces (processes "
+	  "started with the shimtrace preload, or all of them through /etc/ld.so.preload), or "
+	  "only in --pid or --uid's, and started; at the end (q, a signal, the last --batch "
+	  "refresh) it is stopped and destroyed, and its trace removed unless -o kept it." },
+	{ "uid", 'u', "UID", "with -e: only this user's processes", NULL },
+	{ "output", 'o', "DIR", "with -e: keep the session's trace in DIR (default: a temporary directory, removed at the end)",
+	  NULL },
+	{ "help", 'h', NULL, "show this help", NULL },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
 static const struct st_opt view_opts[] = {
 	{ "pid", 'p', "PID", "only this process's events", NULL },
 	ST_FILTER_OPTS
@@ -462,6 +504,39 @@ const struct st_verb st_verbs[] = {
 	  "other events, their fields as arguments; with perfetto, each process's live heap as "
 	  "a counter. --pid and --time-range keep a large trace small enough to open.",
 	  export_opts, st_cmd_export },
+	{ "top", "[OPTIONS] DIR|SESSION | -e PATTERN [--pid PID] [--uid UID]",
+	  "a live top of contended locks, refreshed every second",
+	  "Follows a trace while it is written, and shows, refreshed every second, the locks "
+	  "threads waited for in the last interval: the total wait, the contended acquisitions "
+	  "and all acquisitions, the hold time, the thread holding the lock now (HELD BY) and "
+	  "the threads waiting for it now, the lock (kind, address, and the variable's name for "
+	  "a static or global lock), its process, the thread that waited longest (+ when others "
+	  "waited too) and the call site that waited longest, as function (file:line). "
+	  "Condition variables are not shown (a thread in a condition wait idles).\n"
+	  "What it follows: DIR, a trace directory (one `record` or a session is writing, or a "
+	  "complete one); SESSION, a session of the session daemon (its trace directory, as "
+	  "`status` shows it; a name without a / is a session's if the daemon has one of that "
+	  "name); or, with -e PATTERN, a session of its own that records the whole system's "
+	  "processes (or --pid's, or --uid's) until top ends.\n"
+	  "The trace's events are read in time order as they are written: the daemon writes every "
+	  "buffer once a second, so the interval shown ends 2 seconds behind now, and no earlier "
+	  "than the last events of a stream that is still written. What it could not show is "
+	  "counted on the notes line, never passed over: the events the tracer lost (its "
+	  "buffers were full), the events that came late (after later events were shown, from a "
+	  "daemon that fell behind: they count in the interval they came in), the bytes written "
+	  "but not read yet (behind), and the parts of the trace skipped as damaged (exit status "
+	  "3). For a session, its own count of lost events too.\n"
+	  "On a terminal (ncurses): q leaves; t switches between the last interval and the whole "
+	  "run; w, c, a and h rank by wait, contended, acquired and hold; / filters (the locks "
+	  "whose line holds the text typed; empty: all); space refreshes now. Without a "
+	  "terminal, --batch N prints N refreshes, as text or JSON (--json: {trace, view, sort, "
+	  "from_ns, to_ns, waiting, finished, events, lost, late, behind_bytes, damaged, "
+	  "incomplete, locks: [{pid, process, kind, address, name, holders, holder, waiting, "
+	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns}, sites, site: "
+	  "{wait_ns, at: a call site as report locks --json gives it}}]}).\n"
+	  "A directory, session or option that is not there is a one-line error and exit status "
+	  "1 (2 for a bad option).",
+	  top_opts, st_cmd_top },
 	{ "view", "[OPTIONS] DIR", "print the events of a trace as text",
 	  "Prints every event of the trace in DIR, one per line and in time order: the time "
 	  "(wall clock, nanoseconds), the process id and name, the thread id, the event name "

@@ -245,3 +245,14 @@ mode_t st_user_umask(void)
 	umask(m);
 	return m & 0777;
 }
+
+int st_absolute_path(const char *path, char *out, size_t n)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(out, n, "%s", path) < (int)n ? 0 : -1;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(out, n, "%s/%s", cwd, path) < (int)n ? 0 : -1;
+}

@@ -6,6 +6,7 @@
 #define ST_CTL_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -73,5 +74,9 @@ const char *st_libdir_wrappers(void);
 /* The umask of the user running the command: the modes of the traces made
  * for them (sent to the daemon, which has its own). */
 mode_t st_user_umask(void);
+
+/* An absolute path for path (relative to the current directory) into out
+ * (n bytes): 0, or -1 when it does not fit. */
+int st_absolute_path(const char *path, char *out, size_t n);
 
 #endif

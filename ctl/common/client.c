@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,30 @@ static int start_daemon(void)
 	return 0;
 }
 
+/* The client's own error: said (st_err) on standard error, else as a
+ * line on errout, the caller's to say. */
+static __attribute__((format(printf, 3, 4))) void
+client_err(FILE *errout, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (errout == stderr)
+		st_err(label, "%s", msg);
+	else
+		fprintf(errout, "shimtrace %s: %s\n", label, msg);
+}
+
 int st_client_request(const char *verb, const char *const *items, size_t nitems, bool autostart)
+{
+	return st_client_call(verb, verb, items, nitems, autostart, stdout, stderr);
+}
+
+int st_client_call(const char *label, const char *verb, const char *const *items, size_t nitems,
+		   bool autostart, FILE *out, FILE *errout)
 {
 	static uint8_t buf[ST_CTL_MSG_MAX];
 	char which[PATH_MAX];
@@ -116,7 +140,7 @@ int st_client_request(const char *verb, const char *const *items, size_t nitems,
 		size_t l = strlen(s) + 1;
 
 		if (len + l > sizeof(buf)) {
-			st_err(verb, "request too long");
+			client_err(errout, label, "request too long");
 			return ST_EXIT_USAGE;
 		}
 		memcpy(buf + len, s, l);
@@ -127,13 +151,13 @@ int st_client_request(const char *verb, const char *const *items, size_t nitems,
 		fd = connect_daemon(which, sizeof(which));
 	if (fd < 0) {
 		if (fd == -ENOENT || fd == -ECONNREFUSED)
-			st_err(verb, "no session daemon runs in %s (start one: shimtraced)", which);
+			client_err(errout, label, "no session daemon runs in %s (start one: shimtraced)", which);
 		else
-			st_err(verb, "cannot reach the session daemon in %s: %s", which, strerror(-fd));
+			client_err(errout, label, "cannot reach the session daemon in %s: %s", which, strerror(-fd));
 		return ST_EXIT_FAIL;
 	}
 	if (send(fd, buf, len, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET) {
-		st_err(verb, "cannot send to the session daemon: %s", strerror(errno));
+		client_err(errout, label, "cannot send to the session daemon: %s", strerror(errno));
 		close(fd);
 		return ST_EXIT_FAIL;
 	}
@@ -143,21 +167,21 @@ int st_client_request(const char *verb, const char *const *items, size_t nitems,
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
 		if (n < (ssize_t)sizeof(h)) {
-			st_err(verb, "the session daemon closed the connection");
+			client_err(errout, label, "the session daemon closed the connection");
 			break;
 		}
 		memcpy(&h, buf, sizeof(h));
 		if (h.kind == ST_CTL_OUT) {
-			fwrite(buf + sizeof(h), 1, (size_t)n - sizeof(h), stdout);
+			fwrite(buf + sizeof(h), 1, (size_t)n - sizeof(h), out);
 		} else if (h.kind == ST_CTL_ERR) {
-			fwrite(buf + sizeof(h), 1, (size_t)n - sizeof(h), stderr);
-			fputc('\n', stderr);
+			fwrite(buf + sizeof(h), 1, (size_t)n - sizeof(h), errout);
+			fputc('\n', errout);
 		} else if (h.kind == ST_CTL_END) {
 			status = h.status;
 			break;
 		}
 	}
 	close(fd);
-	fflush(stdout);
+	fflush(out);
 	return status;
 }

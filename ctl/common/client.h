@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/abi.h"
 
@@ -21,5 +22,10 @@ void st_user_rundir(char *buf, size_t n);
  * if none runs.
  */
 int st_client_request(const char *verb, const char *const *items, size_t nitems, bool autostart);
+/* The same, the reply's text to out and its error lines to errout, the
+ * client's own too ("shimtrace LABEL: ...": on standard error, said as
+ * st_err says, when errout is stderr). */
+int st_client_call(const char *label, const char *verb, const char *const *items, size_t nitems,
+		   bool autostart, FILE *out, FILE *errout);
 
 #endif

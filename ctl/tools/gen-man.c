@@ -17,6 +17,7 @@
 #include "ctl/cli/cmd_export.h"
 #include "ctl/cli/cmd_record.h"
 #include "ctl/cli/cmd_report.h"
+#include "ctl/cli/cmd_top.h"
 #include "ctl/cli/cmd_view.h"
 #include "ctl/cli/verbs.h"
 #include "ctl/common/cli.h"
@@ -64,6 +65,14 @@ int st_cmd_report(const struct st_verb *v, int argc, char **argv)
 }
 
 int st_cmd_export(const struct st_verb *v, int argc, char **argv)
+{
+	(void)v;
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+int st_cmd_top(const struct st_verb *v, int argc, char **argv)
 {
 	(void)v;
 	(void)argc;
