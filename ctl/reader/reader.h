@@ -92,9 +92,11 @@ struct st_item {
 };
 
 /*
- * Opens the trace in dir: parses the metadata, maps every stream file
- * (every regular file but `metadata` and dotfiles) and checks every packet
- * header. Returns 0, or a negative errno with a one-line message in err.
+ * Opens the trace in dir: opens every stream file (every regular file but
+ * `metadata` and dotfiles), takes its size, then parses the metadata (so
+ * that a trace still being written holds no packet of a class the
+ * metadata does not declare yet) and checks every packet header. Returns
+ * 0, or a negative errno with a one-line message in err.
  */
 int st_reader_open(struct st_reader **out, const char *dir, char *err, size_t errlen);
 
