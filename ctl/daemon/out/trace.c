@@ -269,8 +269,12 @@ struct meta_head {
 	bool lost;		/* says what was lost writing */
 };
 
-/* The head of t's metadata now: its clock as clk has it. */
-static void head_now(const struct st_trace *t, const struct st_clock *clk, struct meta_head *h)
+/* The head of t's metadata now. Its clock is the one its last metadata
+ * declared, but in the final metadata (once the session stops: the clock
+ * as clk has it then, refined): a reader following the trace as it is
+ * written (shimtrace top) would otherwise see its times move by the
+ * sampling's jitter at every rewrite. */
+static void head_now(struct st_trace *t, const struct st_clock *clk, struct meta_head *h)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -281,7 +285,11 @@ static void head_now(const struct st_trace *t, const struct st_clock *clk, struc
 	tsdl_safe(h->host);
 	if (localtime_r(&now, &tm))
 		strftime(h->date, sizeof(h->date), "%Y%m%dT%H%M%S%z", &tm);
-	st_clock_ctf(clk, &h->freq, &h->offset_s, &h->offset);
+	if (t->finished || !t->ctf_clock.freq)
+		st_clock_ctf(clk, &t->ctf_clock.freq, &t->ctf_clock.offset_s, &t->ctf_clock.offset);
+	h->freq = t->ctf_clock.freq;
+	h->offset_s = t->ctf_clock.offset_s;
+	h->offset = t->ctf_clock.offset;
 	h->state = t->finished ? "complete" : "recording";
 	h->lost = t->finished && t->write_lost;
 }

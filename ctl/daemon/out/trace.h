@@ -72,6 +72,10 @@ struct st_trace {
 	 * final (st_trace_finish), and until then that it is not. */
 	struct st_wloss wloss;
 	const struct st_clock *clk; /* of its last metadata */
+	struct {
+		uint64_t freq, offset;
+		int64_t offset_s;
+	} ctf_clock;		/* what its last metadata declared (freq 0: none yet) */
 	bool live;		/* writes ST_TRACE_LIVE_META too (set before the first) */
 	struct meta_head *live_head; /* its head, once written */
 	bool finished;
