@@ -46,22 +46,6 @@ static int say(struct dp_reply *r, int status, const char *fmt, ...)
 	return status;
 }
 
-/* A tracepoint name from s: letters, digits and '_' (core/abi.h). */
-static void name_from(const char *s, char *out, size_t n)
-{
-	size_t k = 0;
-
-	if (*s >= '0' && *s <= '9' && k + 1 < n)
-		out[k++] = '_';
-	for (; *s && k + 1 < n; s++) {
-		char c = *s;
-
-		out[k++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9')) ? c : '_';
-	}
-	out[k] = '\0';
-}
-
 static struct dp_probe *find(const char *name)
 {
 	for (uint32_t i = 0; i < nprobes; i++)
@@ -85,10 +69,9 @@ static bool avx(void)
 /*
  * A private copy of function w's code with the original bytes of the
  * probes planted in it put back (their jumps would break the decoding);
- * NULL when out of memory. Fails (-EEXIST) if a planted probe overlaps
- * [at, at + DP_PATCH_MAX).
+ * NULL when out of memory.
  */
-static uint8_t *pristine(const struct dp_where *w, uint64_t at, struct dp_reply *r)
+static uint8_t *pristine(const struct dp_where *w, struct dp_reply *r)
 {
 	uint8_t *copy = st__mmap(NULL, w->fn_size, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -101,14 +84,6 @@ static uint8_t *pristine(const struct dp_where *w, uint64_t at, struct dp_reply 
 	for (uint32_t i = 0; i < nprobes; i++) {
 		const struct dp_probe *p = &probes[i];
 
-		if (p->state != DP_PLANTED)
-			continue;
-		if (p->at < at + DP_PATCH_MAX && at < p->at + p->len) {
-			st__munmap(copy, w->fn_size);
-			say(r, -EEXIST, "probe:%s is planted at 0x%" PRIx64 ", too close", p->name,
-			    p->at);
-			return NULL;
-		}
 		if (p->state == DP_PLANTED && p->at >= w->fn && p->at + p->len <= w->fn + w->fn_size)
 			memcpy(copy + (p->at - w->fn), p->orig, p->len);
 	}
@@ -151,17 +126,18 @@ int dp_add(uint32_t kind, const char *name, const char *spec_text, struct dp_rep
 		return say(r, -EPERM, "%s is in %s: the tracer's own code is not probed", w.sym,
 			   w.obj);
 	if (name && *name && strcmp(name, "-") != 0) {
-		name_from(name, own, sizeof(own));
+		dp_name_from(name, own, sizeof(own));
 		if (strcmp(own, name) != 0 || !st_abi_name_valid(name))
 			return say(r, -EINVAL, "'%s' is not a tracepoint name (letters, digits and "
 				   "'_', up to 63)", name);
-	} else if (spec.sym[0] && !spec.off) {
-		name_from(w.sym, own, sizeof(own));
-	} else {
+	} else if (!dp_spec_default_name(&spec, own, sizeof(own))) {
 		char tmp[DP_SPEC_MAX + 32];
 
-		snprintf(tmp, sizeof(tmp), "%s_0x%" PRIx64, w.sym, w.at - w.fn);
-		name_from(tmp, own, sizeof(own));
+		if (w.at == w.fn)
+			snprintf(tmp, sizeof(tmp), "%s", w.sym);
+		else
+			snprintf(tmp, sizeof(tmp), "%s_0x%" PRIx64, w.sym, w.at - w.fn);
+		dp_name_from(tmp, own, sizeof(own));
 	}
 	snprintf(r->name, sizeof(r->name), "%s", own);
 	at = w.at;
@@ -178,7 +154,7 @@ int dp_add(uint32_t kind, const char *name, const char *spec_text, struct dp_rep
 			   p->kind == DP_FUNCTION ? "function-entry" : "bare");
 	if (!p && nprobes == DP_MAX_PROBES)
 		return say(r, -ENOSPC, "%d probes already: no room for another", DP_MAX_PROBES);
-	copy = pristine(&w, at, r);
+	copy = pristine(&w, r);
 	if (!copy)
 		return r->status;
 	code.bytes = copy;
@@ -195,6 +171,11 @@ int dp_add(uint32_t kind, const char *name, const char *spec_text, struct dp_rep
 			   plan.why);
 	if (plan.len > DP_PATCH_MAX)
 		return say(r, -ENOTSUP, "the instructions at 0x%" PRIx64 " are too long", at);
+	for (uint32_t i = 0; i < nprobes; i++)
+		if (probes[i].state == DP_PLANTED && probes[i].at < at + plan.len &&
+		    at < probes[i].at + probes[i].len)
+			return say(r, -EEXIST, "probe:%s replaces bytes there already (0x%" PRIx64
+				   ", %u bytes)", probes[i].name, probes[i].at, probes[i].len);
 	is_new = !p;
 	if (is_new) {
 		p = &probes[nprobes];

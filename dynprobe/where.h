@@ -1,7 +1,7 @@
 /*
- * Where a probe goes (where.c): its specification parsed (ADDR, SYM,
- * SYM+OFF, each optionally after LIB:), and resolved in the calling
- * process against the symbol tables of its executable and libraries.
+ * Where a probe goes (where.c): its specification (spec.h) resolved in the
+ * calling process against the symbol tables of its executable and
+ * libraries.
  */
 #ifndef ST_DYNPROBE_WHERE_H
 #define ST_DYNPROBE_WHERE_H
@@ -10,21 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DP_SPEC_MAX 256
-
-/*
- * A parsed specification. Numbers are octal (0NNN), decimal or
- * hexadecimal (0xNNN), as C writes them. ADDR alone is an address in the
- * process; LIB:ADDR an address of LIB's file (as objdump shows it).
- */
-struct dp_spec {
-	char lib[DP_SPEC_MAX]; /* "" for any object */
-	char sym[DP_SPEC_MAX]; /* "" for an address */
-	uint64_t off;	       /* SYM+OFF, or the address */
-};
-
-/* Parses s; 0, or -EINVAL with the reason in why. */
-int dp_spec_parse(const char *s, struct dp_spec *out, char *why, size_t n);
+#include "dynprobe/spec.h"
 
 /* A resolved place: the function holding it, and the object. */
 struct dp_where {

@@ -41,6 +41,7 @@
 #include "ctl/daemon/out/relaylive.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
+#include "ctl/cli/probeopts.h"
 #include "ctl/cli/relayopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
@@ -86,6 +87,8 @@ struct record {
 	bool blocking_bare;	  /* --blocking without =TIMEOUT */
 	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
 	uint32_t clock;
+	struct st_probe_opt probes[ST_PROBES_MAX]; /* --function, --probe */
+	int nprobes;
 	char command[PATH_MAX];
 	char **argv;
 	pid_t child;
@@ -131,6 +134,14 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->set_url = arg;
 		} else if (st_opt_is(o, "event")) {
 			r->patterns[r->npatterns++] = arg;
+		} else if (st_opt_is(o, "function") || st_opt_is(o, "probe")) {
+			if (r->nprobes == ST_PROBES_MAX) {
+				st_err(V, "at most %d --function and --probe options", ST_PROBES_MAX);
+				return -1;
+			}
+			if (st_probe_opt_parse(V, st_opt_is(o, "function"), arg,
+					       &r->probes[r->nprobes++]) < 0)
+				return -1;
 		} else if (st_opt_is(o, "quiet")) {
 			r->quiet = true;
 		} else if (st_opt_is(o, "no-demangle")) {
@@ -487,9 +498,9 @@ static void default_outdir(char *buf, size_t n)
 }
 
 /* The variables of the command's environment that record sets. */
-#define OURS 4
+#define OURS 5
 static const char *const ours[OURS] = { "LD_PRELOAD=", "SHIMTRACE_RUNDIR=", "SHIMTRACE_STACK_DEPTH=",
-					"SHIMTRACE_STACK_SAMPLE=" };
+					"SHIMTRACE_STACK_SAMPLE=", "SHIMTRACE_PROBES=" };
 
 static bool is_ours(const char *var)
 {
@@ -503,7 +514,8 @@ static bool is_ours(const char *var)
  * stack depth and sampling (the user's sampling when --stack-sample is
  * not given). Its last OURS entries are ours (allocated); free_env frees
  * them and the array. */
-static char **child_env(const char *preload, const char *rundir, uint32_t stack, uint64_t sample)
+static char **child_env(const char *preload, const char *rundir, uint32_t stack, uint64_t sample,
+		       const char *probes)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -518,7 +530,8 @@ static char **child_env(const char *preload, const char *rundir, uint32_t stack,
 	    asprintf(&v[1], "SHIMTRACE_RUNDIR=%s", rundir) < 0 ||
 	    asprintf(&v[2], "SHIMTRACE_STACK_DEPTH=%" PRIu32, stack) < 0 ||
 	    (sample ? asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%" PRIu64, sample)
-		    : asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%s", user_sample ? user_sample : "")) < 0)
+		    : asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%s", user_sample ? user_sample : "")) < 0 ||
+	    asprintf(&v[4], "SHIMTRACE_PROBES=%s", probes) < 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!is_ours(environ[i]))
@@ -818,11 +831,22 @@ static void summary(struct st_daemon *d, struct st_session *ses, const struct re
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
-/* The preload list of the core and each family wrapped: 0, or -1 after
- * an error message. */
-static int preload_of(const struct families *fam, char *preload, size_t n)
+/* The preload list of the core, each family wrapped and, with probes,
+ * the dynamic probe library: 0, or -1 after an error message. */
+static int preload_of(const struct families *fam, bool probes, char *preload, size_t n)
 {
 	snprintf(preload, n, "%s/libshimtrace.so", st_libdir_core());
+	if (probes) {
+		char lib[PATH_MAX];
+
+		snprintf(lib, sizeof(lib), "%s/libshimtrace-dynprobe.so", st_libdir_wrappers());
+		if (access(lib, R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", lib, strerror(errno));
+			return -1;
+		}
+		strncat(preload, ":", n - strlen(preload) - 1);
+		strncat(preload, lib, n - strlen(preload) - 1);
+	}
 	for (size_t f = 0; f < fam->n; f++) {
 		char lib[PATH_MAX];
 
@@ -887,8 +911,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64];
 	char preload[4 * PATH_MAX];
-	const char *patterns[argc + MAX_FAMILIES];
-	char defaults[MAX_FAMILIES][80];
+	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
+	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
 	struct st_daemon d;
@@ -914,6 +938,15 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 			}
 	if (check_patterns(&r, &fam) < 0)
 		return 2;
+	/* each probe is recorded: it was asked for */
+	for (int i = 0; i < r.nprobes; i++) {
+		st_probe_opt_pattern(&r.probes[i], probe_patterns[i], sizeof(probe_patterns[i]));
+		r.patterns[r.npatterns++] = probe_patterns[i];
+	}
+	if (!st_probe_opts_env(r.probes, r.nprobes, probes_env, sizeof(probes_env))) {
+		st_err(V, "too many --function and --probe options");
+		return 2;
+	}
 	ret = find_command(&r);
 	if (ret)
 		return ret;
@@ -932,7 +965,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		r.outdir = outdir;
 	}
 
-	if (preload_of(&fam, preload, sizeof(preload)) < 0)
+	if (preload_of(&fam, r.nprobes > 0, preload, sizeof(preload)) < 0)
 		return 2;
 	rundir_sweep();
 	lockfd = rundir_make(rundir, sizeof(rundir));
@@ -963,7 +996,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	env = child_env(preload, rundir, r.stack, r.stack_sample);
+	env = child_env(preload, rundir, r.stack, r.stack_sample, probes_env);
 	if (!env) {
 		st_err(V, "out of memory");
 		ret = 2;

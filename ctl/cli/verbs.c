@@ -133,6 +133,31 @@
 	{ "data-url", 0, "URL", "with --ctrl-url: the relay's data connection, tcp://HOST:PORT",  \
 	  NULL }
 
+/* --function and --probe of record and enable (ctl/cli/probeopts.c). */
+#define SPEC_RULES                                                                           \
+	"SPEC is ADDR, SYM or SYM+OFF, each optionally after LIB: (the object whose file "      \
+	"name is LIB or starts with LIB then '.' or '-': libc:malloc); ADDR and OFF are octal " \
+	"(0NNN), decimal or hexadecimal (0xNNN). A SYM is looked up in the executable's "       \
+	"symbol table first, then its libraries' in load order; LIB:ADDR is an address of "    \
+	"LIB's file, as objdump shows it. The probe replaces the instructions at its "         \
+	"address with a jump to a trampoline that records the event and runs them, relocated " \
+	"(capstone); an address that does not start an instruction of its function, a "       \
+	"function too short for the 5-byte jump, a branch landing inside the bytes it "        \
+	"replaces or an instruction that cannot be relocated is refused, with the reason, "    \
+	"and nothing is written. NAME= names the tracepoint (probe:NAME); by default a "       \
+	"probe is named after SYM (probe:SYM, probe:SYM_0xOFF)."
+#define PROBE_OPTS                                                                           \
+	{ "function", 0, "SPEC|NAME=SPEC",                                                      \
+	  "plant a function-entry probe: probe:NAME records arg0..arg5 and the caller (repeatable)", \
+	  "Each call of the function records probe:NAME with the first six integer "          \
+	  "arguments (rdi, rsi, rdx, rcx, r8, r9) as fields arg0 to arg5 and the caller's "    \
+	  "address as the event's call site. A function starting with endbr64 keeps it: the "  \
+	  "jump goes after it. " SPEC_RULES },                                                 \
+	{ "probe", 0, "SPEC|NAME=SPEC",                                                         \
+	  "plant a bare probe: probe:NAME records the instruction's address (repeatable)",       \
+	  "A bare probe may be anywhere in a function: the registers, the flags and the red "  \
+	  "zone of the code around it are kept. " SPEC_RULES }
+
 static const struct st_opt record_opts[] = {
 	{ "output", 'o', "DIR",
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
@@ -162,6 +187,7 @@ static const struct st_opt record_opts[] = {
 	  "a tracepoint it matches, record says so after the run. `shimtrace list-events` "
 	  "lists the families' tracepoints; `shimtrace view` and babeltrace2 show the "
 	  "provider:name of every event." },
+	PROBE_OPTS,
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",
 	  "Without it (discard mode) a full buffer drops new events, and the number dropped "
