@@ -14,6 +14,7 @@
 #include "core/abi.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_control.h"
+#include "ctl/cli/probeopts.h"
 #include "ctl/cli/relayopts.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/cli.h"
@@ -168,6 +169,9 @@ struct control {
 	struct items it;
 	uint64_t buffer_size, subbuf_size, max_memory, process_memory;
 	bool create, rules, probe, named, blocking_bare;
+	const char *pids;	     /* --pid's argument */
+	struct st_probe_opt dyn;     /* enable --function/--probe */
+	bool has_dyn;
 };
 
 /* The options, as request items: 0, 1 after --help, -1 after an error
@@ -214,7 +218,15 @@ static int options_items(struct control *c, int argc, char **argv)
 			bad = blocking_item(&c->it, verb, arg);
 			c->blocking_bare = !arg;
 		} else if (st_opt_is(o, "pid")) {
+			c->pids = arg;
 			bad = c->rules ? pids_item(&c->it, verb, arg) : pid_item(&c->it, verb, arg);
+		} else if (st_opt_is(o, "function") || st_opt_is(o, "probe")) {
+			if (c->has_dyn) {
+				st_err(verb, "one --function or --probe at a time");
+				return -1;
+			}
+			c->has_dyn = true;
+			bad = st_probe_opt_parse(verb, st_opt_is(o, "function"), arg, &c->dyn) < 0;
 		} else if (st_opt_is(o, "uid")) {
 			bad = number_item(&c->it, verb, "uid", arg);
 		} else if (st_opt_is(o, "procname")) {
@@ -349,6 +361,28 @@ static int create_items(struct control *c, const char *name)
 	return add(&c->it, "umask", why) < 0 ? -1 : 0;
 }
 
+/* enable NAME --pid PID --function|--probe SPEC: the probe's items, and
+ * probe:NAME for NAME among the operands. 0, or -1 after an error. */
+static int dynprobe_items(struct control *c, int nops, char **ops)
+{
+	static char pattern[80];
+	char rel[PATH_MAX], lib[PATH_MAX];
+
+	if (st_probe_opt_enable(c->verb, &c->dyn, nops, ops, c->pids, pattern, sizeof(pattern)) < 0)
+		return -1;
+	ops[0] = pattern;
+	snprintf(rel, sizeof(rel), "%s/libshimtrace-dynprobe.so", st_libdir_wrappers());
+	if (st_absolute_path(rel, lib, sizeof(lib)) < 0 || access(lib, R_OK) < 0) {
+		st_err(c->verb, "cannot find %s", rel);
+		return -1;
+	}
+	return add(&c->it, "probe-kind", c->dyn.function ? "function" : "probe") < 0 ||
+			       add(&c->it, "probe-spec", c->dyn.spec) < 0 ||
+			       add(&c->it, "library", lib) < 0
+		       ? -1
+		       : 0;
+}
+
 int st_cmd_control(const struct st_verb *v, int argc, char **argv)
 {
 	const char *verb = v->name;
@@ -372,6 +406,8 @@ int st_cmd_control(const struct st_verb *v, int argc, char **argv)
 	if (got)
 		goto out;
 	nops = argc - st_optind();
+	if (c.has_dyn && dynprobe_items(&c, nops, argv + st_optind()) < 0)
+		goto out;
 	if (operand_items(&c, nops, argv, st_optind()) < 0)
 		goto out;
 	if (c.create && create_items(&c, nops ? argv[st_optind()] : NULL) < 0)

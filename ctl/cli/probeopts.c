@@ -65,3 +65,22 @@ bool st_probe_opts_env(const struct st_probe_opt *p, int n, char *out, size_t ca
 	}
 	return true;
 }
+
+int st_probe_opt_enable(const char *verb, const struct st_probe_opt *p, int nops, char **ops,
+			const char *pids, char *pattern, size_t n)
+{
+	const char *name;
+
+	if (nops != 1 || !pids || strchr(pids, ',')) {
+		st_err(verb, "usage: shimtrace %s NAME --pid PID %s SPEC", verb,
+		       p->function ? "--function" : "--probe");
+		return -1;
+	}
+	name = strncmp(ops[0], "probe:", 6) == 0 ? ops[0] + 6 : ops[0];
+	if (!st_abi_name_valid(name)) {
+		st_err(verb, "'%s' is not a probe name (letters, digits and '_', not first)", ops[0]);
+		return -1;
+	}
+	snprintf(pattern, n, "probe:%s", name);
+	return 0;
+}

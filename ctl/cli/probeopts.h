@@ -33,4 +33,13 @@ void st_probe_opt_pattern(const struct st_probe_opt *p, char *out, size_t n);
  * false when it does not fit. */
 bool st_probe_opts_env(const struct st_probe_opt *p, int n, char *out, size_t cap);
 
+/*
+ * enable NAME --pid PID --function|--probe SPEC: checks NAME (or
+ * probe:NAME) and that one pid was given (pids: the --pid argument, or
+ * NULL), and writes the rule's pattern, probe:NAME, to pattern. 0, or -1
+ * after a one-line error.
+ */
+int st_probe_opt_enable(const char *verb, const struct st_probe_opt *p, int nops, char **ops,
+			const char *pids, char *pattern, size_t n);
+
 #endif /* ST_CLI_PROBEOPTS_H */

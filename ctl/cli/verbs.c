@@ -280,6 +280,19 @@ static const struct st_opt rule_opts[] = {
 	END_OPT,
 };
 
+/* enable: the rule options, and a dynamic probe to plant. */
+static const struct st_opt enable_opts[] = {
+	SESSION_OPT,
+	{ "pid", 'p', "PID,...", "only in these processes (at most 64, comma-separated)",
+	  "As for disable. With --function or --probe: the one process to plant the probe in." },
+	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
+	  NULL },
+	{ "uid", 'u', "UID", "only in processes of this user", NULL },
+	PROBE_OPTS,
+	HELP_OPT,
+	END_OPT,
+};
+
 static const struct st_opt list_opts[] = {
 	{ "pid", 'p', "PID", "only this process (an error if it is not registered)", NULL },
 	{ "json", 0, NULL, "print JSON", NULL },
@@ -455,11 +468,25 @@ const struct st_verb st_verbs[] = {
 	  "any other character outside brackets is an error, and so is one that names a "
 	  "wrapper family's provider exactly but none of its tracepoints (a typo: the error "
 	  "names the nearest). A pattern that matches no tracepoint known yet is accepted (a "
-	  "library loaded later may declare it) and said so.",
-	  rule_opts, st_cmd_control },
+	  "library loaded later may declare it) and said so.\n"
+	  "With --function SPEC or --probe SPEC and one --pid PID, PATTERN is a NAME (or "
+	  "probe:NAME): the daemon plants a dynamic probe in the running process PID -- a "
+	  "process started with the shimtrace preload (record, or /etc/ld.so.preload) -- and "
+	  "enables probe:NAME there. A probe inspector of the process's owner loads "
+	  "libshimtrace-dynprobe.so into it if needed (as load-probe), has it plan the probe at "
+	  "a safe point (other threads run on), then stops every thread and writes the jump "
+	  "once none is inside the bytes it replaces (waiting up to three seconds). The "
+	  "answer says how the probe was planted (the instructions moved, how many were "
+	  "RIP-relative) or why it was refused; `list --pid PID` and `status` say it too. "
+	  "`disable probe:NAME --pid PID` removes it: the original bytes are written back the "
+	  "same way.",
+	  enable_opts, st_cmd_control },
 	{ "disable", "[OPTIONS] PATTERN...", "stop recording the tracepoints matching PATTERN",
 	  "Adds a rule disabling the tracepoints PATTERN matches, in the processes the filters "
-	  "select. Other sessions are not affected.",
+	  "select. Other sessions are not affected. A PATTERN probe:NAME with one --pid PID "
+	  "whose process has the dynamic probe NAME planted (enable --function/--probe) "
+	  "removes the probe too: its original bytes are written back, with every thread of "
+	  "the process stopped outside them.",
 	  rule_opts, st_cmd_control },
 	{ "list", "[OPTIONS]", "show registered processes and their tracepoints",
 	  "Shows every process registered with the daemon (yours, or all for root): pid, user, "

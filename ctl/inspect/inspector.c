@@ -1,6 +1,6 @@
 /*
  * An inspector's start and its request loop (see proto.h): on top of the
- * request handlers (objects.c, discover.c, lines.c, probe.c), which answer
+ * request handlers (objects.c, discover.c, lines.c, probe.c, dynprobe.c), which answer
  * through the channel (channel.c).
  *
  *   EXE --inspector ROLE UID GID GROUPS CAPS AS_MIB CPU_SECONDS
@@ -33,6 +33,7 @@
 
 #include "ctl/inspect/channel.h"
 #include "ctl/inspect/discover.h"
+#include "ctl/inspect/dynprobe.h"
 #include "ctl/inspect/inspector.h"
 #include "ctl/inspect/lines.h"
 #include "ctl/inspect/objects.h"
@@ -137,6 +138,14 @@ static void serve(uint32_t role)
 			   n > (ssize_t)sizeof(struct st_insp_target) && buf[n - 1] == '\0') {
 			st_insp_probe((const struct st_insp_target *)buf,
 				      (const char *)buf + sizeof(struct st_insp_target), fd);
+		} else if (role == ST_INSP_ROLE_PROBE && h.type == ST_INSP_DYNPROBE &&
+			   n > (ssize_t)sizeof(struct st_insp_target) && buf[n - 1] == '\0' &&
+			   memchr(buf + sizeof(struct st_insp_target), '\0',
+				  (size_t)n - sizeof(struct st_insp_target) - 1)) {
+			const char *lib = (const char *)buf + sizeof(struct st_insp_target);
+
+			st_insp_dynprobe((const struct st_insp_target *)buf, lib, lib + strlen(lib) + 1,
+					 fd);
 		} else {
 			st_insp_done(h.id, -EINVAL, 0, "request not for this inspector");
 		}

@@ -26,7 +26,8 @@
  *            process found running (pidfd_getfd)
  *   lines    LINES: the DWARF line table of one object, as sorted rows in
  *            a sealed memfd
- *   probe    PROBE: load-probe's dlopen by ptrace (one request each)
+ *   probe    PROBE: load-probe's dlopen by ptrace (one request each);
+ *            DYNPROBE: a dynamic probe planted or removed by ptrace
  *
  * An owner's objects and lines inspectors are started as a pair, joined by
  * a socket of their own (descriptor 4 of each): the objects inspector hands
@@ -99,6 +100,8 @@ enum st_insp_type {
 	ST_INSP_PROBE,	     /* + pidfd: struct st_insp_target, then the library path */
 	ST_INSP_DISCOVER,    /* + pidfd: struct st_insp_target */
 	ST_INSP_TAKE_POOL,   /* + pidfd: struct st_insp_take_pool; FOUND + pool memfd */
+	ST_INSP_DYNPROBE,    /* + pidfd: struct st_insp_target, the dynamic probe
+			      * library's path, then a command (dynprobe/ctl.h) */
 	/* inspector -> daemon */
 	ST_INSP_OBJECT = 16, /* struct st_insp_object, path, debug link */
 	ST_INSP_LINE_TABLE,  /* + sealed memfd: struct st_insp_line_table */

@@ -6,16 +6,16 @@
  *
  *   dynfn N          calls dyn_rip(i) and dyn_mid(i, 2i) for i = 1..N,
  *                    dyn_short() once, and prints what they computed
- *   dynfn --loop S   calls dyn_rip in a loop on a second thread for S
- *                    seconds, printing "ready PID" first and the calls
- *                    made and the sum at the end (placed and removed
- *                    under it)
+ *   dynfn --loop     calls dyn_rip(1) in a loop on a second thread until
+ *                    its standard input ends, printing "ready PID" first,
+ *                    then the calls made and the sum, which must agree
+ *                    (probes are planted and removed under it), and
+ *                    "done"; blocked reading meanwhile (a safe point)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 long dyn_rip(long x);
@@ -62,16 +62,18 @@ int main(int argc, char **argv)
 {
 	long mid = 0;
 
-	if (argc == 3 && strcmp(argv[1], "--loop") == 0) {
+	if (argc == 2 && strcmp(argv[1], "--loop") == 0) {
 		pthread_t t;
+		char buf[64];
 
 		pthread_create(&t, NULL, looper, NULL);
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
-		sleep((unsigned)atoi(argv[2]));
+		while (read(0, buf, sizeof(buf)) > 0)
+			;
 		stop = 1;
 		pthread_join(t, NULL);
-		printf("calls %ld sum %ld\n", calls, dyn_counter);
+		printf("calls %ld sum %ld\ndone\n", calls, dyn_counter);
 		return calls == dyn_counter ? 0 : 1;
 	}
 	if (argc != 2)

@@ -32,6 +32,7 @@
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/commands.h"
 #include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/cmd/dynprobe.h"
 #include "ctl/daemon/cmd/probe.h"
 #include "ctl/daemon/cmd/requester.h"
 #include "ctl/daemon/cmd/snapshot.h"
@@ -386,6 +387,49 @@ static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t p
 			       r->verb, (int)pid);
 }
 
+/*
+ * enable --function/--probe: one NAME (probe:NAME), one --pid of a
+ * registered process; 0, or an exit status after saying why.
+ */
+static int dynprobe_check(struct st_daemon *d, struct st_request *r, uint32_t np,
+			  const char *pattern, const struct st_rule *rule)
+{
+	const char *kind = st_req_get(r, "probe-kind"), *spec = st_req_get(r, "probe-spec");
+
+	if (np != 1 || strncmp(pattern, "probe:", 6) != 0 || !st_abi_name_valid(pattern + 6) ||
+	    rule->npids != 1 || !spec || !st_req_get(r, "library") ||
+	    (strcmp(kind, "function") != 0 && strcmp(kind, "probe") != 0) || strpbrk(spec, " \n"))
+		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace enable: --function/--probe needs "
+							"one NAME, one --pid and a SPEC");
+	if (!st_requester_proc(d, r, rule->pids[0]))
+		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace enable: no registered process %d: "
+						       "a dynamic probe is planted in a running process "
+						       "started with the shimtrace preload",
+				      (int)rule->pids[0]);
+	return 0;
+}
+
+/*
+ * After the rule: enable --function/--probe plants the dynamic probe in
+ * the one process of its --pid (checked before); disable probe:NAME
+ * --pid PID removes the probe NAME planted there (dynprobe.c).
+ */
+static int rule_dynprobe(struct st_daemon *d, struct st_request *r, bool enable,
+			 const char *pattern, const struct st_rule *rule)
+{
+	const char *kind = st_req_get(r, "probe-kind"), *lib = st_req_get(r, "library");
+	const char *name = pattern && strncmp(pattern, "probe:", 6) == 0 ? pattern + 6 : NULL;
+	struct st_proc *p;
+
+	if ((enable && !kind) || !name || rule->npids != 1 || !st_abi_name_valid(name))
+		return ST_EXIT_OK;
+	p = st_requester_proc(d, r, rule->pids[0]);
+	if (!p || (!enable && !st_dynprobe_planted(p, name)))
+		return ST_EXIT_OK;
+	return st_cmd_dynprobe(d, r, p, name, enable ? kind : NULL, st_req_get(r, "probe-spec"),
+			       lib ? lib : "/" /* (a removal loads nothing) */);
+}
+
 static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 {
 	const char *patterns[ST_REQ_MAX_ITEMS], *pids[ST_RULE_MAX_PIDS + 1];
@@ -422,6 +466,12 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 		if (st_pattern_check(patterns[i], why, sizeof(why)) < 0)
 			return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: pattern '%s': %s",
 					      r->verb, patterns[i], why);
+	if (enable && st_req_get(r, "probe-kind")) {
+		int bad = dynprobe_check(d, r, np, patterns[0], &rule);
+
+		if (bad)
+			return bad;
+	}
 	if (procname)
 		snprintf(rule.procname, sizeof(rule.procname), "%s", procname);
 	rule.has_uid = uid >= 0;
@@ -436,7 +486,7 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 	}
 	for (uint32_t i = 0; i < rule.npids; i++)
 		warn_unregistered(d, r, rule.pids[i]);
-	return ST_EXIT_OK;
+	return rule_dynprobe(d, r, enable, np == 1 ? patterns[0] : NULL, &rule);
 }
 
 static int cmd_snapshot(struct st_daemon *d, struct st_request *r)

@@ -19,6 +19,7 @@
 #include "ctl/common/escape.h"
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/control.h"
+#include "ctl/daemon/cmd/dynprobe.h"
 #include "ctl/daemon/cmd/requester.h"
 #include "ctl/daemon/cmd/status.h"
 #include "ctl/daemon/model/memory.h"
@@ -372,6 +373,8 @@ int st_cmd_status(struct st_daemon *d, struct st_request *r)
 		st_reply(r, "]}\n");
 	else if (!n)
 		st_reply(r, "no session\n");
+	if (!json)
+		st_dynprobe_status(d, r);
 	return ST_EXIT_OK;
 }
 
@@ -439,6 +442,13 @@ int st_cmd_list(struct st_daemon *d, struct st_request *r)
 					on++;
 				}
 				st_reply(r, json ? "]}" : "\n");
+				if (!json && strcmp(c->provider, "probe") == 0 &&
+				    st_dynprobe_how(p, c->name)) {
+					char how[ST_ESC_SIZE(512)];
+
+					st_reply(r, "    %s\n",
+						 st_esc(how, sizeof(how), st_dynprobe_how(p, c->name)));
+				}
 				k++;
 			}
 		}

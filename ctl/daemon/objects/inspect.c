@@ -109,6 +109,10 @@ struct inspector {
 	uint64_t head_since, idle_since; /* ms */
 	uint64_t head_progress;		 /* ms: the head's last reply */
 	bool retired;
+	/* a probe inspector that has served only DYNPROBE requests: kept for
+	 * the next ones of its owner, as an objects inspector is (a dlopen
+	 * of load-probe may leave a call running: one request each) */
+	bool reusable;
 	struct inspector *sibling; /* the other of an objects and lines pair */
 };
 
@@ -535,9 +539,12 @@ int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role
 	struct call *c;
 	int ret;
 
-	if (role != ST_INSP_ROLE_PROBE)
+	bool reusable = role == ST_INSP_ROLE_PROBE && hdr->type == ST_INSP_DYNPROBE;
+
+	if (role != ST_INSP_ROLE_PROBE || reusable)
 		for (ins = inspectors; ins; ins = ins->next)
-			if (ins->role == role && same_owner(&ins->owner, o))
+			if (ins->role == role && same_owner(&ins->owner, o) &&
+			    (role != ST_INSP_ROLE_PROBE || ins->reusable))
 				break;
 	if (!ins) {
 		ret = spawn(d, o, role, &ins);
@@ -546,6 +553,7 @@ int st_insp_request(struct st_daemon *d, const struct st_owner *o, uint32_t role
 			       (unsigned)o->uid, strerror(-ret));
 			return ret;
 		}
+		ins->reusable = reusable;
 	}
 	if (ins->queued >= MAX_QUEUED)
 		return -EBUSY;
@@ -652,7 +660,7 @@ static void readable(struct st_loop *l, void *arg, uint32_t events)
 			retire(d, ins, true);
 			return;
 		}
-		if (ins->role == ST_INSP_ROLE_PROBE && !ins->head) {
+		if (ins->role == ST_INSP_ROLE_PROBE && !ins->head && !ins->reusable) {
 			retire(d, ins, false); /* one request each */
 			return;
 		}
