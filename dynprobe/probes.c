@@ -66,6 +66,15 @@ static bool avx(void)
 	return (lo & 6) == 6;
 }
 
+/* Whether xgetbv(1) tells which state components are in use. */
+static bool xinuse(void)
+{
+	uint32_t a, b, c, d;
+
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(1));
+	return a & (1u << 2);
+}
+
 /*
  * A private copy of function w's code with the original bytes of the
  * probes planted in it put back (their jumps would break the decoding);
@@ -193,6 +202,8 @@ int dp_add(uint32_t kind, const char *name, const char *spec_text, struct dp_rep
 		.ends = plan.ends,
 		.resume = at + plan.len,
 		.ymm = avx(),
+		.xinuse = avx() && xinuse(),
+		.entry = kind == DP_FUNCTION && (at == w.fn || (endbr && at == w.fn + 4)),
 	};
 	n = dp_tramp_build(&t, tramp);
 	if (!n || (ret = dp_write_code(tr, tramp, n)) < 0)

@@ -18,9 +18,13 @@
  *      pushfq; cld               (the C ABI wants the direction flag clear)
  *      push rax rcx rdx rsi rdi r8 r9 r10 r11 rbx
  *      mov %rsp,%rbx; and $-16,%rsp
- *      sub $512,%rsp; (v)movdqu %xmm0-15 / %ymm0-15 to it
- *      movabs $arg,%rdi; mov %rbx,%rsi; movabs $hit,%rax; call *%rax
- *      restore the vector registers; mov %rbx,%rsp
+ *      sub $512,%rsp
+ *      AVX state in use (xgetbv 1)?
+ *        yes: vmovdqu %ymm0-15 to it; vzeroupper; call; vmovdqu back
+ *        no:  movdqu %xmm0-15 to it; call; movdqu back
+ *          (call: movabs $arg,%rdi; mov %rbx,%rsi; movabs $hit,%rax;
+ *           call *%rax)
+ *      mov %rbx,%rsp
  *      pop rbx r11 r10 r9 r8 rdi rsi rdx rcx rax; popfq
  *      lea 128(%rsp),%rsp
  *      jmp 43
@@ -30,7 +34,13 @@
  * bits: glibc's AVX2 string functions, which the slow path of an event
  * may reach, clear the upper halves) come back as they were. AVX-512's
  * upper registers and the x87 state are not saved: nothing on the event
- * path uses them.
+ * path uses them. Saving the ymm registers and calling SSE code with
+ * their upper halves dirty cost ~100 ns a hit (AVX-SSE transitions,
+ * bench/run-dynprobe.sh): hence the vzeroupper, and the 128-bit saves
+ * when the upper halves are known clean. At a function's entry the ABI
+ * says the flags, the direction flag and xmm8-15 hold nothing the
+ * function reads: a function-entry probe keeps neither (popfq alone
+ * costs ~7 ns).
  */
 #include <string.h>
 
@@ -99,6 +109,38 @@ static void vmove(struct out *o, unsigned r, bool ymm, bool store)
 	emit32(o, disp);
 }
 
+static void patch32(uint8_t *buf, size_t at, size_t rel)
+{
+	int32_t v = (int32_t)rel;
+
+	memcpy(buf + at, &v, 4);
+}
+
+/*
+ * The vector registers saved at (%rsp), the hit function called, and
+ * them restored: the 256-bit ones then vzeroupper before the call (so the
+ * SSE code of the event path pays no AVX transition; they come back
+ * as they were after it), or the 128-bit ones only (legacy SSE moves,
+ * which leave the upper halves as they are: used when they are all zero).
+ */
+static void hit_call(struct out *o, const struct dp_tramp *t, bool ymm)
+{
+	unsigned nregs = t->entry ? 8 : 16; /* (xmm8-15 hold nothing at an entry) */
+
+	for (unsigned r = 0; r < nregs; r++)
+		vmove(o, r, ymm, true);
+	if (ymm)
+		EMIT(o, 0xc5, 0xf8, 0x77);	/* vzeroupper */
+	EMIT(o, 0x48, 0xbf);			/* movabs $arg,%rdi */
+	emit64(o, (uint64_t)(uintptr_t)t->arg);
+	EMIT(o, 0x48, 0x89, 0xde);		/* mov %rbx,%rsi */
+	EMIT(o, 0x48, 0xb8);			/* movabs $hit,%rax */
+	emit64(o, (uint64_t)(uintptr_t)t->hit);
+	EMIT(o, 0xff, 0xd0);			/* call *%rax */
+	for (unsigned r = 0; r < nregs; r++)
+		vmove(o, r, ymm, false);
+}
+
 size_t dp_tramp_build(const struct dp_tramp *t, uint8_t *buf)
 {
 	struct out o = { buf, 0 };
@@ -130,28 +172,43 @@ size_t dp_tramp_build(const struct dp_tramp *t, uint8_t *buf)
 		memcpy(buf + slow_jump + 1, &rel, 4);
 	}
 	EMIT(&o, 0x48, 0x8d, 0x64, 0x24, 0x80);	/* lea -0x80(%rsp),%rsp */
-	EMIT(&o, 0x9c, 0xfc);			/* pushfq; cld */
+	if (t->entry)
+		EMIT(&o, 0x48, 0x8d, 0x64, 0x24, 0xf8); /* lea -8(%rsp),%rsp: the flags' place */
+	else
+		EMIT(&o, 0x9c, 0xfc);		/* pushfq; cld */
 	EMIT(&o, 0x50, 0x51, 0x52, 0x56, 0x57);	/* push rax rcx rdx rsi rdi */
 	EMIT(&o, 0x41, 0x50, 0x41, 0x51, 0x41, 0x52, 0x41, 0x53); /* push r8-r11 */
 	EMIT(&o, 0x53);				/* push rbx */
 	EMIT(&o, 0x48, 0x89, 0xe3);		/* mov %rsp,%rbx */
 	EMIT(&o, 0x48, 0x83, 0xe4, 0xf0);	/* and $-16,%rsp */
 	EMIT(&o, 0x48, 0x81, 0xec, 0x00, 0x02, 0x00, 0x00); /* sub $512,%rsp */
-	for (unsigned r = 0; r < 16; r++)
-		vmove(&o, r, t->ymm, true);
-	EMIT(&o, 0x48, 0xbf);			/* movabs $arg,%rdi */
-	emit64(&o, (uint64_t)(uintptr_t)t->arg);
-	EMIT(&o, 0x48, 0x89, 0xde);		/* mov %rbx,%rsi */
-	EMIT(&o, 0x48, 0xb8);			/* movabs $hit,%rax */
-	emit64(&o, (uint64_t)(uintptr_t)t->hit);
-	EMIT(&o, 0xff, 0xd0);			/* call *%rax */
-	for (unsigned r = 0; r < 16; r++)
-		vmove(&o, r, t->ymm, false);
+	if (!t->ymm) {
+		hit_call(&o, t, false);
+	} else if (t->xinuse) {
+		size_t jz, jmp;
+
+		EMIT(&o, 0xb9, 0x01, 0x00, 0x00, 0x00); /* mov $1,%ecx */
+		EMIT(&o, 0x0f, 0x01, 0xd0);		/* xgetbv: XINUSE */
+		EMIT(&o, 0xa8, 0x04);			/* test $4,%al: AVX state in use */
+		jz = o.n;
+		EMIT(&o, 0x0f, 0x84, 0, 0, 0, 0);	/* jz sse */
+		hit_call(&o, t, true);
+		jmp = o.n;
+		EMIT(&o, 0xe9, 0, 0, 0, 0);		/* jmp done */
+		patch32(buf, jz + 2, o.n - (jz + 6));	/* sse: */
+		hit_call(&o, t, false);
+		patch32(buf, jmp + 1, o.n - (jmp + 5)); /* done: */
+	} else {
+		hit_call(&o, t, true);
+	}
 	EMIT(&o, 0x48, 0x89, 0xdc);		/* mov %rbx,%rsp */
 	EMIT(&o, 0x5b);				/* pop rbx */
 	EMIT(&o, 0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58); /* pop r11-r8 */
 	EMIT(&o, 0x5f, 0x5e, 0x5a, 0x59, 0x58);	/* pop rdi rsi rdx rcx rax */
-	EMIT(&o, 0x9d);				/* popfq */
+	if (t->entry)
+		EMIT(&o, 0x48, 0x8d, 0x64, 0x24, 0x08); /* lea 8(%rsp),%rsp */
+	else
+		EMIT(&o, 0x9d);			/* popfq */
 	EMIT(&o, 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00); /* lea 0x80(%rsp),%rsp */
 	if (!jump(&o, t->addr, t->addr + DP_TRAMP_DISPLACED))
 		return 0;

@@ -13,7 +13,7 @@
 /* Where the displaced instructions start in a trampoline. */
 #define DP_TRAMP_DISPLACED 43
 /* The largest trampoline. */
-#define DP_TRAMP_MAX 640
+#define DP_TRAMP_MAX 1024
 
 /*
  * The saved registers the hit function is given (frame[i]), in this
@@ -38,6 +38,8 @@ struct dp_tramp {
 	bool ends;		  /* the displaced code never falls through */
 	uint64_t resume;	  /* where the probed code goes on */
 	bool ymm;		  /* save the 256-bit vector registers (AVX) */
+	bool xinuse;		  /* ... only when xgetbv(1) says they are in use */
+	bool entry;		  /* at a function's entry: flags and xmm8-15 dead */
 };
 
 /*

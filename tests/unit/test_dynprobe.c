@@ -34,6 +34,7 @@ long dpt_endbr(long x);
 double dpt_fadd(double a, double b);
 long dpt_flags(long a, long b);
 long dpt_redzone(long x);
+void dpt_ymm(const void *in, void *out);
 long dpt_counter;
 long dpt_table[4] = { 10, 20, 30, 40 };
 
@@ -117,12 +118,21 @@ __asm__(".text\n"
 	"  mov $0, %eax\n"			/* +5 */
 	"  mov -8(%rsp), %rax\n"
 	"  ret\n"
-	".size dpt_redzone, .-dpt_redzone\n");
+	".size dpt_redzone, .-dpt_redzone\n"
+	".globl dpt_ymm\n.type dpt_ymm,@function\n"
+	"dpt_ymm:\n"
+	"  vmovdqu (%rdi), %ymm2\n"		/* 4 bytes: all 256 bits live */
+	"  nop; nop; nop; nop; nop\n"		/* +4 */
+	"  vmovdqu %ymm2, (%rsi)\n"
+	"  vzeroupper\n"
+	"  ret\n"
+	".size dpt_ymm, .-dpt_ymm\n");
 
 /* ---- the hit function the trampolines call ---- */
 
 static uint32_t enabled;
 static bool sse_only; /* the trampolines save the xmm registers, not the ymm */
+static bool xinuse, entry; /* their other modes (dynprobe/tramp.h) */
 static uint64_t hits, arg0, arg1, caller;
 
 static void test_hit(void *arg, uint64_t *frame)
@@ -139,6 +149,9 @@ static void test_hit(void *arg, uint64_t *frame)
 	(void)clobber;
 	__asm__ volatile("xorps %%xmm0, %%xmm0; xorps %%xmm1, %%xmm1; cmp %%rsp, %%rsp" ::: "xmm0",
 			 "xmm1", "cc");
+	/* as glibc's AVX2 functions end, which the event path may reach */
+	if (__builtin_cpu_supports("avx"))
+		__asm__ volatile("vzeroupper" ::: "xmm0", "xmm1", "xmm2", "xmm3");
 }
 
 struct planted {
@@ -183,7 +196,8 @@ static struct planted plant(const char *spec, struct dp_plan *plan)
 	ck_assert_msg(plan_at(spec, plan, &tr) == 0, "%s: %s", spec, plan->why);
 	t = (struct dp_tramp){ .addr = tr, .enabled = &enabled, .hit = test_hit, .arg = &hits,
 			       .displaced = plan->code, .displaced_len = plan->code_len,
-			       .ends = plan->ends, .resume = plan->at + plan->len, .ymm = !sse_only };
+			       .ends = plan->ends, .resume = plan->at + plan->len, .ymm = !sse_only,
+			       .xinuse = xinuse, .entry = entry };
 	n = dp_tramp_build(&t, buf);
 	ck_assert_uint_gt(n, DP_TRAMP_DISPLACED);
 	ck_assert_int_eq(dp_write_code(tr, buf, n), 0);
@@ -435,6 +449,60 @@ START_TEST(registers_kept_sse)
 }
 END_TEST
 
+START_TEST(registers_kept_xinuse)
+{
+	xinuse = true;
+	registers_kept_fn(0);
+}
+END_TEST
+
+START_TEST(function_entry_mode)
+{
+	struct dp_plan plan;
+
+	entry = xinuse = true;
+	plant("dpt_rip", &plan);
+	plant("dpt_fadd", &plan);
+	dpt_counter = 0;
+	enabled = 1;
+	ck_assert_int_eq(call_rip(3), 3);
+	ck_assert_uint_eq(arg0, 3);
+	ck_assert(dpt_fadd(0.5, 0.25) == 0.75);
+	ck_assert_uint_eq(hits, 2);
+}
+END_TEST
+
+/* The upper halves of a live ymm register survive a hit (whose event
+ * path may run vzeroupper). */
+static void ymm_kept(void)
+{
+	uint8_t in[32], out[32];
+	struct dp_plan plan;
+
+	if (!__builtin_cpu_supports("avx"))
+		return;
+	for (int i = 0; i < 32; i++)
+		in[i] = (uint8_t)(i * 7 + 1);
+	plant("dpt_ymm+4", &plan);
+	enabled = 1;
+	dpt_ymm(in, out);
+	ck_assert_uint_eq(hits, 1);
+	ck_assert_int_eq(memcmp(in, out, 32), 0);
+}
+
+START_TEST(ymm_kept_saved)
+{
+	ymm_kept();
+}
+END_TEST
+
+START_TEST(ymm_kept_xinuse)
+{
+	xinuse = true;
+	ymm_kept();
+}
+END_TEST
+
 START_TEST(areas_near)
 {
 	uint64_t near = (uintptr_t)dpt_rip, a = dp_area_take(near, 640), b = dp_area_take(near, 640);
@@ -452,5 +520,6 @@ int main(void)
 				     refuses_too_short, refuses_branch_inside, rip_relative_first,
 				     rip_relative_lea, short_jcc_displaced, call_displaced,
 				     mid_function, after_endbr64, registers_kept, registers_kept_sse,
-				     areas_near));
+				     registers_kept_xinuse, function_entry_mode, ymm_kept_saved,
+				     ymm_kept_xinuse, areas_near));
 }
