@@ -4,7 +4,9 @@
  * generator makes of the specs (wrappers/catalog-gen.c). No daemon is
  * asked: this is what `record -e` and `enable` can select before any
  * process runs. An application's own tracepoints are not known here; `list`
- * shows those of running processes.
+ * shows those of running processes, and so does `list-events --pid PID`
+ * (the daemon's list of that process: its providers, and its dynamic
+ * probes with how they were planted).
  *
  *   io:read            S32 fd, SIZE count, S64 result, S32 err, U64 dur_ns
  */
@@ -15,6 +17,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_events.h"
 #include "ctl/common/cli.h"
+#include "ctl/common/client.h"
 
 static const char *V = "list-events";
 
@@ -90,6 +93,7 @@ int st_cmd_list_events(const struct st_verb *v, int argc, char **argv)
 	const struct st_opt *o;
 	const char *arg;
 	bool json = false;
+	const char *pid = NULL;
 	char **patterns;
 	int n;
 
@@ -100,9 +104,25 @@ int st_cmd_list_events(const struct st_verb *v, int argc, char **argv)
 			return std;
 		if (st_opt_is(o, "json"))
 			json = true;
+		else if (st_opt_is(o, "pid"))
+			pid = arg;
 	}
 	patterns = argv + st_optind();
 	n = argc - st_optind();
+	if (pid) {
+		char item[64];
+		const char *items[2] = { item, "json=1" };
+		int32_t p;
+
+		if (n) {
+			st_err(V, "--pid lists a process's tracepoints: no PATTERN with it");
+			return 2;
+		}
+		if (st_opt_pid(V, pid, &p) < 0)
+			return 2;
+		snprintf(item, sizeof(item), "pid=%d", (int)p);
+		return st_client_request("list", items, json ? 2 : 1, false);
+	}
 	for (int i = 0; i < n; i++) {
 		char why[256];
 		bool any = false;

@@ -308,6 +308,10 @@ static const struct st_opt probe_opts[] = {
 
 static const struct st_opt events_opts[] = {
 	{ "json", 0, NULL, "print JSON: name, family, library and fields of each", NULL },
+	{ "pid", 'p', "PID", "the tracepoints of running process PID instead (as list --pid), dynamic probes with how they were planted",
+	  "Asks the session daemon, as `shimtrace list --pid PID` does: the process's providers, "
+	  "those of libraries it loaded and its dynamic probes (enable --function/--probe), each "
+	  "probe followed by how it was planted." },
 	{ "help", 'h', NULL, "show this help", NULL },
 	{ NULL, 0, NULL, NULL, NULL },
 };
