@@ -26,6 +26,9 @@
 #define DP_CTL_MAX 512	 /* a command, NUL included */
 #define DP_PATCH_MAX 24	 /* bytes a probe replaces, at most */
 #define DP_MSG_MAX 400
+/* Ends an inspector's answer when it loaded the library for the probe
+ * (the daemon then reads the process's objects again). */
+#define DP_LOADED_NOTE " (libshimtrace-dynprobe.so loaded)"
 
 enum dp_state {
 	DP_EMPTY,    /* a free entry */

@@ -41,7 +41,7 @@
 
 struct job {
 	const char *lib, *command;
-	uint64_t handle;      /* dlopen's */
+	uint64_t handle;      /* dlopen's: the library was loaded now */
 	uint64_t reply_addr;  /* st_dynprobe_ctl's answer */
 	bool called;
 	char msg[ST_INSP_PATH_MAX + 1024];
@@ -199,7 +199,8 @@ void st_insp_dynprobe(const struct st_insp_target *t, const char *library, const
 			if (rp.status < 0 || rp.len > DP_PATCH_MAX)
 				snprintf(b.msg, sizeof(b.msg), "%s", rp.msg);
 			else if (rp.len == 0 || write_planned(j, &rp, &b) == 0) {
-				snprintf(b.msg, sizeof(b.msg), "%s", rp.msg);
+				snprintf(b.msg, sizeof(b.msg), "%s%s", rp.msg,
+					 b.handle ? DP_LOADED_NOTE : "");
 				status = ST_EXIT_OK;
 			}
 		}

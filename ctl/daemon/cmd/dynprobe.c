@@ -26,6 +26,7 @@
 #include "core/abi.h"
 #include "ctl/common/control.h"
 #include "ctl/common/escape.h"
+#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/base/fdsafe.h"
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/cmd/dynprobe.h"
@@ -33,6 +34,8 @@
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"
+#include "ctl/daemon/objects/maps.h"
+#include "dynprobe/ctl.h"
 #include "ctl/daemon/wire/inspect_msg.h"
 #include "ctl/daemon/wire/request.h"
 
@@ -59,6 +62,7 @@ struct pending {
 	uint64_t instance;
 	pid_t pid;
 	bool add;
+	uint64_t ts; /* when it was asked, in the trace's clock */
 	char name[ST_ABI_NAME_MAX];
 };
 
@@ -123,6 +127,13 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		status = st_reply_error(req, ST_EXIT_FAIL, "%s: no answer from the inspector (it "
 							   "failed, or the probe is still being planted)", V);
 	} else if (r->done.status == ST_EXIT_OK) {
+		size_t n = strlen(r->done.text), k = strlen(DP_LOADED_NOTE);
+		struct st_proc *p = proc_of(d, pp->instance);
+
+		/* the library came by the inspector's dlopen, not the process's:
+		 * its objects are read again, as after load-probe */
+		if (p && n >= k && strcmp(r->done.text + n - k, DP_LOADED_NOTE) == 0)
+			st_statedump(d, p, ST_MAPS_DLOPEN, pp->ts);
 		remember(d, pp, true, r->done.text);
 		st_reply(req, "%s\n", pp->add ? r->done.text : "probe removed: the original bytes are back");
 		status = ST_EXIT_OK;
@@ -164,6 +175,7 @@ int st_cmd_dynprobe(struct st_daemon *d, struct st_request *r, struct st_proc *p
 	pp->instance = p->instance;
 	pp->pid = p->pid;
 	pp->add = kind != NULL;
+	pp->ts = st_clock_now(&d->clock);
 	snprintf(pp->name, sizeof(pp->name), "%s", name);
 	/* the request outlives this call: its descriptor, peer and output so
 	 * far go with it */
