@@ -175,6 +175,12 @@ int dp_add(uint32_t kind, const char *name, const char *spec_text, struct dp_rep
 	}
 	ret = dp_plan(&code, at, tr + DP_TRAMP_DISPLACED, &plan);
 	st__munmap(copy, w.fn_size);
+	for (uint32_t k = 0; ret == 0 && k < w.nparts; k++) {
+		struct dp_code part = { (const uint8_t *)(uintptr_t)w.part[k], w.part[k],
+					w.part_size[k] };
+
+		ret = dp_plan_check_part(&part, &plan);
+	}
 	if (ret < 0)
 		return say(r, ret, "%s+0x%" PRIx64 " in %s: refused: %s", w.sym, at - w.fn, w.obj,
 			   plan.why);

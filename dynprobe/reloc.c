@@ -11,7 +11,10 @@
  *     past its end would break the next one);
  *   - no branch of the function lands inside them but on the first:
  *     after the patch those bytes hold the jump's operand (uftrace's
- *     dynamic patching checks only the displaced bytes themselves);
+ *     dynamic patching checks only the displaced bytes themselves); nor
+ *     a branch of the parts of the function the compiler placed apart
+ *     (foo.cold, foo.part.0: dp_plan_check_part), which come back into
+ *     its middle;
  *   - each can run at another address: a relative branch gets a rel32
  *     for its new place (a short jcc grows to its long form), a
  *     RIP-relative operand a new displacement; both must still reach
@@ -152,11 +155,57 @@ static bool never_falls_through(const cs_insn *i)
 	       i->id == X86_INS_HLT;
 }
 
+/*
+ * Sweeps code for a relative branch landing inside p's displaced bytes
+ * but on their first: 0, or a refusal. own: code is p's function, which
+ * must decode up to the displaced bytes (elsewhere the sweep just stops
+ * at what cannot be decoded: padding, data).
+ */
+static int no_branch_inside(csh h, cs_insn *i, const struct dp_code *c, struct dp_plan *p, bool own)
+{
+	const uint8_t *code = c->bytes;
+	size_t left = c->size;
+	uint64_t addr = c->addr, target;
+
+	while (left) {
+		uint64_t start = addr;
+
+		if (!cs_disasm_iter(h, &code, &left, &addr, i)) {
+			if (own && start < p->at + p->len)
+				return refuse(p, -EILSEQ, "cannot decode the function at 0x%" PRIx64,
+					      start);
+			return 0;
+		}
+		if (rel_target(i, &target) && target > p->at && target < p->at + p->len)
+			return refuse(p, -ENOTSUP, "a branch at 0x%" PRIx64 " lands at 0x%" PRIx64
+					   ", inside the %u bytes the jump would replace",
+				      start, target, p->len);
+	}
+	return 0;
+}
+
+int dp_plan_check_part(const struct dp_code *c, struct dp_plan *p)
+{
+	cs_insn *i;
+	csh h;
+	int ret;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return refuse(p, -ENOMEM, "cannot start the disassembler");
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	i = cs_malloc(h);
+	ret = i ? no_branch_inside(h, i, c, p, false) : refuse(p, -ENOMEM, "out of memory");
+	if (i)
+		cs_free(i, 1);
+	cs_close(&h);
+	return ret;
+}
+
 int dp_plan(const struct dp_code *fn, uint64_t at, uint64_t dest, struct dp_plan *p)
 {
 	const uint8_t *code = fn->bytes;
 	size_t left = fn->size;
-	uint64_t addr = fn->addr, end = fn->addr + fn->size, target;
+	uint64_t addr = fn->addr, end = fn->addr + fn->size;
 	bool found = false;
 	cs_insn *i;
 	csh h;
@@ -203,6 +252,7 @@ int dp_plan(const struct dp_code *fn, uint64_t at, uint64_t dest, struct dp_plan
 		ret = refuse(p, -EINVAL, "0x%" PRIx64 " is not an instruction boundary", at);
 		goto out;
 	}
+	ret = 0;
 	p->len = (uint32_t)(addr - at);
 	if (p->len < DP_JUMP_LEN) {
 		ret = refuse(p, -ENOSPC, "only %u byte%s of code from there to the end of the "
@@ -211,29 +261,7 @@ int dp_plan(const struct dp_code *fn, uint64_t at, uint64_t dest, struct dp_plan
 		goto out;
 	}
 	/* Second pass: no branch of the function lands inside. */
-	code = fn->bytes;
-	left = fn->size;
-	addr = fn->addr;
-	while (left) {
-		uint64_t start = addr;
-
-		if (!cs_disasm_iter(h, &code, &left, &addr, i)) {
-			/* (padding or data after the code: the sweep ends there,
-			 * past the displaced bytes) */
-			if (start < at + p->len) {
-				ret = refuse(p, -EILSEQ, "cannot decode the function at 0x%" PRIx64,
-					     start);
-				goto out;
-			}
-			break;
-		}
-		if (rel_target(i, &target) && target > at && target < at + p->len) {
-			ret = refuse(p, -ENOTSUP, "a branch at 0x%" PRIx64 " lands at 0x%" PRIx64
-					  ", inside the %u bytes the jump would replace",
-				     start, target, p->len);
-			goto out;
-		}
-	}
+	ret = no_branch_inside(h, i, fn, p, true);
 out:
 	cs_free(i, 1);
 	cs_close(&h);

@@ -48,6 +48,14 @@ struct dp_plan {
  */
 int dp_plan(const struct dp_code *fn, uint64_t at, uint64_t dest, struct dp_plan *plan);
 
+/*
+ * Whether a relative branch of code (another part of the function, such
+ * as its .cold part) lands inside plan's displaced bytes but on their
+ * first: -ENOTSUP with plan->why then, else 0. Code that cannot be
+ * decoded is not read past.
+ */
+int dp_plan_check_part(const struct dp_code *code, struct dp_plan *plan);
+
 /* Whether code at `at` starts with endbr64 (a function's indirect-branch
  * landing pad, which must stay first). */
 bool dp_is_endbr64(const struct dp_code *fn, uint64_t at);

@@ -227,6 +227,48 @@ static bool match_addr(const Elf64_Sym *s, const char *name, void *arg)
 	return true;
 }
 
+struct parts {
+	const char *name; /* the function's */
+	size_t len;
+	bool all; /* w is itself a part: the function it is part of too */
+	struct dp_where *w;
+	uint64_t bias;
+};
+
+static bool match_part(const Elf64_Sym *s, const char *name, void *arg)
+{
+	struct parts *p = arg;
+	struct dp_where *w = p->w;
+	uint64_t at = p->bias + s->st_value;
+
+	if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC || !s->st_size ||
+	    strncmp(name, p->name, p->len) != 0 ||
+	    (name[p->len] != '.' && (name[p->len] || !p->all)) || at == w->fn ||
+	    w->nparts == DP_MAX_PARTS)
+		return false;
+	for (uint32_t i = 0; i < w->nparts; i++)
+		if (w->part[i] == at)
+			return false; /* (in .symtab and .dynsym both) */
+	w->part[w->nparts] = at;
+	w->part_size[w->nparts++] = s->st_size;
+	return false;
+}
+
+/* The parts of w's function placed apart (SYM.cold, ...), from im. */
+static void find_parts(const struct image *im, const struct object *o, struct dp_where *w)
+{
+	struct parts p = { w->sym, strlen(w->sym), false, w, o->bias };
+	const char *dot = strchr(w->sym, '.');
+
+	/* (a part's own parts are its function's: foo.cold of foo.part.0,
+	 * and foo itself) */
+	if (dot) {
+		p.len = (size_t)(dot - w->sym);
+		p.all = true;
+	}
+	each_symbol(im, match_part, &p);
+}
+
 static void set_where(struct dp_where *w, const struct object *o, bool exe, const Elf64_Sym *s,
 		      const char *name)
 {
@@ -257,6 +299,7 @@ static int by_symbol(const struct dp_spec *spec, struct dp_where *w, char *why, 
 		ifunc |= b.ifunc;
 		if (b.found) {
 			set_where(w, o, i == 0, b.found, spec->sym);
+			find_parts(&im, o, w);
 			image_close(&im);
 			if (!w->fn_size) {
 				snprintf(why, n, "%s in %s has no size: its end is not known", spec->sym,
@@ -299,6 +342,7 @@ static int by_address(const struct dp_spec *spec, struct dp_where *w, char *why,
 		each_symbol(&im, match_addr, &b);
 		if (b.found) {
 			set_where(w, o, i == 0, b.found, b.name);
+			find_parts(&im, o, w);
 			w->at = addr;
 			image_close(&im);
 			return 0;

@@ -12,9 +12,16 @@
 
 #include "dynprobe/spec.h"
 
+#define DP_MAX_PARTS 8
+
 /* A resolved place: the function holding it, and the object. */
 struct dp_where {
 	uint64_t fn, fn_size; /* the function (its symbol's address, size) */
+	/* the parts of it the compiler placed apart, SYM.cold, SYM.part.N...
+	 * (functions of the same object named SYM.*): their branches may
+	 * come back anywhere into it */
+	uint64_t part[DP_MAX_PARTS], part_size[DP_MAX_PARTS];
+	uint32_t nparts;
 	uint64_t at;	      /* the address */
 	char sym[DP_SPEC_MAX];
 	char obj[DP_SPEC_MAX]; /* the object's file name */

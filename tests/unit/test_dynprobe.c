@@ -35,6 +35,7 @@ double dpt_fadd(double a, double b);
 long dpt_flags(long a, long b);
 long dpt_redzone(long x);
 void dpt_ymm(const void *in, void *out);
+long dpt_split(long x);
 long dpt_counter;
 long dpt_table[4] = { 10, 20, 30, 40 };
 
@@ -126,7 +127,21 @@ __asm__(".text\n"
 	"  vmovdqu %ymm2, (%rsi)\n"
 	"  vzeroupper\n"
 	"  ret\n"
-	".size dpt_ymm, .-dpt_ymm\n");
+	".size dpt_ymm, .-dpt_ymm\n"
+	".globl dpt_split\n.type dpt_split,@function\n"
+	"dpt_split:\n"
+	"  test %rdi, %rdi\n"
+	"  jne dpt_split.cold\n"		/* +3 */
+	"dpt_split_join:\n"
+	"  xor %eax, %eax\n"			/* the cold part comes back here */
+	"  add $5, %eax\n"
+	"  ret\n"
+	".size dpt_split, .-dpt_split\n"
+	".type dpt_split.cold,@function\n"
+	"dpt_split.cold:\n"
+	"  mov $7, %edi\n"
+	"  jmp dpt_split_join\n"
+	".size dpt_split.cold, .-dpt_split.cold\n");
 
 /* ---- the hit function the trampolines call ---- */
 
@@ -316,6 +331,46 @@ START_TEST(refuses_too_short)
 	ck_assert_msg(strstr(plan.why, "does not fit") != NULL, "%s", plan.why);
 	/* and near a function's end */
 	ck_assert_int_eq(plan_at("dpt_rip+17", &plan, &tr), -ENOSPC);
+}
+END_TEST
+
+/* Planned as probes.c plans: the function's parts checked too. */
+static int plan_with_parts(const char *spec, struct dp_plan *plan)
+{
+	struct dp_where w = where(spec);
+	struct dp_code code = { (const uint8_t *)(uintptr_t)w.fn, w.fn, w.fn_size };
+	uint64_t tr = dp_area_take(w.at, DP_TRAMP_MAX);
+	int ret = dp_plan(&code, w.at, tr + DP_TRAMP_DISPLACED, plan);
+
+	for (uint32_t k = 0; ret == 0 && k < w.nparts; k++) {
+		struct dp_code part = { (const uint8_t *)(uintptr_t)w.part[k], w.part[k],
+					w.part_size[k] };
+
+		ret = dp_plan_check_part(&part, plan);
+	}
+	return ret;
+}
+
+START_TEST(refuses_branch_from_cold_part)
+{
+	struct dp_where w = where("dpt_split");
+	struct dp_plan plan;
+
+	ck_assert_uint_eq(w.nparts, 1);
+	ck_assert_int_eq(plan_with_parts("dpt_split+3", &plan), -ENOTSUP);
+	ck_assert_msg(strstr(plan.why, "lands at") != NULL, "%s", plan.why);
+	/* the function's own sweep alone sees no such branch */
+	{
+		uint64_t tr;
+
+		ck_assert_int_eq(plan_at("dpt_split+3", &plan, &tr), 0);
+	}
+	/* at the entry, the part's branch lands past the bytes replaced */
+	ck_assert_int_eq(plan_with_parts("dpt_split", &plan), 0);
+	/* and from the part's side: the function is a part of it */
+	ck_assert_uint_eq(where("dpt_split.cold").nparts, 1);
+	ck_assert_int_eq(dpt_split(0), 5);
+	ck_assert_int_eq(dpt_split(1), 5);
 }
 END_TEST
 
@@ -517,7 +572,8 @@ int main(void)
 {
 	return st_run_tests("dynprobe",
 			    ST_TESTS(spec_numbers, spec_resolved, refuses_inside_an_instruction,
-				     refuses_too_short, refuses_branch_inside, rip_relative_first,
+				     refuses_too_short, refuses_branch_inside,
+				     refuses_branch_from_cold_part, rip_relative_first,
 				     rip_relative_lea, short_jcc_displaced, call_displaced,
 				     mid_function, after_endbr64, registers_kept, registers_kept_sse,
 				     registers_kept_xinuse, function_entry_mode, ymm_kept_saved,
