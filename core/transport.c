@@ -30,7 +30,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,6 +38,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "lock.h"
 #include "sys.h"
 
 static struct st__fdid sock = { .fd = -1 };
@@ -51,29 +51,17 @@ static uint32_t lockword;
 
 void st__conn_lock(void)
 {
-	uint32_t c = 0;
-
-	if (st_cas_acquire(&lockword, &c, 1))
-		return;
-	if (c != 2)
-		c = st_xchg_acquire(&lockword, 2);
-	while (c != 0) {
-		st__sys4(SYS_futex, &lockword, FUTEX_WAIT_PRIVATE, 2, NULL);
-		c = st_xchg_acquire(&lockword, 2);
-	}
+	st__mutex_lock(&lockword);
 }
 
 bool st__conn_trylock(void)
 {
-	uint32_t c = 0;
-
-	return st_cas_acquire(&lockword, &c, 1);
+	return st__mutex_trylock(&lockword);
 }
 
 void st__conn_unlock(void)
 {
-	if (st_xchg_release(&lockword, 0) == 2)
-		st__sys3(SYS_futex, &lockword, FUTEX_WAKE_PRIVATE, 1);
+	st__mutex_unlock(&lockword);
 }
 
 /* ---- the socket ---- */
