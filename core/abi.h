@@ -70,6 +70,21 @@
 #define ST_ABI_NAME_MAX 64 /* provider, tracepoint and field names, NUL included */
 #define ST_ABI_MSG_MAX 65536 /* largest control message */
 
+/*
+ * Attach (ctl/inspect/attach.c): a process started without the preload
+ * is given the tracer by an inspector, which loads libshimtrace-attach.so
+ * first and writes its one symbol, st_attach_args, then loads the core
+ * and the families. The core, which refers to the symbol weakly (NULL in
+ * a process started with the preload), registers with the daemon named
+ * there instead of those of its environment.
+ */
+#define ST_ABI_ATTACH_MAGIC 0x73746174u /* "stat" */
+struct st_abi_attach {
+	uint32_t magic; /* ST_ABI_ATTACH_MAGIC, written last */
+	uint32_t version; /* ST_ABI_VERSION */
+	char rundir[96];  /* the daemon's directory, NUL-terminated */
+};
+
 /* ---- event records in the ring buffers, byte-packed ----
  *
  * A record is a header, the call site (ip, 48 bits: user-space addresses

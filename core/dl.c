@@ -12,12 +12,16 @@
  * event first.
  *
  * These symbols interpose only when libshimtrace.so itself is preloaded
- * (or linked before libc), which `shimtrace record` does.
+ * (or linked before libc), which `shimtrace record` does, or in a process
+ * attached, whose calls to them attach.c redirects here. There, a dlopen
+ * has what it loaded redirected too, and a dlclose what it unloaded
+ * forgotten.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 
+#include "attach.h"
 #include "internal.h"
 
 static uint64_t last_adds, last_subs;
@@ -77,10 +81,18 @@ typedef void *(*dlopen_fn)(const char *, int);
 typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
 typedef int (*dlclose_fn)(void *);
 
-#define REAL(name)                  \
-	static name##_fn real_##name; \
-	if (!real_##name)             \
-		real_##name = (name##_fn)dlsym(RTLD_NEXT, #name);
+/* The real functions: the loader's (RTLD_NEXT), or those attach found
+ * the calls it redirected reached (attach.c). */
+static dlopen_fn real_dlopen;
+static dlmopen_fn real_dlmopen;
+static dlclose_fn real_dlclose;
+
+#define REAL(name)                                                         \
+	name##_fn f_##name = st_load_acquire(&real_##name);                 \
+	if (!f_##name) {                                                   \
+		f_##name = (name##_fn)dlsym(RTLD_NEXT, #name);             \
+		st_store_release(&real_##name, f_##name);                 \
+	}
 
 ST_API void *dlopen(const char *file, int mode)
 {
@@ -89,12 +101,14 @@ ST_API void *dlopen(const char *file, int mode)
 	uint64_t ts[2];
 
 	REAL(dlopen);
-	if (!real_dlopen)
+	if (!f_dlopen)
 		return NULL;
 	st__reg_now(&ts[0], &ts[1]);
-	h = real_dlopen(file, mode);
-	if (h && file)
+	h = f_dlopen(file, mode);
+	if (h && file) {
 		report(ST_MAPS_DLOPEN, ts);
+		st__attach_rebind();
+	}
 	return h;
 }
 
@@ -105,12 +119,14 @@ ST_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 	uint64_t ts[2];
 
 	REAL(dlmopen);
-	if (!real_dlmopen)
+	if (!f_dlmopen)
 		return NULL;
 	st__reg_now(&ts[0], &ts[1]);
-	h = real_dlmopen(lmid, file, mode);
-	if (h && file)
+	h = f_dlmopen(lmid, file, mode);
+	if (h && file) {
 		report(ST_MAPS_DLOPEN, ts);
+		st__attach_rebind();
+	}
 	return h;
 }
 
@@ -119,9 +135,31 @@ ST_API int dlclose(void *handle)
 	int ret;
 
 	REAL(dlclose);
-	if (!real_dlclose)
+	if (!f_dlclose)
 		return -1;
-	ret = real_dlclose(handle);
+	ret = f_dlclose(handle);
 	report(ST_MAPS_DLCLOSE, NULL);
+	st__attach_prune();
 	return ret;
+}
+
+/* For attach: the hooks, so that objects a process attached loads later
+ * are redirected too (local aliases: in a core loaded late, the exported
+ * names resolve to the loader's). */
+extern __typeof(dlopen) st__dl_dlopen
+	__attribute__((alias("dlopen"), copy(dlopen), visibility("hidden")));
+extern __typeof(dlmopen) st__dl_dlmopen
+	__attribute__((alias("dlmopen"), copy(dlmopen), visibility("hidden")));
+extern __typeof(dlclose) st__dl_dlclose
+	__attribute__((alias("dlclose"), copy(dlclose), visibility("hidden")));
+
+static struct st__wrap hooks[] = {
+	{ "dlopen", (void *)st__dl_dlopen, (void **)&real_dlopen, NULL },
+	{ "dlmopen", (void *)st__dl_dlmopen, (void **)&real_dlmopen, NULL },
+	{ "dlclose", (void *)st__dl_dlclose, (void **)&real_dlclose, NULL },
+};
+
+static void __attribute__((constructor)) offer_hooks(void)
+{
+	st__attach_offer(hooks, sizeof(hooks) / sizeof(hooks[0]));
 }

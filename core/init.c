@@ -13,7 +13,8 @@
  *
  * SHIMTRACE_DISABLE=1 in the environment leaves the process untouched
  * (not in a setuid or setgid program, which trusts none of its
- * environment: secure_getenv).
+ * environment: secure_getenv; nor when the tracer is loaded by an attach,
+ * attach.c).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -57,7 +58,8 @@ void st__init(void)
 	if (initialised)
 		return;
 	initialised = 1;
-	if (off && strcmp(off, "1") == 0)
+	/* (an attach asked for by someone who may ptrace us overrides it) */
+	if (off && strcmp(off, "1") == 0 && !st__reg_attach_rundir())
 		return;
 	st__tls.busy = 2;
 	live = st__mmap(NULL, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

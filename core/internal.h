@@ -4,13 +4,14 @@
  * Layers, each file using only those below it (tests/integration/
  * layers.test checks that no two files need each other):
  *   1. system calls, atomics, the ABI, descriptor identity, process-wide
- *      state, the per-CPU commit: sys.h atomic.h abi.h fdid.c process.c
- *      rseq.c
+ *      state, the per-CPU commit, the slow paths' mutex, an object's GOT:
+ *      sys.h atomic.h abi.h lock.h fdid.c process.c rseq.c got.c
  *   2. shared memory: status.c (status pages, registration log), pool.c
  *      (buffer pools), clock.c (reads the control page)
  *   3. the transport, the one socket and its lock: transport.c
  *   4. registration: registry.c (the provider table and its messages),
- *      registration.c (connecting, announcing, the dlopen reports), dl.c
+ *      registration.c (connecting, announcing, the dlopen reports),
+ *      attach.c (the GOT rewrite of a process attached), dl.c
  *   5. the event writer: block.c (the one wait, blocking sessions only),
  *      percpu.c (per-CPU buffers), writer.c
  *   6. process start, fork and exit: init.c
@@ -414,6 +415,12 @@ int st__transport_attach(int fd) ST_HIDDEN;
 void st__reg_setup(void) ST_HIDDEN;
 /* Connects and registers the process (start, fork child). */
 void st__reg_register(void) ST_HIDDEN;
+/* The daemon directory an attach names (abi.h), or NULL. */
+const char *st__reg_attach_rundir(void) ST_HIDDEN;
+/* Attach: connected to the daemon of rundir, connecting now if the
+ * process is not connected to a daemon still there; 0, -EBUSY (another
+ * daemon serves it) or -errno. */
+int st__reg_home(const char *rundir) ST_HIDDEN;
 /* A provider object's tracepoints came or go (its constructor, destructor). */
 void st__reg_tracepoints(const struct st_tracepoint *const *begin,
 			 const struct st_tracepoint *const *end) ST_HIDDEN;
@@ -439,6 +446,46 @@ void st__reg_exit(void) ST_HIDDEN;
 void st__reg_forget(void) ST_HIDDEN;
 /* Fork child with its new status memory: providers re-backed and logged. */
 int st__reg_restore_child(void) ST_HIDDEN;
+
+/* ---- attach (attach.c) and the GOT of an object (got.c) ---- */
+
+/* st_attach once registered: every object's slots redirected (and those
+ * of objects loaded later, from now on); the number redirected, or -errno. */
+int st__attach_redirect(void) ST_HIDDEN;
+/* The dlopen hook: objects loaded since are redirected (while attached). */
+void st__attach_rebind(void) ST_HIDDEN;
+/* The dlclose hook: what was redirected in objects gone is forgotten. */
+void st__attach_prune(void) ST_HIDDEN;
+
+#define ST_OBJ_WSEGS 4
+
+/* A loaded object's extent, from its program headers (st__obj_of). */
+struct st__obj {
+	uint64_t lo, hi; /* its loaded segments */
+	uint64_t wlo[ST_OBJ_WSEGS], whi[ST_OBJ_WSEGS]; /* the writable ones */
+	uint32_t nwrite;
+	/* the pages the loader made read-only after relocating; equal: none */
+	uint64_t relro_lo, relro_hi;
+	uint64_t dyn; /* its dynamic section; 0: none */
+};
+
+/* A GOT slot that a relocation binds to a named symbol. */
+struct st__got_ref {
+	uint64_t *slot;
+	const char *name;
+	const char *version; /* the version the reference needs, or NULL */
+	bool lazy;	     /* not bound yet: it leads back into the object's PLT */
+	bool relro;	     /* in the pages made read-only after relocating */
+};
+
+struct dl_phdr_info;
+typedef void (*st__got_fn)(const struct st__got_ref *ref, void *arg);
+
+void st__obj_of(const struct dl_phdr_info *info, struct st__obj *o) ST_HIDDEN;
+/* Calls fn for every slot of a writable segment of the object that a
+ * JUMP_SLOT or GLOB_DAT relocation binds to a named symbol. */
+void st__got_each(const struct dl_phdr_info *info, const struct st__obj *o, st__got_fn fn,
+		  void *arg) ST_HIDDEN;
 
 /* ---- clock (clock.c) ---- */
 

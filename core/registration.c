@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -65,11 +66,27 @@ static void add_path(const char *dir)
 	npaths++;
 }
 
+/* Written by the inspector of an attach before it loaded us (abi.h);
+ * weak: NULL in a process started with the preload. */
+extern const struct st_abi_attach st_attach_args __attribute__((weak, visibility("default")));
+
+const char *st__reg_attach_rundir(void)
+{
+	const struct st_abi_attach *a = &st_attach_args;
+
+	if (!a || st_load_acquire(&a->magic) != ST_ABI_ATTACH_MAGIC ||
+	    a->version != ST_ABI_VERSION || !memchr(a->rundir, '\0', sizeof(a->rundir)))
+		return NULL;
+	return a->rundir;
+}
+
 /*
  * Where daemons listen, in order: $SHIMTRACE_RUNDIR (set by `shimtrace
  * record` for its private daemon; nothing else is tried then), the user's
  * daemon under $XDG_RUNTIME_DIR/shimtrace, the system daemon. A setuid or
- * setgid program: the system daemon only.
+ * setgid program: the system daemon only. A process being attached: the
+ * daemon of the attach, whoever it is (what ptrace can do to the process
+ * goes beyond anything its environment could say).
  */
 void st__reg_setup(void)
 {
@@ -77,6 +94,11 @@ void st__reg_setup(void)
 	char buf[sizeof(paths[0].sun_path)];
 
 	secure = getauxval(AT_SECURE) != 0;
+	rundir = st__reg_attach_rundir();
+	if (rundir) {
+		add_path(rundir);
+		return;
+	}
 	if (secure) {
 		add_path(ST_ABI_SYSTEM_RUNDIR);
 		return;
@@ -99,13 +121,18 @@ void st__reg_setup(void)
 	add_path(ST_ABI_SYSTEM_RUNDIR);
 }
 
-/* The "active" file beside the socket of the daemon we connected to. */
+/* The "active" file beside the socket of the daemon we connected to, and
+ * that socket. */
 static char active_path[sizeof(paths[0].sun_path) + 8];
+static char connected_path[sizeof(paths[0].sun_path)];
 
 static void set_active_path(const char *sock)
 {
 	const char *slash = strrchr(sock, '/');
 	size_t n = slash ? (size_t)(slash - sock) : 0;
+
+	memcpy(connected_path, sock, sizeof(connected_path));
+	connected_path[sizeof(connected_path) - 1] = '\0';
 
 	memcpy(active_path, sock, n);
 	memcpy(active_path + n, "/active", sizeof("/active"));
@@ -304,15 +331,49 @@ static void reattach(void)
 		synced();
 }
 
+/* Connects and introduces the process (the connection lock held). */
+static void register_locked(void)
+{
+	if (dial() == 0 && introduce() && st__control && st__status_size() > ST_ABI_PAGE)
+		synced();
+}
+
 void st__reg_register(void)
 {
 	mark_wanted();
 	if (st__status_fd() < 0 || npaths == 0)
 		return;
 	st__conn_lock();
-	if (dial() == 0 && introduce() && st__control && st__status_size() > ST_ABI_PAGE)
-		synced();
+	register_locked();
 	st__conn_unlock();
+}
+
+int st__reg_home(const char *rundir)
+{
+	char sock[sizeof(paths[0].sun_path)];
+	int ret = 0;
+
+	if (!st__live->pid || st__status_fd() < 0)
+		return -ENOTCONN; /* (never set up: SHIMTRACE_DISABLE) */
+	if ((size_t)snprintf(sock, sizeof(sock), "%s/" ST_ABI_SOCKET_NAME, rundir) >= sizeof(sock))
+		return -ENAMETOOLONG;
+	st__conn_lock();
+	if (st__transport_up() && !st__transport_hung_up()) {
+		/* (a daemon of its own environment, or of an earlier attach) */
+		if (strcmp(connected_path, sock) != 0)
+			ret = -EBUSY;
+	} else {
+		/* not connected, or to a daemon gone since (an attach that
+		 * ended): this one, from now on */
+		npaths = 0;
+		add_path(rundir);
+		mark_wanted();
+		register_locked();
+		if (!st__transport_up())
+			ret = -ECONNREFUSED;
+	}
+	st__conn_unlock();
+	return ret;
 }
 
 void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono)

@@ -1008,6 +1008,25 @@ static void gen_callable(const struct spec *s, const struct wrap *w, FILE *o)
 	fprintf(o, ");\n}\n\n");
 }
 
+/* The family's table for attach (core/attach.h), offered from a
+ * constructor: each wrapper through a local alias (loaded late, the
+ * library's exported names resolve to the real functions). */
+static void gen_attach_table(const struct spec *s, FILE *o)
+{
+	fprintf(o, "/* ---- for attach (core/attach.h) ---- */\n\n");
+	for (int k = 0; k < s->nw; k++)
+		fprintf(o, "extern __typeof__(%s) st__wrapper_%s\n\t__attribute__((alias(\"%s\"), "
+			   "copy(%s), visibility(\"hidden\")));\n",
+			s->w[k].name, s->w[k].name, s->w[k].name, s->w[k].name);
+	fprintf(o, "\nstatic struct st__wrap st__attach_table[] = {\n");
+	for (int k = 0; k < s->nw; k++)
+		fprintf(o, "\t{ \"%s\", (void *)st__wrapper_%s, (void **)&real_%s, NULL },\n",
+			s->w[k].name, s->w[k].name, s->w[k].name);
+	fprintf(o, "};\n\nstatic void __attribute__((constructor)) st__attach_table_offer(void)\n{\n"
+		   "\tst__attach_offer(st__attach_table, sizeof(st__attach_table) / "
+		   "sizeof(st__attach_table[0]));\n}\n");
+}
+
 static void gen_source(const struct spec *s, const char *header, FILE *o)
 {
 	char up[64];
@@ -1017,7 +1036,8 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 	for (int k = 0; k < s->nincludes; k++)
 		fprintf(o, "#include %s\n", s->includes[k]);
 	fprintf(o, "#include <stdarg.h>\n#include <stdint.h>\n#include <string.h>\n\n");
-	fprintf(o, "#include \"wrappers/resolve.h\"\n#include \"%s\"\n\n", header);
+	fprintf(o, "#include \"core/attach.h\"\n#include \"wrappers/resolve.h\"\n#include \"%s\"\n\n",
+		header);
 	fprintf(o, "ST_PROVIDER_DEFINE(%s, ST_%s_TRACEPOINTS)\n\n", s->provider, up);
 	if (s->quiet) {
 		fprintf(o, "/* Nonzero while a quiet wrapper's real function runs on this thread:\n"
@@ -1076,6 +1096,8 @@ static void gen_source(const struct spec *s, const char *header, FILE *o)
 		if (w->callable)
 			gen_callable(s, w, o);
 	}
+	if (s->nw)
+		gen_attach_table(s, o);
 }
 
 static void gen_catalog(struct spec *specs, int n, FILE *o)
