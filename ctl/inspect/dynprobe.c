@@ -47,21 +47,23 @@ struct job {
 	char msg[ST_INSP_PATH_MAX + 1024];
 };
 
-static void load(struct st_ptcall *j, pid_t tid, const struct user_regs_struct *saved, void *arg)
+static void load(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 {
 	struct job *b = arg;
+	const struct st_ptarg a[2] = { { .s = b->lib }, { .v = 2 /* RTLD_NOW */ } };
 
 	b->called = true;
-	if (st_ptcall_call(j, tid, saved, j->fn_dlopen, b->lib, 2 /* RTLD_NOW */, &b->handle) < 0)
+	if (st_ptcall_call(j, th, j->fn_dlopen, a, 2, &b->handle) < 0)
 		snprintf(b->msg, sizeof(b->msg), "process %d ended while loading %s", j->pid, b->lib);
 }
 
-static void command(struct st_ptcall *j, pid_t tid, const struct user_regs_struct *saved, void *arg)
+static void command(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 {
 	struct job *b = arg;
+	const struct st_ptarg a[1] = { { .s = b->command } };
 
 	b->called = true;
-	if (st_ptcall_call(j, tid, saved, j->fn_want, b->command, 0, &b->reply_addr) < 0)
+	if (st_ptcall_call(j, th, j->fn_want, a, 1, &b->reply_addr) < 0)
 		snprintf(b->msg, sizeof(b->msg), "process %d ended while planning the probe", j->pid);
 }
 
@@ -144,17 +146,18 @@ static int plan(struct st_ptcall *j, const struct st_insp_proc *p, struct job *b
 {
 	j->want_obj = "libshimtrace-dynprobe";
 	j->want_sym = DP_CTL_SYMBOL;
-	if (st_ptcall_prepare(j, p) < 0)
+	if (st_ptcall_prepare(j, p, true) < 0)
 		goto failed;
 	if (!j->fn_want) {
-		if (st_ptcall_at_safe_point(j, "load the probe library", load, b) < 0)
+		st_ptcall_run(j, "load the probe library", load, b);
+		if (j->status != ST_EXIT_OK)
 			goto failed;
 		if (!b->handle) {
 			snprintf(b->msg, sizeof(b->msg), "process %d cannot load %s", j->pid, b->lib);
 			return -1;
 		}
-		st_ptcall_release(j);
-		if (st_ptcall_prepare(j, p) < 0)
+		st_ptcall_free(j);
+		if (st_ptcall_prepare(j, p, true) < 0)
 			goto failed;
 		if (!j->fn_want) {
 			snprintf(b->msg, sizeof(b->msg), "process %d loaded %s, but has no %s in it",
@@ -163,7 +166,8 @@ static int plan(struct st_ptcall *j, const struct st_insp_proc *p, struct job *b
 		}
 	}
 	b->called = false;
-	if (st_ptcall_at_safe_point(j, "plant the probe", command, b) < 0)
+	st_ptcall_run(j, "plant the probe", command, b);
+	if (j->status != ST_EXIT_OK)
 		goto failed;
 	if (!b->reply_addr) {
 		if (!b->msg[0])
@@ -204,7 +208,7 @@ void st_insp_dynprobe(const struct st_insp_target *t, const char *library, const
 				status = ST_EXIT_OK;
 			}
 		}
-		st_ptcall_release(j);
+		st_ptcall_free(j);
 		st_insp_proc_close(&p);
 	}
 	st_insp_done(t->hdr.id, status, 0, "%s", b.msg);

@@ -1,45 +1,54 @@
 /*
- * Running a function inside a process by ptrace, as a debugger calls a
- * function in its inferior, without a thread or a signal handler of ours
- * in it; and stopping all its threads. Runs in a probe inspector (the
- * target's owner's credentials, no capability but CAP_SYS_PTRACE for
- * root's processes: the kernel decides, see probe.c).
+ * Calling functions in a running process, without a thread or a signal
+ * handler of ours in it: what load-probe (probe.c: dlopen a library) and
+ * attach (attach.c: load the tracer, redirect its calls, and undo) do.
+ * Runs in a probe inspector: a process of the target's owner, with no
+ * capability (CAP_SYS_PTRACE for root's; owner.c), so the kernel decides
+ * whether it may ptrace the target (same credentials, dumpable, and for a
+ * process of another user namespace, an owner who owns that namespace;
+ * a process that ran a setuid program since is refused).
  *
- * A call: the inspector attaches to one thread (PTRACE_SEIZE, then
- * PTRACE_INTERRUPT, which stops only that thread), saves its registers
- * and extended state, sets it up to call the function on its own stack
- * (below the red zone) with a return address of 0, lets it run until the
- * return faults on address 0 (that SIGSEGV is ours and never delivered),
+ * The inspector does what a debugger does to call a function in its
+ * inferior: it attaches to one thread of the process with ptrace
+ * (PTRACE_SEIZE, then PTRACE_INTERRUPT, which stops only that thread),
+ * saves its registers and extended state, sets it up to call a function
+ * (dlopen(path, RTLD_NOW), say) on its own stack with a return address of
+ * 0, lets it run until the return faults on address 0 (that SIGSEGV is
+ * ours and never delivered), and so on for each call of the job; then it
  * restores the registers and detaches. A system call the thread was
  * blocked in is restarted by the kernel exactly as after any ptrace stop:
  * the program sees no EINTR, and its other threads never stop.
  *
- * The one danger is the point where the thread stops: the functions
- * called (dlopen, a probe library's planning) take locks (malloc's, the
- * loader's, stdio's), and a thread stopped while holding one would
- * deadlock in it. So the thread is taken only at a safe point: blocked in
- * (or just back from) a system call on a list of calls no libc lock is
- * held around (sleeping, waiting for input, poll, epoll, wait), or
- * running code outside libc, the loader and shimtrace. Otherwise it is
- * let go and tried again a millisecond later, up to three seconds. The
- * threads are listed from the target's /proc/PID/task: a thread taken
- * must still be one of the target's once it is stopped (its tid may have
- * ended and been reused by another process's thread between the list and
- * the attach); one that is not is let go untouched but for the stop.
+ * Why not a signal: a handler of ours would take a signal number from the
+ * program, make blocking calls such as sleep() and poll() return early,
+ * and need chaining through sigaction(); ptrace needs nothing in the
+ * process.
+ *
+ * The one danger is the point where the thread stops: dlopen takes locks
+ * (malloc's, the loader's, stdio's from constructors), and a thread stopped
+ * while holding one would deadlock in it. So the thread is taken only at a
+ * safe point: blocked in (or just back from) a system call on a list of
+ * calls no libc lock is held around (sleeping, waiting for input, poll,
+ * epoll, wait), or running code outside libc, the loader and shimtrace
+ * (whose own locks, attach's among them, a call of ours may take).
+ * Otherwise it is let go and tried again a millisecond later, up to three
+ * seconds. The threads are listed from the target's /proc/PID/task: a
+ * thread taken must still be one of the target's once it is stopped (its
+ * tid may have ended and been reused by another process's thread between
+ * the list and the attach); one that is not is let go untouched but for
+ * the stop.
  *
  * Once a call runs, the inspector waits for it to return, however long
- * that takes (a register state cannot be restored under a running call).
- *
- * Stopping every thread (to write code no thread is running): each is
- * seized and interrupted, and the task list read again until it holds no
- * thread not stopped: a stopped thread starts none.
+ * that takes (a register state cannot be restored under a running call):
+ * the daemon does not wait for it, and ends without it.
  */
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +59,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl/common/control.h"
 #include "ctl/inspect/elfinfo.h"
 #include "ctl/inspect/ptcall.h"
 
 #define DEADLINE_MS 3000
+
+/* A loaded object, for the safe point test. */
+struct st_ptrange {
+	uint64_t base, memsz;
+	bool unsafe; /* code where a stopped thread may hold a lock dlopen needs */
+};
 
 static uint64_t now_ms(void)
 {
@@ -70,12 +86,12 @@ static bool basename_is(const char *path, const char *prefix)
 	return strncmp(b ? b + 1 : path, prefix, strlen(prefix)) == 0;
 }
 
-/* Code where a stopped thread may hold a lock a call needs. */
+/* Code where a stopped thread may hold a lock dlopen needs. */
 static bool unsafe_object(const char *path)
 {
 	return basename_is(path, "libc.so") || basename_is(path, "ld-linux") ||
 	       basename_is(path, "libpthread") || basename_is(path, "libdl.") ||
-	       basename_is(path, "libshimtrace") || basename_is(path, "libcapstone");
+	       basename_is(path, "libshimtrace");
 }
 
 static bool ip_safe(const struct st_ptcall *j, uint64_t ip)
@@ -147,11 +163,11 @@ static int interrupt(pid_t tid)
 	}
 }
 
-static int write_mem(pid_t pid, uint64_t addr, const void *buf, size_t len)
+int st_ptcall_write(const struct st_ptcall *j, uint64_t addr, const void *buf, size_t len)
 {
 	struct iovec local = { (void *)buf, len }, remote = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+	return process_vm_writev(j->pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
 }
 
 int st_ptcall_read(pid_t pid, uint64_t addr, void *buf, size_t n)
@@ -161,48 +177,102 @@ int st_ptcall_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
-int st_ptcall_call(struct st_ptcall *j, pid_t tid, const struct user_regs_struct *saved,
-		   uint64_t fn, const char *arg, uint64_t a1, uint64_t *ret)
+int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
+		   const struct st_ptarg *args, int nargs, uint64_t *ret)
 {
-	struct user_regs_struct r = *saved;
-	uint64_t sp = saved->rsp - 128; /* below the red zone */
-	uint64_t zero = 0;
+	struct user_regs_struct r = th->saved;
+	uint64_t sp = th->saved.rsp - 128; /* below the red zone */
+	uint64_t zero = 0, v[3] = { 0, 0, 0 };
 
-	if (arg) {
-		size_t len = strlen(arg) + 1;
+	for (int i = 0; i < nargs && i < 3; i++) {
+		size_t len;
 
+		v[i] = args[i].v;
+		if (!args[i].s)
+			continue;
+		len = strlen(args[i].s) + 1;
 		sp = (sp - len) & ~(uint64_t)15;
-		if (write_mem(j->pid, sp, arg, len) < 0)
+		if (st_ptcall_write(j, sp, args[i].s, len) < 0)
 			return -1;
-		r.rdi = sp;
+		v[i] = sp;
 	}
 	sp &= ~(uint64_t)15;
 	sp -= 8; /* the return address: at entry, rsp + 8 is 16-byte aligned */
-	if (write_mem(j->pid, sp, &zero, sizeof(zero)) < 0)
+	if (st_ptcall_write(j, sp, &zero, sizeof(zero)) < 0)
 		return -1;
-	r.rsi = a1;
+	r.rdi = v[0];
+	r.rsi = v[1];
+	r.rdx = v[2];
 	r.rsp = sp;
 	r.rip = fn;
 	r.rax = 0;
 	r.orig_rax = (uint64_t)-1; /* no system call to restart now */
-	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+	if (ptrace(PTRACE_SETREGS, th->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, th->tid, 0, 0) < 0)
 		return -1;
 	for (;;) {
-		int st = wait_tid(tid);
+		int st = wait_tid(th->tid);
 		int sig;
 
 		if (gone(st))
 			return -1;
 		sig = WSTOPSIG(st);
-		if ((st >> 16) == 0 && sig == SIGSEGV && ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 &&
+		if ((st >> 16) == 0 && sig == SIGSEGV && ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0 &&
 		    r.rip == 0) {
 			*ret = r.rax;
 			return 0;
 		}
 		/* The program's own signals go on to it; group stops end. */
-		if (ptrace(PTRACE_CONT, tid, 0, (st >> 16) ? 0 : sig) < 0)
+		if (ptrace(PTRACE_CONT, th->tid, 0, (st >> 16) ? 0 : sig) < 0)
 			return -1;
 	}
+}
+
+static void read_string(pid_t pid, uint64_t addr, char *out, size_t n)
+{
+	struct iovec local = { out, n - 1 }, remote = { (void *)(uintptr_t)addr, n - 1 };
+	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	out[got > 0 ? got : 0] = '\0';
+}
+
+uint64_t st_ptcall_dlopen(struct st_ptcall *j, const struct st_ptthread *th, const char *path,
+			  int mode, char *why, size_t n)
+{
+	struct st_ptarg a[2] = { { 0, path }, { (uint64_t)mode, NULL } };
+	uint64_t handle = 0, err;
+
+	why[0] = '\0';
+	if (st_ptcall_call(j, th, j->fn_dlopen, a, 2, &handle) < 0) {
+		snprintf(why, n, "the process ended");
+		return 0;
+	}
+	if (!handle && j->fn_dlerror && st_ptcall_call(j, th, j->fn_dlerror, NULL, 0, &err) == 0 &&
+	    err)
+		read_string(j->pid, err, why, n);
+	if (!handle && !why[0])
+		snprintf(why, n, "dlopen failed");
+	return handle;
+}
+
+uint64_t st_ptcall_dlsym(struct st_ptcall *j, const struct st_ptthread *th, uint64_t handle,
+			 const char *name)
+{
+	struct st_ptarg a[2] = { { handle, NULL }, { 0, name } };
+	uint64_t ret = 0;
+
+	if (!j->fn_dlsym || st_ptcall_call(j, th, j->fn_dlsym, a, 2, &ret) < 0)
+		return 0;
+	return ret;
+}
+
+void st_ptcall_fail(struct st_ptcall *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(j->msg, sizeof(j->msg), fmt, ap);
+	va_end(ap);
+	j->status = ST_EXIT_FAIL;
 }
 
 /* Whether tid, stopped, is at a safe point (see the top of the file). */
@@ -237,32 +307,33 @@ static int threads(const struct st_ptcall *j, pid_t *tids, int max)
 	return n;
 }
 
-/* Runs work on tid, stopped at a safe point, its state saved and restored. */
-static void on_thread(struct st_ptcall *j, pid_t tid, st_ptcall_work work, void *arg)
+/* Runs fn on tid, stopped at a safe point, then puts its state back. */
+static void run_on(struct st_ptcall *j, pid_t tid,
+		   void (*fn)(struct st_ptcall *j, const struct st_ptthread *th, void *arg), void *arg)
 {
 	struct iovec xs = { j->xstate, sizeof(j->xstate) };
-	struct user_regs_struct saved;
+	struct st_ptthread th = { .tid = tid };
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0 ||
+	if (ptrace(PTRACE_GETREGS, tid, 0, &th.saved) < 0 ||
 	    ptrace(PTRACE_GETREGSET, tid, NT_X86_XSTATE, &xs) < 0) {
-		snprintf(j->msg, sizeof(j->msg), "cannot read the registers of thread %d: %s", tid,
-			 strerror(errno));
+		st_ptcall_fail(j, "cannot read the registers of thread %d: %s", tid, strerror(errno));
 		return;
 	}
-	work(j, tid, &saved, arg);
+	fn(j, &th, arg);
 	ptrace(PTRACE_SETREGSET, tid, NT_X86_XSTATE, &xs);
-	ptrace(PTRACE_SETREGS, tid, 0, &saved);
+	ptrace(PTRACE_SETREGS, tid, 0, &th.saved);
 }
 
-int st_ptcall_at_safe_point(struct st_ptcall *j, const char *what, st_ptcall_work work, void *arg)
+void st_ptcall_run(struct st_ptcall *j, const char *what,
+		   void (*fn)(struct st_ptcall *j, const struct st_ptthread *th, void *arg), void *arg)
 {
 	uint64_t deadline = now_ms() + DEADLINE_MS;
 	pid_t tids[256];
 	int n = threads(j, tids, 256), attach_errno = 0;
 
 	if (n == 0) {
-		snprintf(j->msg, sizeof(j->msg), "process %d is gone", j->pid);
-		return -1;
+		st_ptcall_fail(j, "process %d is gone", j->pid);
+		return;
 	}
 	while (now_ms() < deadline) {
 		for (int i = 0; i < n; i++) {
@@ -284,30 +355,29 @@ int st_ptcall_at_safe_point(struct st_ptcall *j, const char *what, st_ptcall_wor
 			}
 			safe = at_safe_point(j, tid);
 			if (safe)
-				on_thread(j, tid, work, arg);
+				run_on(j, tid, fn, arg);
 			ptrace(PTRACE_DETACH, tid, 0, 0);
 			if (safe)
-				return 0;
+				return;
 		}
 		if (attach_errno && attach_errno != ESRCH) {
-			snprintf(j->msg, sizeof(j->msg), "cannot attach to process %d: %s%s", j->pid,
-				 strerror(attach_errno),
-				 attach_errno == EPERM ? " (traced by a debugger, not dumpable, or "
-							 "kernel.yama.ptrace_scope forbids it)"
-						       : "");
-			return -1;
+			st_ptcall_fail(j, "cannot attach to process %d: %s%s", j->pid,
+				       strerror(attach_errno),
+				       attach_errno == EPERM ? " (traced by a debugger, not dumpable, or "
+							       "kernel.yama.ptrace_scope forbids it)"
+							     : "");
+			return;
 		}
 		usleep(1000);
 		n = threads(j, tids, 256);
 		if (n == 0) {
-			snprintf(j->msg, sizeof(j->msg), "process %d is gone", j->pid);
-			return -1;
+			st_ptcall_fail(j, "process %d is gone", j->pid);
+			return;
 		}
 	}
-	snprintf(j->msg, sizeof(j->msg), "process %d reached no safe point to %s within %d ms "
-		 "(every thread busy in libc or blocked in a call that may hold its locks)",
-		 j->pid, what, DEADLINE_MS);
-	return -1;
+	st_ptcall_fail(j, "process %d reached no safe point to %s within %d ms (every thread busy "
+			  "in libc or blocked in a call that may hold its locks)",
+		       j->pid, what, DEADLINE_MS);
 }
 
 static bool stopped(const struct st_ptstop *s, pid_t tid)
@@ -369,7 +439,19 @@ void st_ptcall_resume_all(struct st_ptstop *s)
 	s->n = 0;
 }
 
-int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p)
+/* The address of symbol name of the object fd (f its facts) at base, if
+ * within the object. */
+static uint64_t symbol_in(int fd, const struct st_insp_facts *f, const struct st_ptrange *o,
+			  const char *name)
+{
+	uint64_t v = st_insp_elf_symbol(fd, name);
+
+	if (!v || v >= o->memsz + (f->is_pic ? 0 : o->base))
+		return 0;
+	return (f->is_pic ? o->base : 0) + v;
+}
+
+int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p, bool need_dlopen)
 {
 	struct st_insp_mapping *maps;
 	dev_t *fuse;
@@ -380,8 +462,7 @@ int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p)
 	j->pid = p->pid;
 	if (ret < 0) {
 		free(fuse);
-		snprintf(j->msg, sizeof(j->msg), "cannot read the mappings of process %d: %s", j->pid,
-			 strerror(-ret));
+		st_ptcall_fail(j, "cannot read the mappings of process %d: %s", j->pid, strerror(-ret));
 		return -1;
 	}
 	j->objs = calloc(n ? n : 1, sizeof(*j->objs));
@@ -390,7 +471,11 @@ int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p)
 		struct st_ptrange *o = &j->objs[j->nobjs];
 		int fd;
 
-		if (maps[i].offset != 0 || st_insp_dev_in(maps[i].dev, fuse, nfuse))
+		if (maps[i].offset != 0)
+			continue;
+		j->dynamic |= basename_is(maps[i].path, "ld-linux") || basename_is(maps[i].path, "ld64");
+		j->has_core |= basename_is(maps[i].path, "libshimtrace.so");
+		if (st_insp_dev_in(maps[i].dev, fuse, nfuse))
 			continue;
 		fd = st_insp_open_mapped(p, maps[i].start, maps[i].end, maps[i].dev, maps[i].ino,
 					 maps[i].path);
@@ -403,35 +488,26 @@ int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p)
 			o->memsz = f->is_pic ? f->end : f->end - f->lowest;
 			o->unsafe = unsafe_object(maps[i].path);
 			j->nobjs++;
-			if (j->want_obj && basename_is(maps[i].path, j->want_obj) && !j->fn_want) {
-				uint64_t a = st_insp_elf_symbol(fd, j->want_sym);
-
-				if (a && a < o->memsz + (f->is_pic ? 0 : o->base))
-					j->fn_want = (f->is_pic ? o->base : 0) + a;
-			}
 			if (basename_is(maps[i].path, "libc.so") && !j->fn_dlopen) {
-				uint64_t open = st_insp_elf_symbol(fd, "dlopen"),
-					 err = st_insp_elf_symbol(fd, "dlerror");
-
-				/* within the object, or not at all */
-				if (open && open < o->memsz + (f->is_pic ? 0 : o->base))
-					j->fn_dlopen = (f->is_pic ? o->base : 0) + open;
-				if (err && err < o->memsz + (f->is_pic ? 0 : o->base))
-					j->fn_dlerror = (f->is_pic ? o->base : 0) + err;
+				j->fn_dlopen = symbol_in(fd, f, o, "dlopen");
+				j->fn_dlerror = symbol_in(fd, f, o, "dlerror");
+				j->fn_dlsym = symbol_in(fd, f, o, "dlsym");
 			}
+			if (j->want_obj && basename_is(maps[i].path, j->want_obj) && !j->fn_want)
+				j->fn_want = symbol_in(fd, f, o, j->want_sym);
 		}
 		close(fd);
 	}
 	st_insp_maps_free(maps, n);
 	free(fuse);
-	if (!j->fn_dlopen) {
-		snprintf(j->msg, sizeof(j->msg), "process %d has no dlopen in its libc", j->pid);
+	if (!j->fn_dlopen && need_dlopen) {
+		st_ptcall_fail(j, "process %d has no dlopen in its libc", j->pid);
 		return -1;
 	}
 	return 0;
 }
 
-void st_ptcall_release(struct st_ptcall *j)
+void st_ptcall_free(struct st_ptcall *j)
 {
 	free(j->objs);
 	j->objs = NULL;

@@ -1,65 +1,86 @@
 /*
- * Calling a function inside a running process by ptrace, at a safe point
- * (ptcall.c), and stopping every thread of it (for writing its code):
- * what load-probe (probe.c) and dynamic probes (dynprobe.c) share.
+ * Calling functions in a running process by ptrace, at a safe point of
+ * one of its threads, and stopping every thread of it to write its code
+ * (ptcall.c): what load-probe (probe.c), attach (attach.c) and dynamic
+ * probes (dynprobe.c) are made of.
  */
 #ifndef ST_INSPECT_PTCALL_H
 #define ST_INSPECT_PTCALL_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "ctl/inspect/proto.h"
 #include "ctl/inspect/target.h"
 
 #define ST_PTCALL_XSTATE_MAX (64 * 1024)
 
-/* A loaded object, for the safe point test. */
-struct st_ptrange {
-	uint64_t base, memsz;
-	bool unsafe; /* code where a stopped thread may hold a lock a call needs */
-};
+struct st_ptrange;
 
+/* A job: the process, what it has loaded, and how the job ended. */
 struct st_ptcall {
 	pid_t pid;
-	const struct st_insp_proc *proc; /* its /proc/PID and pidfd */
-	uint64_t fn_dlopen, fn_dlerror;	 /* in its libc */
+	const struct st_insp_proc *proc;
+	struct st_ptrange *objs;
+	uint32_t nobjs;
+	/* in its libc (glibc 2.34 and later keeps the loader's API there) */
+	uint64_t fn_dlopen, fn_dlerror, fn_dlsym;
 	/* a function to find too (set before st_ptcall_prepare): want_sym in
 	 * the object whose file name starts with want_obj; 0 if not loaded */
 	const char *want_obj, *want_sym;
 	uint64_t fn_want;
-	struct st_ptrange *objs;
-	uint32_t nobjs;
-	char msg[ST_INSP_PATH_MAX + 1024]; /* why it failed */
+	bool dynamic; /* a dynamic loader is mapped: not a static program */
+	bool has_core; /* libshimtrace.so is mapped already */
+	int status; /* the command's exit status (ctl/common/control.h) */
+	char msg[ST_INSP_PATH_MAX + 1024];
 	uint8_t xstate[ST_PTCALL_XSTATE_MAX]; /* the stopped thread's extended state */
 };
 
-/* Reads the process's objects and its libc's dlopen and dlerror: 0, or
- * -1 with j->msg set. */
-int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p);
-void st_ptcall_release(struct st_ptcall *j);
+/* The thread a job stopped, and its registers as they were. */
+struct st_ptthread {
+	pid_t tid;
+	struct user_regs_struct saved;
+};
 
-/* Work done on tid, stopped at a safe point, whose registers are saved
- * (and restored after). */
-typedef void (*st_ptcall_work)(struct st_ptcall *j, pid_t tid, const struct user_regs_struct *saved,
-			       void *arg);
-
-/*
- * Finds a thread at a safe point (see ptcall.c) within three seconds and
- * runs work on it: 0, or -1 with j->msg naming the problem (what: what
- * the call was for, in "no safe point to WHAT").
- */
-int st_ptcall_at_safe_point(struct st_ptcall *j, const char *what, st_ptcall_work work, void *arg);
+/* An argument of a call: the string s (copied onto the thread's stack,
+ * its address passed) if not NULL, else the value v. */
+struct st_ptarg {
+	uint64_t v;
+	const char *s;
+};
 
 /*
- * Calls fn(a0, a1) on tid, stopped, whose registers are `saved`; the
- * string arg (if any) is copied onto its stack and passed as a0. Returns
- * 0 and the result in *ret, or -1 (the thread or process is gone).
+ * Reads p's objects (for the safe point test) and finds the loader's
+ * functions in its libc. 0, or -1 with the job failed (why in msg);
+ * dlopen not found is a failure only if need_dlopen.
  */
-int st_ptcall_call(struct st_ptcall *j, pid_t tid, const struct user_regs_struct *saved,
-		   uint64_t fn, const char *arg, uint64_t a1, uint64_t *ret);
+int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p, bool need_dlopen);
+void st_ptcall_free(struct st_ptcall *j);
+
+/*
+ * Stops a thread of the process at a safe point and runs fn on it; the
+ * thread's registers and extended state are put back after, and it is
+ * let go. what names the work in the message of a job that found no safe
+ * point. The job fails when the process cannot be attached to (why said).
+ */
+void st_ptcall_run(struct st_ptcall *j, const char *what,
+		   void (*fn)(struct st_ptcall *j, const struct st_ptthread *th, void *arg), void *arg);
+
+/* Calls fn(args...) (at most 3) on the stopped thread; 0 and the result
+ * in *ret, or -1 when the thread or the process is gone. */
+int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
+		   const struct st_ptarg *args, int nargs, uint64_t *ret);
+
+/* dlopen(path, mode) on the thread: the handle, or 0 with dlerror's text
+ * (or a reason) in why. */
+uint64_t st_ptcall_dlopen(struct st_ptcall *j, const struct st_ptthread *th, const char *path,
+			  int mode, char *why, size_t n);
+
+/* dlsym(handle, name) on the thread, or 0. */
+uint64_t st_ptcall_dlsym(struct st_ptcall *j, const struct st_ptthread *th, uint64_t handle,
+			 const char *name);
 
 /* Reads n bytes at addr of the process: 0 or -1. */
 int st_ptcall_read(pid_t pid, uint64_t addr, void *buf, size_t n);
@@ -79,5 +100,11 @@ struct st_ptstop {
 int st_ptcall_stop_all(struct st_ptcall *j, struct st_ptstop *s);
 /* Lets them all go. */
 void st_ptcall_resume_all(struct st_ptstop *s);
+
+/* Writes len bytes at addr in the process; 0 or -1. */
+int st_ptcall_write(const struct st_ptcall *j, uint64_t addr, const void *buf, size_t len);
+
+/* The job failed: the message, printf-like. */
+void st_ptcall_fail(struct st_ptcall *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* ST_INSPECT_PTCALL_H */
