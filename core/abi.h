@@ -80,9 +80,11 @@
  */
 #define ST_ABI_ATTACH_MAGIC 0x73746174u /* "stat" */
 struct st_abi_attach {
-	uint32_t magic; /* ST_ABI_ATTACH_MAGIC, written last */
-	uint32_t version; /* ST_ABI_VERSION */
-	char rundir[96];  /* the daemon's directory, NUL-terminated */
+	uint32_t magic;	     /* ST_ABI_ATTACH_MAGIC, written last */
+	uint32_t version;    /* ST_ABI_VERSION */
+	uint32_t timeout_ms; /* the SHIMTRACE_TIMEOUT_MS it then keeps, 0: its own */
+	uint32_t pad;
+	char rundir[96]; /* the daemon's directory, NUL-terminated */
 };
 
 /* ---- event records in the ring buffers, byte-packed ----

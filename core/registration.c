@@ -97,6 +97,8 @@ void st__reg_setup(void)
 	rundir = st__reg_attach_rundir();
 	if (rundir) {
 		add_path(rundir);
+		if (st_attach_args.timeout_ms)
+			timeout_ms = (int)st_attach_args.timeout_ms;
 		return;
 	}
 	if (secure) {

@@ -1,7 +1,7 @@
 /*
  * An inspector's start and its request loop (see proto.h): on top of the
- * request handlers (objects.c, discover.c, lines.c, probe.c, dynprobe.c), which answer
- * through the channel (channel.c).
+ * request handlers (objects.c, discover.c, lines.c, probe.c, dynprobe.c,
+ * attach.c), which answer through the channel (channel.c).
  *
  *   EXE --inspector ROLE UID GID GROUPS CAPS AS_MIB CPU_SECONDS
  *
@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "ctl/inspect/attach.h"
 #include "ctl/inspect/channel.h"
 #include "ctl/inspect/discover.h"
 #include "ctl/inspect/dynprobe.h"
@@ -134,6 +135,11 @@ static void serve(uint32_t role)
 		} else if (role == ST_INSP_ROLE_LINES && h.type == ST_INSP_LINES &&
 			   n == sizeof(struct st_insp_lines_req)) {
 			st_insp_lines((const struct st_insp_lines_req *)buf);
+		} else if (role == ST_INSP_ROLE_PROBE && h.type == ST_INSP_ATTACH &&
+			   n >= (ssize_t)sizeof(struct st_insp_attach)) {
+			st_insp_attach((const struct st_insp_attach *)buf,
+				       (const char *)buf + sizeof(struct st_insp_attach),
+				       (size_t)n - sizeof(struct st_insp_attach), fd);
 		} else if (role == ST_INSP_ROLE_PROBE && h.type == ST_INSP_PROBE &&
 			   n > (ssize_t)sizeof(struct st_insp_target) && buf[n - 1] == '\0') {
 			st_insp_probe((const struct st_insp_target *)buf,

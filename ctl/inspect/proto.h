@@ -26,8 +26,9 @@
  *            process found running (pidfd_getfd)
  *   lines    LINES: the DWARF line table of one object, as sorted rows in
  *            a sealed memfd
- *   probe    PROBE: load-probe's dlopen by ptrace (one request each);
- *            DYNPROBE: a dynamic probe planted or removed by ptrace
+ *   probe    PROBE: load-probe's dlopen by ptrace; DYNPROBE: a dynamic
+ *            probe planted or removed by ptrace; ATTACH: an attach's
+ *            loads and calls by ptrace, or its undo (one request each)
  *
  * An owner's objects and lines inspectors are started as a pair, joined by
  * a socket of their own (descriptor 4 of each): the objects inspector hands
@@ -102,6 +103,7 @@ enum st_insp_type {
 	ST_INSP_TAKE_POOL,   /* + pidfd: struct st_insp_take_pool; FOUND + pool memfd */
 	ST_INSP_DYNPROBE,    /* + pidfd: struct st_insp_target, the dynamic probe
 			      * library's path, then a command (dynprobe/ctl.h) */
+	ST_INSP_ATTACH,	     /* + pidfd: struct st_insp_attach, then its libraries */
 	/* inspector -> daemon */
 	ST_INSP_OBJECT = 16, /* struct st_insp_object, path, debug link */
 	ST_INSP_LINE_TABLE,  /* + sealed memfd: struct st_insp_line_table */
@@ -184,6 +186,20 @@ struct st_insp_handoff {
  * must be a memfd named shimtrace-pool, sealed, of `size` bytes. Answered
  * by a FOUND carrying it.
  */
+/*
+ * ATTACH: load the tracer into a process started without it and redirect
+ * its calls (ctl/inspect/attach.c), or undo that (detach). Followed by
+ * nlibs NUL-terminated absolute paths: to attach, libshimtrace-attach.so,
+ * libshimtrace.so, then the families; to detach, libshimtrace.so. The
+ * DONE's count is the number of calls (GOT slots) redirected, or put back.
+ */
+struct st_insp_attach {
+	struct st_insp_target t;
+	uint32_t detach;
+	uint32_t nlibs;
+	char rundir[96]; /* the daemon's (struct st_abi_attach) */
+};
+
 struct st_insp_take_pool {
 	struct st_insp_target t;
 	int32_t fd;

@@ -492,6 +492,7 @@ int st_ptcall_prepare(struct st_ptcall *j, const struct st_insp_proc *p, bool ne
 				j->fn_dlopen = symbol_in(fd, f, o, "dlopen");
 				j->fn_dlerror = symbol_in(fd, f, o, "dlerror");
 				j->fn_dlsym = symbol_in(fd, f, o, "dlsym");
+				j->fn_prctl = symbol_in(fd, f, o, "prctl");
 			}
 			if (j->want_obj && basename_is(maps[i].path, j->want_obj) && !j->fn_want)
 				j->fn_want = symbol_in(fd, f, o, j->want_sym);

@@ -26,7 +26,7 @@ struct st_ptcall {
 	struct st_ptrange *objs;
 	uint32_t nobjs;
 	/* in its libc (glibc 2.34 and later keeps the loader's API there) */
-	uint64_t fn_dlopen, fn_dlerror, fn_dlsym;
+	uint64_t fn_dlopen, fn_dlerror, fn_dlsym, fn_prctl;
 	/* a function to find too (set before st_ptcall_prepare): want_sym in
 	 * the object whose file name starts with want_obj; 0 if not loaded */
 	const char *want_obj, *want_sym;

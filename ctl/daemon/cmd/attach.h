@@ -1,0 +1,32 @@
+/*
+ * Attach and detach (attach.c): a running process started without the
+ * preload given the tracer by an inspector, and its calls given back.
+ */
+#ifndef ST_DAEMON_CMD_ATTACH_H
+#define ST_DAEMON_CMD_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctl/daemon/model/state.h"
+
+/* How a request ended: status an exit status (ctl/common/control.h),
+ * count the calls redirected (or put back), text the inspector's line. */
+typedef void (*st_attach_cb)(struct st_daemon *d, void *ctx, pid_t pid, int status, uint32_t count,
+			     const char *text);
+
+/*
+ * Attaches process pid, which then registers with the daemon of rundir
+ * (this one), libs being libshimtrace-attach.so, libshimtrace.so and the
+ * families to load; or detaches it (detach: libs is libshimtrace.so).
+ * Returns 0, and cb is called once, later; or -errno with the reason in
+ * why (a process that is gone, not dumpable, running a setuid program,
+ * another user's for a daemon that is not root's).
+ */
+int st_attach_start(struct st_daemon *d, pid_t pid, bool detach, const char *rundir,
+		    const char *const *libs, uint32_t nlibs, st_attach_cb cb, void *ctx, char *why,
+		    size_t whylen);
+
+#endif /* ST_DAEMON_CMD_ATTACH_H */
