@@ -42,6 +42,7 @@
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_record.h"
 #include "ctl/cli/probeopts.h"
+#include "ctl/cli/record_attach.h"
 #include "ctl/cli/relayopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
@@ -61,6 +62,7 @@ extern char **environ;
 /* The wrapper families (the providers of the catalog), and which are
  * interposed. */
 #define MAX_FAMILIES 16
+#define ST_RECORD_MAX_PIDS 64
 
 struct families {
 	const char *name[MAX_FAMILIES];
@@ -91,6 +93,8 @@ struct record {
 	int nprobes;
 	char command[PATH_MAX];
 	char **argv;
+	pid_t pids[ST_RECORD_MAX_PIDS]; /* --pid: processes to attach to, not a command */
+	size_t npids;
 	pid_t child;
 	int status;
 	bool exited;
@@ -142,6 +146,12 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			if (st_probe_opt_parse(V, st_opt_is(o, "function"), arg,
 					       &r->probes[r->nprobes++]) < 0)
 				return -1;
+		} else if (st_opt_is(o, "pid")) {
+			if (st_pid_list_parse(arg, r->pids, ST_RECORD_MAX_PIDS, &r->npids, why,
+					      sizeof(why)) < 0) {
+				st_err(V, "--pid: %s", why);
+				return -1;
+			}
 		} else if (st_opt_is(o, "quiet")) {
 			r->quiet = true;
 		} else if (st_opt_is(o, "no-demangle")) {
@@ -195,8 +205,14 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			}
 		}
 	}
-	if (st_optind() >= argc) {
-		st_err(V, "missing COMMAND (usage: shimtrace record [OPTIONS] -- COMMAND [ARGS...])");
+	if (r->npids && st_optind() < argc) {
+		st_err(V, "--pid attaches to running processes: no COMMAND with it ('%s')",
+		       argv[st_optind()]);
+		return -1;
+	}
+	if (!r->npids && st_optind() >= argc) {
+		st_err(V, "missing COMMAND (usage: shimtrace record [OPTIONS] -- COMMAND [ARGS...], "
+			  "or record [OPTIONS] --pid PID[,PID...])");
 		return -1;
 	}
 	r->argv = argv + st_optind();
@@ -206,7 +222,7 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 		return -1;
 	}
 	/* "--blocking 2s -- cmd" would run a command named 2s */
-	if (r->blocking_bare && st_blocking_parse(r->argv[0], &ms, why, sizeof(why)) == 0) {
+	if (r->blocking_bare && !r->npids && st_blocking_parse(r->argv[0], &ms, why, sizeof(why)) == 0) {
 		st_err(V, "--blocking takes its TIMEOUT after an '=': --blocking=%s", r->argv[0]);
 		return -1;
 	}
@@ -831,36 +847,45 @@ static void summary(struct st_daemon *d, struct st_session *ses, const struct re
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
-/* The preload list of the core, each family wrapped and, with probes,
- * the dynamic probe library: 0, or -1 after an error message. */
-static int preload_of(const struct families *fam, bool probes, char *preload, size_t n)
+/* The libraries: libshimtrace-attach.so (which only an attach loads),
+ * the core, each family wrapped. */
+struct libraries {
+	char path[MAX_FAMILIES + 3][PATH_MAX];
+	const char *p[MAX_FAMILIES + 3];
+	uint32_t n;
+};
+
+/* Finds them (with probes, the dynamic probe library after the core): 0,
+ * or -1 after an error message. */
+static int libraries_of(const struct families *fam, bool probes, struct libraries *l)
 {
-	snprintf(preload, n, "%s/libshimtrace.so", st_libdir_core());
-	if (probes) {
-		char lib[PATH_MAX];
-
-		snprintf(lib, sizeof(lib), "%s/libshimtrace-dynprobe.so", st_libdir_wrappers());
-		if (access(lib, R_OK) < 0) {
-			st_err(V, "cannot find %s: %s", lib, strerror(errno));
+	l->n = 0;
+	snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-attach.so", st_libdir_core());
+	snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace.so", st_libdir_core());
+	if (probes)
+		snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-dynprobe.so",
+			 st_libdir_wrappers());
+	for (size_t f = 0; f < fam->n; f++)
+		if (fam->wrapped[f])
+			snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-%s.so",
+				 st_libdir_wrappers(), fam->name[f]);
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (access(l->path[i], R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", l->path[i], strerror(errno));
 			return -1;
 		}
-		strncat(preload, ":", n - strlen(preload) - 1);
-		strncat(preload, lib, n - strlen(preload) - 1);
-	}
-	for (size_t f = 0; f < fam->n; f++) {
-		char lib[PATH_MAX];
-
-		if (!fam->wrapped[f])
-			continue;
-		snprintf(lib, sizeof(lib), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam->name[f]);
-		if (access(lib, R_OK) < 0) {
-			st_err(V, "cannot find %s: %s", lib, strerror(errno));
-			return -1;
-		}
-		strncat(preload, ":", n - strlen(preload) - 1);
-		strncat(preload, lib, n - strlen(preload) - 1);
+		l->p[i] = l->path[i];
 	}
 	return 0;
+}
+
+/* The preload list: the core and the families. */
+static void preload_of(const struct libraries *l, char *preload, size_t n)
+{
+	preload[0] = '\0';
+	for (uint32_t i = 1; i < l->n; i++)
+		snprintf(preload + strlen(preload), n - strlen(preload), "%s%s", i > 1 ? ":" : "",
+			 l->p[i]);
 }
 
 /* record's one session, made with its options and rules, and started; NULL
@@ -898,6 +923,42 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 	return st_session_start(d, ses, err, errlen) < 0 ? NULL : ses;
 }
 
+/* Runs the command with the libraries preloaded, and the daemon until it
+ * ends: 0, or record's exit status after an error message. */
+static int run_command(struct record *r, struct st_daemon *d, const struct libraries *libs,
+		       const char *rundir, const char *probes)
+{
+	char preload[(MAX_FAMILIES + 3) * PATH_MAX];
+	char **env;
+	int ret;
+
+	preload_of(libs, preload, sizeof(preload));
+	env = child_env(preload, rundir, r->stack, r->stack_sample, probes);
+	if (!env) {
+		st_err(V, "out of memory");
+		return 2;
+	}
+	ret = spawn(r, env);
+	free_env(env);
+	if (ret < 0) {
+		st_err(V, "cannot run %s: %s", r->command, strerror(-ret));
+		return ret == -ENOENT ? 127 : 126;
+	}
+	d->child_pidfd = (int)syscall(SYS_pidfd_open, r->child, 0);
+	escalated_pid = r->child;
+	d->escalate = say_escalation;
+	r->d = d;
+	if (d->child_pidfd < 0 ||
+	    st_watch_add(&d->loop, &r->child_watch, d->child_pidfd, EPOLLIN, on_child, r, false) < 0) {
+		st_err(V, "cannot watch the command: %s", strerror(errno));
+		kill(r->child, SIGKILL);
+		waitpid(r->child, NULL, 0);
+		return 2;
+	}
+	st_daemon_run(d);
+	return 0;
+}
+
 int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 {
 	struct families fam;
@@ -910,14 +971,13 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.stack = 4,
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64];
-	char preload[4 * PATH_MAX];
+	static struct libraries libs;
 	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
 	struct st_daemon d;
 	struct st_session *ses = NULL;
-	char **env;
 	int ret, lockfd;
 
 	r.patterns = patterns;
@@ -947,10 +1007,15 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		st_err(V, "too many --function and --probe options");
 		return 2;
 	}
-	ret = find_command(&r);
+	if (r.nprobes && r.npids) {
+		st_err(V, "--function and --probe go with a command; a running process gets its probes "
+			  "with shimtrace enable --pid");
+		return 2;
+	}
+	ret = r.npids ? 0 : find_command(&r);
 	if (ret)
 		return ret;
-	if (statically_linked(r.command)) {
+	if (!r.npids && statically_linked(r.command)) {
 		st_err(V, "%s is statically linked: no preloaded library can interpose its calls "
 			  "(nor can attach), so nothing of it would be recorded",
 		       r.command);
@@ -965,7 +1030,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		r.outdir = outdir;
 	}
 
-	if (preload_of(&fam, r.nprobes > 0, preload, sizeof(preload)) < 0)
+	if (libraries_of(&fam, r.nprobes > 0, &libs) < 0)
 		return 2;
 	rundir_sweep();
 	lockfd = rundir_make(rundir, sizeof(rundir));
@@ -996,32 +1061,19 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	env = child_env(preload, rundir, r.stack, r.stack_sample, probes_env);
-	if (!env) {
-		st_err(V, "out of memory");
-		ret = 2;
-		goto out;
+	if (r.npids) {
+		if (st_record_attach(&d, rundir, libs.p, libs.n, r.pids, (int)r.npids, r.quiet) < 0) {
+			/* (said; none stays attached, and no trace is left) */
+			st_session_stop(&d, ses);
+			remove_trace(r.outdir);
+			ret = 1;
+			goto out;
+		}
+	} else {
+		ret = run_command(&r, &d, &libs, rundir, probes_env);
+		if (ret)
+			goto out;
 	}
-	ret = spawn(&r, env);
-	free_env(env);
-	if (ret < 0) {
-		st_err(V, "cannot run %s: %s", r.command, strerror(-ret));
-		ret = ret == -ENOENT ? 127 : 126;
-		goto out;
-	}
-	d.child_pidfd = (int)syscall(SYS_pidfd_open, r.child, 0);
-	escalated_pid = r.child;
-	d.escalate = say_escalation;
-	r.d = &d;
-	if (d.child_pidfd < 0 ||
-	    st_watch_add(&d.loop, &r.child_watch, d.child_pidfd, EPOLLIN, on_child, &r, false) < 0) {
-		st_err(V, "cannot watch the command: %s", strerror(errno));
-		kill(r.child, SIGKILL);
-		waitpid(r.child, NULL, 0);
-		ret = 2;
-		goto out;
-	}
-	st_daemon_run(&d);
 	/* objects and line tables on their way: the call sites need them */
 	st_daemon_settle(&d, 3000);
 	st_session_stop(&d, ses);

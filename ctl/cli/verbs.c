@@ -171,6 +171,27 @@ static const struct st_opt record_opts[] = {
 	  "it is kept, record says where and how many packets were lost, and exits 1. "
 	  "Excludes -o." },
 	RELAY_URL_OPTS,
+	{ "pid", 'p', "PID[,PID...]",
+	  "attach to these running processes, started without shimtrace, instead of running a COMMAND",
+	  "record loads the tracer and the families of --wrap into each process (as a debugger "
+	  "calls a function in its inferior: ptrace, at a point where no thread of the process "
+	  "holds a lock the loader needs) and redirects the calls it has bound already: the "
+	  "entries of its global offset tables that name the wrapped functions, in every "
+	  "object it has loaded (pages the loader made read-only, RELRO, are made writable for "
+	  "the change and read-only again); objects it loads later are redirected as they are "
+	  "loaded. A call under way as it attaches is not recorded. The recording ends when "
+	  "every process has exited, or when record is interrupted (Ctrl-C, SIGINT, SIGTERM): "
+	  "record then detaches from those still running, puts back every entry it changed "
+	  "(a call under way finishes as it began; the tracer stays loaded, unused) and writes "
+	  "the trace; the processes run on, untraced. It is done as the process's owner: "
+	  "a process another user owns (unless record runs as root), one running a setuid or "
+	  "setgid program, one that is not dumpable (PR_SET_DUMPABLE 0), one a debugger "
+	  "traces or Yama's ptrace_scope protects, and a statically linked one are refused, "
+	  "with a line saying why, and record exits 1; when one of several cannot be "
+	  "attached, none is. Each process attached and detached is said on standard error. "
+	  "Needs glibc 2.34 or later in the process. Up to 64 processes; -p as perf spells it. "
+	  "The call stacks of --stack are those the process's own environment asks for "
+	  "(SHIMTRACE_STACK_DEPTH), none by default." },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
@@ -401,8 +422,8 @@ static const struct st_opt view_opts[] = {
 };
 
 const struct st_verb st_verbs[] = {
-	{ "record", "[OPTIONS] [--] COMMAND [ARGS...]",
-	  "run COMMAND and record a trace of what it does",
+	{ "record", "[OPTIONS] [--] COMMAND [ARGS...] | [OPTIONS] --pid PID[,PID...]",
+	  "run COMMAND (or attach to running processes) and record a trace of what it does",
 	  "Runs COMMAND with the shimtrace libraries preloaded and a private session daemon "
 	  "(no system daemon is needed), traces COMMAND and every process it starts (fork, exec), "
 	  "and writes a CTF 1.8 trace that babeltrace2 and Trace Compass read. The loaded objects "

@@ -274,7 +274,7 @@ static void on_signal(struct st_loop *l, void *arg, uint32_t events)
 
 	(void)events;
 	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
-		if (d->private_instance) {
+		if (d->private_instance && !d->end_on_signal) {
 			/* `record`: a signal from the terminal (sent by the kernel)
 			 * reached the command too, as it is in our process group;
 			 * one sent to us with kill() is passed on to it. A command

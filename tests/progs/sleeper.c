@@ -6,15 +6,17 @@
  * ends the program). For the control-plane tests: a process running before
  * the daemon, enabled while it runs, loaded with a probe while blocked.
  *
- *   sleeper [--spin|--stdin] SECONDS LOCKS [ROUNDS]
+ *   sleeper [--undumpable] [--spin|--stdin] SECONDS LOCKS [ROUNDS]
  *
  * Timed rounds wait SECONDS / ROUNDS after their locks. The output is the
- * same whatever is traced.
+ * same whatever is traced. --undumpable: PR_SET_DUMPABLE 0 first (a
+ * process that refuses ptrace, for attach's tests).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,12 +37,14 @@ int main(int argc, char **argv)
 	double secs, end;
 	long locks, rounds = 1;
 
+	if (argc > a && strcmp(argv[a], "--undumpable") == 0)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), a++;
 	if (argc > a && strcmp(argv[a], "--spin") == 0)
 		spin = 1, a++;
 	else if (argc > a && strcmp(argv[a], "--stdin") == 0)
 		in = 1, a++;
 	if (argc - a < 2) {
-		fprintf(stderr, "usage: sleeper [--spin|--stdin] SECONDS LOCKS [ROUNDS]\n");
+		fprintf(stderr, "usage: sleeper [--undumpable] [--spin|--stdin] SECONDS LOCKS [ROUNDS]\n");
 		return 2;
 	}
 	secs = atof(argv[a]);

@@ -61,6 +61,8 @@ struct st_daemon {
 	int child_pidfd;
 	uint32_t interrupts;
 	void (*escalate)(int sig);
+	/* record --pid: no command of its own; a signal ends the recording */
+	bool end_on_signal;
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 
