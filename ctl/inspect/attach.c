@@ -67,8 +67,21 @@ static const char *attach_error(int err)
 	}
 }
 
+/* A step of the job failed: why, or that the process went meanwhile. */
+static void failed(struct st_ptcall *j, const char *step, const char *lib, const char *why)
+{
+	if (j->lost)
+		st_ptcall_fail(j, "process %d ended, or ran another program, while being %s", j->pid,
+			       step);
+	else if (lib)
+		st_ptcall_fail(j, "process %d cannot load %s: %s", j->pid, lib, why);
+	else
+		st_ptcall_fail(j, "process %d %s", j->pid, why);
+}
+
 static void attach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 {
+	const char *A = "attached";
 	struct job *jb = arg;
 	struct st_abi_attach args;
 	struct st_ptarg rundir = { 0, jb->a->rundir }, get = { PR_GET_DUMPABLE, NULL };
@@ -79,16 +92,14 @@ static void attach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 	 * here for one of root's, which an inspector holding CAP_SYS_PTRACE
 	 * could stop anyway: a process that said it refuses ptrace is left) */
 	if (st_ptcall_call(j, th, j->fn_prctl, &get, 1, &ret) < 0 || ret == 0) {
-		st_ptcall_fail(j, "process %d is not dumpable (PR_SET_DUMPABLE 0): it refuses ptrace",
-			       j->pid);
+		failed(j, A, NULL, "is not dumpable (PR_SET_DUMPABLE 0): it refuses ptrace");
 		return;
 	}
 	marker = st_ptcall_dlopen(j, th, jb->lib[0], RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE, why,
 				  sizeof(why));
 	where = marker ? st_ptcall_dlsym(j, th, marker, "st_attach_args") : 0;
 	if (!where) {
-		st_ptcall_fail(j, "process %d cannot load %s: %s", j->pid, jb->lib[0],
-			       marker ? "no st_attach_args in it" : why);
+		failed(j, A, jb->lib[0], marker ? "no st_attach_args in it" : why);
 		return;
 	}
 	memset(&args, 0, sizeof(args));
@@ -96,7 +107,7 @@ static void attach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 	args.timeout_ms = SYNC_MS;
 	memcpy(args.rundir, jb->a->rundir, sizeof(args.rundir));
 	if (st_ptcall_write(j, where, &args, sizeof(args)) < 0) {
-		st_ptcall_fail(j, "cannot write into process %d", j->pid);
+		failed(j, A, NULL, "cannot be written to");
 		return;
 	}
 	args.magic = ST_ABI_ATTACH_MAGIC; /* last: the arguments are whole */
@@ -106,15 +117,14 @@ static void attach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 					      sizeof(why));
 
 		if (!h) {
-			st_ptcall_fail(j, "process %d cannot load %s: %s", j->pid, jb->lib[i], why);
+			failed(j, A, jb->lib[i], why);
 			return;
 		}
 		core = core ? core : h;
 	}
-	fn = core ? st_ptcall_dlsym(j, th, core, "st_attach") : 0;
+	fn = st_ptcall_dlsym(j, th, core, "st_attach");
 	if (!fn || st_ptcall_call(j, th, fn, &rundir, 1, &ret) < 0) {
-		st_ptcall_fail(j, "process %d %s", j->pid,
-			       fn ? "ended while attaching" : "has no st_attach in its libshimtrace.so");
+		failed(j, A, NULL, "has no st_attach in its libshimtrace.so");
 		return;
 	}
 	if ((int32_t)ret < 0) {
@@ -136,12 +146,8 @@ static void detach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 
 	core = st_ptcall_dlopen(j, th, jb->lib[0], RTLD_NOW | RTLD_NOLOAD, why, sizeof(why));
 	fn = core ? st_ptcall_dlsym(j, th, core, "st_attach_undo") : 0;
-	if (!fn) {
-		st_ptcall_fail(j, "process %d has no %s loaded", j->pid, jb->lib[0]);
-		return;
-	}
-	if (st_ptcall_call(j, th, fn, NULL, 0, &ret) < 0) {
-		st_ptcall_fail(j, "process %d ended while detaching", j->pid);
+	if (!fn || st_ptcall_call(j, th, fn, NULL, 0, &ret) < 0) {
+		failed(j, "detached", NULL, "has no shimtrace loaded");
 		return;
 	}
 	jb->count = (uint32_t)ret;

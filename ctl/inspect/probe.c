@@ -23,7 +23,7 @@ static void load(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 	if (st_ptcall_dlopen(j, th, lib, 2 /* RTLD_NOW */, why, sizeof(why))) {
 		snprintf(j->msg, sizeof(j->msg), "process %d loaded %s\n", j->pid, lib);
 		j->status = ST_EXIT_OK;
-	} else if (strcmp(why, "the process ended") == 0) {
+	} else if (j->lost) {
 		st_ptcall_fail(j, "process %d ended while loading %s", j->pid, lib);
 	} else {
 		st_ptcall_fail(j, "process %d cannot load %s: %s", j->pid, lib, why);

@@ -120,18 +120,52 @@ static bool syscall_safe(long nr)
 	}
 }
 
-/* Waits for the next stop or end of tid; returns the wait status or -1. */
-static int wait_tid(pid_t tid)
+/* Whether tid is still a tracee of ours: a thread that another one's
+ * exec replaced (the execing thread takes the leader's tid) is not. */
+static bool still_ours(const struct st_ptcall *j, pid_t tid)
 {
+	char path[64], buf[2048], *t;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "task/%d/status", (int)tid);
+	fd = openat(j->proc->dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	t = strstr(buf, "\nTracerPid:");
+	return t && atoi(t + strlen("\nTracerPid:")) == getpid();
+}
+
+/*
+ * Waits for the next stop or end of tid; returns the wait status or -1.
+ * Never for good: a thread another thread's exec took the place of is
+ * neither reported stopped nor ended to us, so the wait looks every
+ * 100 ms (or at each SIGCHLD, which st_ptcall_run blocks to wait for it)
+ * whether tid is still ours.
+ */
+static int wait_tid(const struct st_ptcall *j, pid_t tid)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	sigset_t chld;
 	int st;
 
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	for (;;) {
-		pid_t r = waitpid(tid, &st, __WALL);
+		pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
 
 		if (r == tid)
 			return st;
 		if (r < 0 && errno != EINTR)
 			return -1;
+		if (r == 0 && !still_ours(j, tid))
+			return -1;
+		sigtimedwait(&chld, NULL, &tick);
 	}
 }
 
@@ -144,12 +178,12 @@ static bool gone(int st)
  * Stops tid (attached) at a ptrace interrupt. A signal reported meanwhile
  * is delivered on. Returns 0, or -1 when the thread is gone.
  */
-static int interrupt(pid_t tid)
+static int interrupt(const struct st_ptcall *j, pid_t tid)
 {
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0)
 		return -1;
 	for (;;) {
-		int st = wait_tid(tid);
+		int st = wait_tid(j, tid);
 
 		if (gone(st))
 			return -1;
@@ -177,7 +211,7 @@ int st_ptcall_read(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
-int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
+static int call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
 		   const struct st_ptarg *args, int nargs, uint64_t *ret)
 {
 	struct user_regs_struct r = th->saved;
@@ -210,7 +244,7 @@ int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t f
 	if (ptrace(PTRACE_SETREGS, th->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, th->tid, 0, 0) < 0)
 		return -1;
 	for (;;) {
-		int st = wait_tid(th->tid);
+		int st = wait_tid(j, th->tid);
 		int sig;
 
 		if (gone(st))
@@ -225,6 +259,15 @@ int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t f
 		if (ptrace(PTRACE_CONT, th->tid, 0, (st >> 16) ? 0 : sig) < 0)
 			return -1;
 	}
+}
+
+int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
+		   const struct st_ptarg *args, int nargs, uint64_t *ret)
+{
+	if (call(j, th, fn, args, nargs, ret) == 0)
+		return 0;
+	j->lost = true;
+	return -1;
 }
 
 static void read_string(pid_t pid, uint64_t addr, char *out, size_t n)
@@ -330,6 +373,12 @@ void st_ptcall_run(struct st_ptcall *j, const char *what,
 	uint64_t deadline = now_ms() + DEADLINE_MS;
 	pid_t tids[256];
 	int n = threads(j, tids, 256), attach_errno = 0;
+	sigset_t chld;
+
+	/* (the stops of a tracee come as SIGCHLD, which wait_tid waits for) */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
 
 	if (n == 0) {
 		st_ptcall_fail(j, "process %d is gone", j->pid);
@@ -349,7 +398,7 @@ void st_ptcall_run(struct st_ptcall *j, const char *what,
 			 * since. Stopped, it cannot end (nor its tid be reused)
 			 * until we wait for it: now it must be a thread of the
 			 * target, which still runs, or it is let go. */
-			if (interrupt(tid) < 0 || !st_insp_thread_of(j->proc, tid)) {
+			if (interrupt(j, tid) < 0 || !st_insp_thread_of(j->proc, tid)) {
 				ptrace(PTRACE_DETACH, tid, 0, 0);
 				continue;
 			}

@@ -33,6 +33,7 @@ struct st_ptcall {
 	uint64_t fn_want;
 	bool dynamic; /* a dynamic loader is mapped: not a static program */
 	bool has_core; /* libshimtrace.so is mapped already */
+	bool lost;     /* a call failed: the thread or the process is gone (an exec) */
 	int status; /* the command's exit status (ctl/common/control.h) */
 	char msg[ST_INSP_PATH_MAX + 1024];
 	uint8_t xstate[ST_PTCALL_XSTATE_MAX]; /* the stopped thread's extended state */
@@ -69,7 +70,7 @@ void st_ptcall_run(struct st_ptcall *j, const char *what,
 		   void (*fn)(struct st_ptcall *j, const struct st_ptthread *th, void *arg), void *arg);
 
 /* Calls fn(args...) (at most 3) on the stopped thread; 0 and the result
- * in *ret, or -1 when the thread or the process is gone. */
+ * in *ret, or -1 when the thread or the process is gone (j->lost). */
 int st_ptcall_call(struct st_ptcall *j, const struct st_ptthread *th, uint64_t fn,
 		   const struct st_ptarg *args, int nargs, uint64_t *ret);
 
