@@ -13,12 +13,17 @@
  * wrapper finishes there; the tracer's code stays loaded), and it runs on
  * untraced. record's exit status is 0 then: the processes are not its
  * children and their own exit statuses are not its to give.
+ *
+ * The daemon stays record's own: run by a user, it attaches that user's
+ * processes only (the daemon refuses others: it could not act as their
+ * owner); run by root, other users' processes reach it (admit_owners).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -109,6 +114,35 @@ static void on_exit_of(struct st_loop *l, void *arg, uint32_t events)
 		st_daemon_quit(t->all->d);
 }
 
+/*
+ * The processes register with this daemon as they are attached: those of
+ * other users (record runs as root) must reach its socket, in record's
+ * private directory (0700). The directory is then opened to be searched
+ * (its name is random and cannot be listed), the socket to be connected
+ * to, and the daemon admits the processes of those users only, besides
+ * root's (procconn.c).
+ */
+static void admit_owners(struct st_daemon *d, const char *rundir, const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[64];
+		struct stat st;
+		uint32_t k = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d", pids[i]);
+		if (stat(path, &st) < 0 || st.st_uid == d->uid)
+			continue;
+		while (k < d->nadmit && d->admit[k] != st.st_uid)
+			k++;
+		if (k == d->nadmit && k < ST_ADMIT_MAX)
+			d->admit[d->nadmit++] = st.st_uid;
+	}
+	if (d->nadmit) {
+		chmod(rundir, 0711);
+		chmod(d->sock_path, 0666);
+	}
+}
+
 int st_record_attach(struct st_daemon *d, const char *rundir, const char *const *libs,
 		     uint32_t nlibs, const pid_t *pids, int n, bool quiet)
 {
@@ -121,6 +155,8 @@ int st_record_attach(struct st_daemon *d, const char *rundir, const char *const 
 	}
 	for (int i = 0; i < n; i++)
 		all.t[i] = (struct target){ .pid = pids[i], .pidfd = -1, .all = &all };
+	if (d->uid == 0)
+		admit_owners(d, rundir, pids, n);
 	if (ask_all(d, &all, false, rundir, libs, nlibs) < 0) {
 		ret = -1;
 		goto detach;

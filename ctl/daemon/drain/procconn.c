@@ -183,6 +183,16 @@ void st_proc_accept_resume(struct st_daemon *d)
 		d->accept_paused = false;
 }
 
+static bool admitted(const struct st_daemon *d, uid_t uid)
+{
+	if (!d->nadmit || uid == d->uid)
+		return true;
+	for (uint32_t i = 0; i < d->nadmit; i++)
+		if (d->admit[i] == uid)
+			return true;
+	return false;
+}
+
 void st_proc_accept(struct st_daemon *d)
 {
 	struct ucred cred;
@@ -199,9 +209,10 @@ void st_proc_accept(struct st_daemon *d)
 		return;
 	}
 	/* A user's daemon takes its user's processes only: not even root's,
-	 * whose memory a user must not get. */
+	 * whose memory a user must not get; one that admits a few users
+	 * (record --pid) takes theirs only. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    (d->uid != 0 && cred.uid != d->uid)) {
+	    (d->uid != 0 && cred.uid != d->uid) || !admitted(d, cred.uid)) {
 		close(fd);
 		return;
 	}

@@ -32,6 +32,7 @@ enum st_news {
 /* The daemon's tick: drains, heartbeats, deadlines (daemon.c); writers
  * waiting for room count on its heartbeat (core/abi.h). */
 #define ST_TICK_MS ST_ABI_HEARTBEAT_MS
+#define ST_ADMIT_MAX 64
 
 struct st_daemon {
 	struct st_loop loop;
@@ -63,6 +64,10 @@ struct st_daemon {
 	void (*escalate)(int sig);
 	/* record --pid: no command of its own; a signal ends the recording */
 	bool end_on_signal;
+	/* record --pid as root of other users' processes: the users who may
+	 * register, besides the daemon's own (none: any the socket lets in) */
+	uid_t admit[ST_ADMIT_MAX];
+	uint32_t nadmit;
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 
