@@ -466,7 +466,7 @@ int st_ptcall_stop_all(struct st_ptcall *j, struct st_ptstop *s)
 				st_ptcall_resume_all(s);
 				return -1;
 			}
-			if (interrupt(tid) < 0 || !st_insp_thread_of(j->proc, tid)) {
+			if (interrupt(j, tid) < 0 || !st_insp_thread_of(j->proc, tid)) {
 				ptrace(PTRACE_DETACH, tid, 0, 0);
 				continue;
 			}
