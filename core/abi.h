@@ -240,7 +240,15 @@ struct st_abi_control {
 	 * main, _exit or _Exit through the proc family), connected or not;
 	 * still 0 when it is killed or crashes (release store) */
 	uint32_t exited;
+	/* process-written: 0 when its tracer came with it (the preload, or
+	 * linked in); else ST_ABI_ATTACHED while an attach has its calls
+	 * redirected, ST_ABI_DETACHED before and after (release store):
+	 * a daemon attaches such a process again (ctl/daemon/cmd/sessattach.c) */
+	uint32_t attach_state;
 };
+
+#define ST_ABI_ATTACHED 1u
+#define ST_ABI_DETACHED 2u
 
 _Static_assert(sizeof(struct st_abi_control) <= ST_ABI_PAGE, "the control page is one page");
 

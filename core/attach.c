@@ -345,6 +345,8 @@ int st__attach_redirect(void)
 	n = pass();
 	if (n >= 0)
 		n = (int64_t)done.n;
+	if (n >= 0 && st__control)
+		st_store_release(&st__control->attach_state, ST_ABI_ATTACHED);
 	st__mutex_unlock(&lockword);
 	st__tls.busy = busy;
 	return (int)n;
@@ -371,6 +373,8 @@ int st_attach_undo(void)
 	attached = false;
 	dl_iterate_phdr(swap_object, &s);
 	done.n = 0; /* (those of objects gone went with them) */
+	if (st__control)
+		st_store_release(&st__control->attach_state, ST_ABI_DETACHED);
 	st__mutex_unlock(&lockword);
 	st__tls.busy = busy;
 	return (int)s.count;

@@ -96,6 +96,8 @@ void st__reg_setup(void)
 	secure = getauxval(AT_SECURE) != 0;
 	rundir = st__reg_attach_rundir();
 	if (rundir) {
+		if (st__control)
+			st_store_release(&st__control->attach_state, ST_ABI_DETACHED);
 		add_path(rundir);
 		if (st_attach_args.timeout_ms)
 			timeout_ms = (int)st_attach_args.timeout_ms;

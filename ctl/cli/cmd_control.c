@@ -235,7 +235,7 @@ static int options_items(struct control *c, int argc, char **argv)
 				st_err(verb, "--procname: %s", why);
 			else
 				bad = add(&c->it, o->name, arg);
-		} else if (st_opt_is(o, "session")) {
+		} else if (st_opt_is(o, "session") || st_opt_is(o, "wrap")) {
 			bad = add(&c->it, o->name, arg);
 		} else {
 			bad = add(&c->it, o->name, "1"); /* flags: overwrite, all, json */

@@ -43,6 +43,7 @@
 #include "ctl/cli/cmd_record.h"
 #include "ctl/cli/probeopts.h"
 #include "ctl/cli/record_attach.h"
+#include "ctl/common/attachlibs.h"
 #include "ctl/cli/relayopts.h"
 #include "ctl/common/cli.h"
 #include "ctl/report/demangle.h"
@@ -847,40 +848,37 @@ static void summary(struct st_daemon *d, struct st_session *ses, const struct re
 	fprintf(stderr, "shimtrace record: buffer memory: %s\n", memory);
 }
 
-/* The libraries: libshimtrace-attach.so (which only an attach loads),
- * the core, each family wrapped. */
-struct libraries {
-	char path[MAX_FAMILIES + 3][PATH_MAX];
-	const char *p[MAX_FAMILIES + 3];
-	uint32_t n;
-};
-
-/* Finds them (with probes, the dynamic probe library after the core): 0,
- * or -1 after an error message. */
-static int libraries_of(const struct families *fam, bool probes, struct libraries *l)
+/* The libraries to attach, or to preload but the first (attachlibs.h),
+ * and with probes the dynamic probe library last: 0, or -1 after an
+ * error message. */
+static int libraries_of(const struct families *fam, bool probes, struct st_attach_libs *l)
 {
-	l->n = 0;
-	snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-attach.so", st_libdir_core());
-	snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace.so", st_libdir_core());
-	if (probes)
-		snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-dynprobe.so",
-			 st_libdir_wrappers());
+	const char *wrapped[MAX_FAMILIES];
+	uint32_t n = 0;
+	char why[PATH_MAX + 128];
+
 	for (size_t f = 0; f < fam->n; f++)
 		if (fam->wrapped[f])
-			snprintf(l->path[l->n++], PATH_MAX, "%s/libshimtrace-%s.so",
-				 st_libdir_wrappers(), fam->name[f]);
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (access(l->path[i], R_OK) < 0) {
-			st_err(V, "cannot find %s: %s", l->path[i], strerror(errno));
+			wrapped[n++] = fam->name[f];
+	if (st_attach_libs(st_libdir_core(), st_libdir_wrappers(), wrapped, n, l, why,
+			   sizeof(why)) < 0) {
+		st_err(V, "%s", why);
+		return -1;
+	}
+	if (probes && l->n < ST_ATTACH_LIBS_MAX) {
+		snprintf(l->path[l->n], PATH_MAX, "%s/libshimtrace-dynprobe.so", st_libdir_wrappers());
+		if (access(l->path[l->n], R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", l->path[l->n], strerror(errno));
 			return -1;
 		}
-		l->p[i] = l->path[i];
+		l->p[l->n] = l->path[l->n];
+		l->n++;
 	}
 	return 0;
 }
 
 /* The preload list: the core and the families. */
-static void preload_of(const struct libraries *l, char *preload, size_t n)
+static void preload_of(const struct st_attach_libs *l, char *preload, size_t n)
 {
 	preload[0] = '\0';
 	for (uint32_t i = 1; i < l->n; i++)
@@ -925,10 +923,10 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 
 /* Runs the command with the libraries preloaded, and the daemon until it
  * ends: 0, or record's exit status after an error message. */
-static int run_command(struct record *r, struct st_daemon *d, const struct libraries *libs,
+static int run_command(struct record *r, struct st_daemon *d, const struct st_attach_libs *libs,
 		       const char *rundir, const char *probes)
 {
-	char preload[(MAX_FAMILIES + 3) * PATH_MAX];
+	char preload[ST_ATTACH_LIBS_MAX * PATH_MAX];
 	char **env;
 	int ret;
 
@@ -971,7 +969,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.stack = 4,
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64];
-	static struct libraries libs;
+	static struct st_attach_libs libs;
 	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");

@@ -86,7 +86,7 @@ static int ask_all(struct st_daemon *d, struct st_record_targets *all, bool deta
 
 		if (detach && (!t->attached || t->gone))
 			continue;
-		if (st_attach_start(d, t->pid, detach, rundir, detach ? &libs[1] : libs,
+		if (st_attach_start(d, d->uid, t->pid, detach, rundir, detach ? &libs[1] : libs,
 				    detach ? 1 : nlibs, on_answer, t, why, sizeof(why)) < 0) {
 			st_err(V, "cannot %s process %d: %s", detach ? "detach from" : "attach to",
 			       t->pid, why);

@@ -240,6 +240,19 @@ static const struct st_opt record_opts[] = {
 	{ NULL, 0, NULL, NULL, NULL },
 };
 
+/* --attach of create and start (ctl/daemon/cmd/sessattach.c). */
+#define ATTACH_OPT                                                                         \
+	{ "attach", 0, NULL,                                                                 \
+	  "attach the processes the session's --pid rules name that were started without shimtrace", \
+	  "The daemon then loads the tracer and the families (enable --wrap, or those of the " \
+	  "rules' patterns) into each process a rule's --pid names that is not registered "    \
+	  "with it, and redirects the calls it has bound already, as record --pid does (see "  \
+	  "record): when the rule is made (enable), and, for start --attach, at once for the " \
+	  "rules made before. Each process attached is said on standard output, each one that " \
+	  "cannot be (another user's, a setuid program, one that is not dumpable, a static "    \
+	  "one) on standard error, and the exit status is then 1. A process is detached when "  \
+	  "the last session that attached it stops or is destroyed, and when the daemon ends: " \
+	  "its calls go back where they went and it runs on untraced." }
 #define SESSION_OPT                                                                        \
 	{ "session", 's', "NAME", "the session (default: your latest)",                     \
 	  "Without it, the verb acts on the latest session you created that still exists, never on " \
@@ -264,6 +277,7 @@ static const struct st_opt create_opts[] = {
 	RELAY_URL_OPTS,
 	{ "overwrite", 0, NULL, "flight recorder: keep the newest events (see snapshot)", NULL },
 	SESSION_BUFFER_OPTS,
+	ATTACH_OPT,
 	HELP_OPT,
 	END_OPT,
 };
@@ -291,12 +305,26 @@ static const struct st_opt rule_opts[] = {
 	  "names no process registered with the daemon is kept in the rule (it selects a "
 	  "process that registers with that pid later) with a warning on standard error "
 	  "naming it: no such process, or one that is not registered (started without the "
-	  "preload, or another user's)." },
+	  "preload, or another user's); in a session that attaches (create or start "
+	  "--attach), a process started without the preload is attached instead." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
 	  "NAME has 1 to 16 bytes and no control character (refused with one line: no process "
 	  "is selected by one). It is compared with the bytes a process says its comm and its "
 	  "executable are, not with the escaped text `list` shows." },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
+	{ "wrap", 'w', "FAMILIES",
+	  "in a session that attaches (--attach): the families to load into the processes of --pid (default: those the PATTERNs match)",
+	  "A comma-separated list of families, or all." },
+	HELP_OPT,
+	END_OPT,
+};
+
+static const struct st_opt start_opts[] = {
+	SESSION_OPT,
+	ATTACH_OPT,
+	{ "wrap", 'w', "FAMILIES",
+	  "with --attach: the families to load (default: those the session's patterns match)",
+	  NULL },
 	HELP_OPT,
 	END_OPT,
 };
@@ -469,7 +497,7 @@ const struct st_verb st_verbs[] = {
 	  "writes their shared status pages. A stopped session can be started again: its trace "
 	  "grows with new stream files (named with the run's number) and a new statedump, and "
 	  "stop and status count each event and each loss once over all its runs.",
-	  session_opts, st_cmd_control },
+	  start_opts, st_cmd_control },
 	{ "stop", "[OPTIONS] [SESSION]", "stop recording and complete the trace",
 	  "Switches the session's tracepoints off, drains every buffer and completes the trace "
 	  "on disk; prints what was recorded and lost. In overwrite mode, writes what the "

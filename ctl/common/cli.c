@@ -207,7 +207,8 @@ int64_t st_parse_size(const char *s)
 	return (int64_t)(v << shift);
 }
 
-/* True when this executable is the one in the build tree. */
+/* True when this executable is one of the build tree's (the CLI, or the
+ * daemon, whose sessions may attach). */
 static bool in_build_tree(void)
 {
 	static int cached = -1;
@@ -215,8 +216,9 @@ static bool in_build_tree(void)
 
 	if (cached >= 0)
 		return cached;
-	cached = realpath("/proc/self/exe", exe) && realpath(ST_BUILDDIR "/ctl/shimtrace", built) &&
-		 strcmp(exe, built) == 0;
+	cached = realpath("/proc/self/exe", exe) &&
+		 ((realpath(ST_BUILDDIR "/ctl/shimtrace", built) && strcmp(exe, built) == 0) ||
+		  (realpath(ST_BUILDDIR "/ctl/shimtraced", built) && strcmp(exe, built) == 0));
 	return cached;
 }
 

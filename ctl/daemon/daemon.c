@@ -42,6 +42,8 @@
 #include "ctl/daemon/base/log.h"
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/commands.h"
+#include "ctl/daemon/cmd/attach.h"
+#include "ctl/daemon/cmd/sessattach.h"
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/daemon.h"
 #include "ctl/daemon/drain/consumer.h"
@@ -163,6 +165,10 @@ int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char
 			if (rl.rlim_cur / 8 < st_quota_defs[k].def)
 				st_quota_default(k, rl.rlim_cur / 8 ? rl.rlim_cur / 8 : 1);
 	snprintf(d->rundir, sizeof(d->rundir), "%s", cfg->rundir);
+	snprintf(d->libdir_core, sizeof(d->libdir_core), "%s",
+		 cfg->libdir_core ? cfg->libdir_core : "");
+	snprintf(d->libdir_wrappers, sizeof(d->libdir_wrappers), "%s",
+		 cfg->libdir_wrappers ? cfg->libdir_wrappers : "");
 	snprintf(d->sock_path, sizeof(d->sock_path), "%s/%s", cfg->rundir, ST_PROC_SOCKET);
 	ret = st_clock_init(&d->clock, cfg->clock, err, errlen);
 	if (ret < 0)
@@ -251,6 +257,7 @@ static void tick(struct st_loop *l, void *arg, uint64_t n)
 	st_consume_user_pools(d, how);
 	st_memory_tick(d);
 	st_insp_tick(d);
+	st_attach_tick(d);
 	st_lines_tick();
 	st_commands_poll(d, false);
 	st_control_tick(d);
@@ -335,7 +342,10 @@ void st_daemon_settle(struct st_daemon *d, uint32_t ms)
 
 void st_daemon_fini(struct st_daemon *d)
 {
-	/* Inspectors first: nothing waits for them (a probe inspector goes
+	/* The processes sessions attached go back to what they were: the
+	 * loop turns for their inspectors' answers, a few seconds at most */
+	st_sessattach_fini(d);
+	/* Inspectors then: nothing waits for them (a probe inspector goes
 	 * on alone), and what they would still answer is not needed. */
 	st_insp_fini(d);
 	st_commands_poll(d, true);

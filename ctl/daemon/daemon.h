@@ -29,6 +29,9 @@ struct st_daemon_config {
 	int log_level;
 	const char *group;	/* who may send commands (default ST_GROUP) */
 	uint64_t max_memory;	/* all sessions' buffers; 0: st_default_max_memory() */
+	/* where the libraries an attach loads are (sessions that attach:
+	 * cmd/sessattach.c); NULL: none attaches */
+	const char *libdir_core, *libdir_wrappers;
 };
 
 int st_daemon_init(struct st_daemon *d, const struct st_daemon_config *cfg, char *err,

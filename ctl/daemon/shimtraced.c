@@ -289,6 +289,8 @@ int main(int argc, char **argv)
 	cfg.log_level = o.level;
 	cfg.group = o.group;
 	cfg.max_memory = o.max_memory;
+	cfg.libdir_core = st_libdir_core();
+	cfg.libdir_wrappers = st_libdir_wrappers();
 	ret = st_daemon_init(&d, &cfg, err, sizeof(err));
 	if (ret < 0) {
 		st_err(NULL, "%s", err);

@@ -10,16 +10,20 @@
  * pidfd is taken (a pid recycled meanwhile fails the inspector's checks):
  * every uid and every gid must be one and the same, or it runs a setuid
  * or setgid program, which is refused, as is a process that is not
- * dumpable (/proc/PID is root's then), and, by a daemon that is not
- * root's, another user's process. The inspector, with the owner's
+ * dumpable (/proc/PID is root's then), and another user's process but
+ * for root (the user the daemon acts for: a daemon's own user, or the
+ * requester of the system daemon). The inspector, with the owner's
  * credentials and no capability (CAP_SYS_PTRACE for root's processes
  * only), is then refused by the kernel wherever the owner could not
  * ptrace the process: credentials changed since (it checks them again),
  * Yama's ptrace_scope, a debugger attached.
  *
- * Owns: nothing kept: a request is its inspector's and its caller's.
+ * Requests go one at a time, in order (a detach before a later attach of
+ * the same process; never two inspectors ptracing one process).
+ *
+ * Owns: the queue of attach and detach requests, and the one out.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: objects.
+ * Calls: base, objects.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,7 @@
 #include <unistd.h>
 
 #include "ctl/common/control.h"
+#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/cmd/attach.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"
@@ -39,12 +44,36 @@
  * the process's registration (each wait for the daemon is bounded by the
  * process's SHIMTRACE_TIMEOUT_MS) */
 #define ATTACH_DEADLINE_MS 30000
+#define BUSY_WAIT_MS 15000
 
+/* A request, waiting for its turn or out: what goes to the inspector. */
 struct attach_req {
+	struct attach_req *next;
 	pid_t pid;
+	int pidfd;
 	st_attach_cb cb;
 	void *ctx;
+	uint64_t busy_since; /* ms: the owner's inspectors were at their bound */
+	struct st_owner owner;
+	union {
+		struct st_insp_attach a;
+		char bytes[ST_INSP_MSG_MAX];
+	} m;
 };
+
+/* One at a time, in order: a detach is done before a later attach of the
+ * same process, two inspectors never ptrace one process at once, and a
+ * user's probe inspectors stay within their bound. */
+static struct attach_req *queue, **queue_tail = &queue, *out;
+
+static void req_free(struct attach_req *a)
+{
+	if (a->pidfd >= 0)
+		close(a->pidfd);
+	free(a);
+}
+
+static void send_next(struct st_daemon *d);
 
 static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply *r, int fd)
 {
@@ -59,7 +88,50 @@ static void on_reply(struct st_daemon *d, void *ctx, const struct st_insp_reply 
 		      "no answer from the inspector (it failed, or its calls go on)");
 	else
 		a->cb(d, a->ctx, a->pid, r->done.status, r->done.count, r->done.text);
-	free(a);
+	out = NULL;
+	req_free(a);
+	send_next(d);
+}
+
+/*
+ * Sends the request at the head of the queue, if none is out. The owner's
+ * inspectors may be at their bound (a daemon that just started looks at
+ * every process with objects inspectors): their idle ones are stopped to
+ * make room, and the request waits for the next tick, BUSY_WAIT_MS at
+ * most.
+ */
+static void send_next(struct st_daemon *d)
+{
+	while (!out && queue) {
+		struct attach_req *a = queue;
+		char why[128];
+		int ret;
+
+		ret = st_insp_request(d, &a->owner, ST_INSP_ROLE_PROBE, &a->m, a->m.a.t.hdr.len,
+				      a->pidfd, ATTACH_DEADLINE_MS, on_reply, a);
+		if ((ret == -EBUSY || ret == -EAGAIN) &&
+		    (!a->busy_since || st_now_ms() - a->busy_since < BUSY_WAIT_MS)) {
+			if (!a->busy_since)
+				a->busy_since = st_now_ms();
+			st_insp_make_room(d, a->owner.uid);
+			return; /* (st_attach_tick) */
+		}
+		queue = a->next;
+		if (!queue)
+			queue_tail = &queue;
+		if (ret == 0) {
+			out = a;
+			return;
+		}
+		snprintf(why, sizeof(why), "cannot start an inspector: %s", strerror(-ret));
+		a->cb(d, a->ctx, a->pid, ST_EXIT_FAIL, 0, why);
+		req_free(a);
+	}
+}
+
+void st_attach_tick(struct st_daemon *d)
+{
+	send_next(d);
 }
 
 /* The four ids of a "Uid:" or "Gid:" line, if all the same. */
@@ -75,9 +147,10 @@ static int one_id(const char *status, const char *key, unsigned *id, char *all, 
 	return v[1] == v[0] && v[2] == v[0] && v[3] == v[0] ? 0 : 1;
 }
 
-/* The owner of pid (dir: its /proc directory): 0, or -errno and why. */
-static int owner(const struct st_daemon *d, pid_t pid, int dir, unsigned *uid, unsigned *gid,
-		 char *why, size_t n)
+/* The owner of pid (dir: its /proc directory), if as_uid may attach it:
+ * 0, or -errno and why. */
+static int owner(uid_t as_uid, pid_t pid, int dir, unsigned *uid, unsigned *gid, char *why,
+		 size_t n)
 {
 	char buf[4096], ids[64];
 	struct stat st;
@@ -105,7 +178,7 @@ static int owner(const struct st_daemon *d, pid_t pid, int dir, unsigned *uid, u
 			 pid, u ? "uids" : "gids", ids);
 		return -EPERM;
 	}
-	if (d->uid != 0 && *uid != d->uid) {
+	if (as_uid != 0 && *uid != as_uid) {
 		snprintf(why, n, "process %d belongs to another user (uid %u): only root may attach to "
 				 "it",
 			 pid, *uid);
@@ -120,73 +193,66 @@ static int owner(const struct st_daemon *d, pid_t pid, int dir, unsigned *uid, u
 	return 0;
 }
 
-int st_attach_start(struct st_daemon *d, pid_t pid, bool detach, const char *rundir,
+int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, const char *rundir,
 		    const char *const *libs, uint32_t nlibs, st_attach_cb cb, void *ctx, char *why,
 		    size_t whylen)
 {
-	struct {
-		struct st_insp_attach a;
-		char libs[ST_INSP_MSG_MAX];
-	} m;
-	struct attach_req *a;
-	struct st_owner o;
-	size_t len = 0;
+	struct attach_req *a = calloc(1, sizeof(*a));
+	size_t len = sizeof(a->m.a);
 	char path[64];
 	unsigned uid, gid;
-	int pidfd, dir, ret;
+	int dir, ret;
 
-	memset(&m.a, 0, sizeof(m.a));
+	if (!a) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	a->pidfd = -1;
 	for (uint32_t i = 0; i < nlibs; i++) {
 		size_t k = strlen(libs[i]) + 1;
 
-		if (sizeof(m.a) + len + k > ST_INSP_MSG_MAX) {
+		if (len + k > sizeof(a->m)) {
 			snprintf(why, whylen, "library paths too long");
+			req_free(a);
 			return -ENAMETOOLONG;
 		}
-		memcpy(m.libs + len, libs[i], k);
+		memcpy(a->m.bytes + len, libs[i], k);
 		len += k;
 	}
-	if (strlen(rundir) >= sizeof(m.a.rundir)) {
+	if (strlen(rundir) >= sizeof(a->m.a.rundir)) {
 		snprintf(why, whylen, "the daemon's directory %s is too long (%zu bytes at most)",
-			 rundir, sizeof(m.a.rundir) - 1);
+			 rundir, sizeof(a->m.a.rundir) - 1);
+		req_free(a);
 		return -ENAMETOOLONG;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	a->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	snprintf(path, sizeof(path), "/proc/%d", pid);
-	dir = pidfd >= 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	dir = a->pidfd >= 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dir < 0) {
 		snprintf(why, whylen, "no process %d", pid);
-		if (pidfd >= 0)
-			close(pidfd);
+		req_free(a);
 		return -ESRCH;
 	}
-	ret = owner(d, pid, dir, &uid, &gid, why, whylen);
+	ret = owner(d->uid ? d->uid : as_uid, pid, dir, &uid, &gid, why, whylen);
 	close(dir);
-	a = ret == 0 ? malloc(sizeof(*a)) : NULL;
-	if (ret == 0 && !a) {
-		snprintf(why, whylen, "out of memory");
-		ret = -ENOMEM;
-	}
 	if (ret < 0) {
-		close(pidfd);
+		req_free(a);
 		return ret;
 	}
-	*a = (struct attach_req){ pid, cb, ctx };
-	m.a.t.hdr.type = ST_INSP_ATTACH;
-	m.a.t.hdr.len = (uint32_t)(sizeof(m.a) + len);
-	m.a.t.pid = pid;
-	m.a.t.uid = uid;
-	m.a.t.gid = gid;
-	m.a.detach = detach;
-	m.a.nlibs = nlibs;
-	memcpy(m.a.rundir, rundir, strlen(rundir) + 1);
-	st_owner_of(&m.a.t, pidfd, &o);
-	ret = st_insp_request(d, &o, ST_INSP_ROLE_PROBE, &m, m.a.t.hdr.len, pidfd,
-			      ATTACH_DEADLINE_MS, on_reply, a);
-	close(pidfd);
-	if (ret < 0) {
-		free(a);
-		snprintf(why, whylen, "cannot start an inspector: %s", strerror(-ret));
-	}
-	return ret;
+	a->pid = pid;
+	a->cb = cb;
+	a->ctx = ctx;
+	a->m.a.t.hdr.type = ST_INSP_ATTACH;
+	a->m.a.t.hdr.len = (uint32_t)len;
+	a->m.a.t.pid = pid;
+	a->m.a.t.uid = uid;
+	a->m.a.t.gid = gid;
+	a->m.a.detach = detach;
+	a->m.a.nlibs = nlibs;
+	memcpy(a->m.a.rundir, rundir, strlen(rundir) + 1);
+	st_owner_of(&a->m.a.t, a->pidfd, &a->owner);
+	*queue_tail = a;
+	queue_tail = &a->next;
+	send_next(d);
+	return 0;
 }

@@ -18,15 +18,19 @@ typedef void (*st_attach_cb)(struct st_daemon *d, void *ctx, pid_t pid, int stat
 			     const char *text);
 
 /*
- * Attaches process pid, which then registers with the daemon of rundir
- * (this one), libs being libshimtrace-attach.so, libshimtrace.so and the
- * families to load; or detaches it (detach: libs is libshimtrace.so).
- * Returns 0, and cb is called once, later; or -errno with the reason in
- * why (a process that is gone, not dumpable, running a setuid program,
- * another user's for a daemon that is not root's).
+ * Attaches process pid, for user as_uid (who must be root or its owner),
+ * which then registers with the daemon of rundir (this one), libs being
+ * libshimtrace-attach.so, libshimtrace.so and the families to load; or
+ * detaches it (detach: libs is libshimtrace.so). Returns 0, and cb is
+ * called once, later (requests are carried out one at a time, in order);
+ * or -errno with the reason in why (a process that is gone, not
+ * dumpable, running a setuid program, another user's).
  */
-int st_attach_start(struct st_daemon *d, pid_t pid, bool detach, const char *rundir,
+int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, const char *rundir,
 		    const char *const *libs, uint32_t nlibs, st_attach_cb cb, void *ctx, char *why,
 		    size_t whylen);
+
+/* Every tick: a request that waits for room for its inspector tries again. */
+void st_attach_tick(struct st_daemon *d);
 
 #endif /* ST_DAEMON_CMD_ATTACH_H */

@@ -34,6 +34,7 @@
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/cmd/dynprobe.h"
 #include "ctl/daemon/cmd/probe.h"
+#include "ctl/daemon/cmd/sessattach.h"
 #include "ctl/daemon/cmd/requester.h"
 #include "ctl/daemon/cmd/snapshot.h"
 #include "ctl/daemon/cmd/status.h"
@@ -137,6 +138,7 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	cfg.owner_gid = r->gid;
 	cfg.umask = (mode_t)mask;
 	cfg.all_users = r->root;
+	cfg.attach = st_req_get(r, "attach") != NULL;
 	if (st_req_get(r, "relay-ctrl") || st_req_get(r, "relay-data")) {
 		/* (the requester's words: parsed here again) */
 		if (!st_req_get(r, "relay-ctrl") || !st_req_get(r, "relay-data") ||
@@ -158,6 +160,9 @@ static int cmd_create(struct st_daemon *d, struct st_request *r)
 	if (cfg.relay)
 		st_reply(r, "streamed live to the relay daemon at %s, as session %s\n", relay.host,
 			 name);
+	if (cfg.attach)
+		st_reply(r, "it attaches the processes its --pid rules name that run without the "
+			    "preload\n");
 	return ST_EXIT_OK;
 }
 
@@ -167,6 +172,7 @@ static void destroy_one(struct st_daemon *d, struct st_request *r, struct st_ses
 
 	memcpy(name, ses->name, sizeof(name));
 	st_esc(dir, sizeof(dir), ses->trace.dir);
+	st_sessattach_stopped(d, ses);
 	if (st_session_destroy(d, ses))
 		st_reply(r, "session %s destroyed; never started, its empty directory %s is removed\n",
 			 name, dir);
@@ -203,6 +209,9 @@ static int cmd_destroy(struct st_daemon *d, struct st_request *r)
 static int cmd_start(struct st_daemon *d, struct st_request *r)
 {
 	struct st_session *ses = st_requester_session(d, r);
+	const char *patterns[ST_REQ_MAX_ITEMS];
+	pid_t pids[ST_REQ_MAX_ITEMS];
+	uint32_t np = 0, n = 0;
 	char err[512];
 
 	if (!ses)
@@ -210,7 +219,27 @@ static int cmd_start(struct st_daemon *d, struct st_request *r)
 	if (st_session_start(d, ses, err, sizeof(err)) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace start: %s", err);
 	st_reply(r, "session %s started\n", ses->name);
-	return ST_EXIT_OK;
+	if (!st_req_get(r, "attach"))
+		return ST_EXIT_OK;
+	/* --attach: the processes its rules name, and of later rules */
+	ses->attach = true;
+	for (uint32_t i = 0; i < ses->nrules; i++) {
+		const struct st_rule *rule = &ses->rules[i];
+
+		if (!rule->enable)
+			continue;
+		if (np < ST_REQ_MAX_ITEMS)
+			patterns[np++] = rule->pattern;
+		for (uint32_t k = 0; k < rule->npids && n < ST_REQ_MAX_ITEMS; k++) {
+			uint32_t j = 0;
+
+			while (j < n && pids[j] != rule->pids[k])
+				j++;
+			if (j == n)
+				pids[n++] = rule->pids[k];
+		}
+	}
+	return st_sessattach(d, r, ses, pids, n, patterns, np, st_req_get(r, "wrap"), ST_EXIT_OK);
 }
 
 /*
@@ -282,6 +311,7 @@ static int stop_now(struct st_daemon *d, struct st_request *r, struct st_session
 	if (st_session_stop(d, ses) < 0)
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace stop: session '%s' is not started",
 				      ses->name);
+	st_sessattach_stopped(d, ses);
 	st_reply(r, "session %s stopped: ", ses->name);
 	st_reply_totals(r, ses, "events recorded");
 	st_reply(r, "; trace in %s\n", st_esc(dir, sizeof(dir), ses->trace.dir));
@@ -383,7 +413,8 @@ static void warn_unregistered(struct st_daemon *d, struct st_request *r, pid_t p
 			       r->verb, (int)pid);
 	else
 		st_reply_error(r, 0, "shimtrace %s: warning: process %d is not registered with this "
-				     "daemon (not started with the shimtrace preload, or not yours)",
+				     "daemon (not started with the shimtrace preload: a session "
+				     "started with --attach attaches it; or not yours)",
 			       r->verb, (int)pid);
 }
 
@@ -484,6 +515,9 @@ static int cmd_rule(struct st_daemon *d, struct st_request *r, bool enable)
 			 ses->name,
 			 known_pattern(d, r, patterns[i]) ? "" : " (it matches no tracepoint known yet)");
 	}
+	if (enable && ses->attach)
+		return st_sessattach(d, r, ses, rule.pids, rule.npids, patterns, np,
+				     st_req_get(r, "wrap"), ST_EXIT_OK);
 	for (uint32_t i = 0; i < rule.npids; i++)
 		warn_unregistered(d, r, rule.pids[i]);
 	return rule_dynprobe(d, r, enable, np == 1 ? patterns[0] : NULL, &rule);

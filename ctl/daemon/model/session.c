@@ -195,6 +195,7 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 	ses->owner = cfg->owner;
 	ses->owner_gid = cfg->owner_gid;
 	ses->all_users = cfg->all_users;
+	ses->attach = cfg->attach;
 	ses->state = ST_SESSION_CREATED;
 	ses->mode = cfg->mode;
 	ses->block_ms = cfg->block_ms;

@@ -99,6 +99,9 @@ struct st_session {
 	struct st_rule *rules;
 	uint32_t nrules;
 	bool active;	    /* started: enable bits are set */
+	/* create or start --attach: the processes its --pid rules name that
+	 * run without the preload are attached (cmd/sessattach.c) */
+	bool attach;
 	struct st_trace trace;
 	struct st_relaylive *relay; /* --set-url: the trace streamed there too */
 	uint32_t snapshots; /* the number of the last one taken */
@@ -126,6 +129,7 @@ struct st_session_config {
 	gid_t owner_gid;
 	mode_t umask;	 /* the owner's: the modes of its trace (tracedir.h) */
 	bool all_users;
+	bool attach; /* --attach */
 	/* --set-url: the relay daemon the trace is streamed to, live, and the
 	 * name of its session there (NULL: the session's) */
 	const struct st_relay_url *relay;

@@ -68,6 +68,8 @@ struct st_daemon {
 	 * register, besides the daemon's own (none: any the socket lets in) */
 	uid_t admit[ST_ADMIT_MAX];
 	uint32_t nadmit;
+	/* the libraries an attach loads (st_daemon_config); "": unknown */
+	char libdir_core[ST_PATH_MAX], libdir_wrappers[ST_PATH_MAX];
 	struct st_membound mem; /* all sessions' buffer memory (memory.c) */
 };
 

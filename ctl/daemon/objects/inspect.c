@@ -695,6 +695,20 @@ void st_insp_tick(struct st_daemon *d)
 	reap();
 }
 
+void st_insp_make_room(struct st_daemon *d, uid_t uid)
+{
+	for (struct inspector *ins = inspectors, *next; ins; ins = next) {
+		next = ins->next;
+		if (ins->owner.uid == uid && ins->role != ST_INSP_ROLE_PROBE && !ins->head &&
+		    ins->sibling && !ins->sibling->head &&
+		    !(st_insp_pair_held && st_insp_pair_held(&ins->owner))) {
+			retire(d, ins, false); /* (its sibling with it) */
+			next = inspectors;
+		}
+	}
+	reap();
+}
+
 void st_insp_fini(struct st_daemon *d)
 {
 	while (inspectors)

@@ -76,6 +76,10 @@ void st_insp_collect(void);
  * asked for, so that it is not stopped for being idle (linecache.c's
  * st_lines_held, above this module: set by the wiring). */
 extern bool (*st_insp_pair_held)(const struct st_owner *o);
+/* uid's idle objects and lines pairs (but those holding files of tables
+ * still to be asked for) are stopped now, not when idle long enough: a
+ * probe inspector of uid wants their room (its bound, MAX_PER_USER). */
+void st_insp_make_room(struct st_daemon *d, uid_t uid);
 /* Every tick: deadlines, idle inspectors, the dead to reap. */
 void st_insp_tick(struct st_daemon *d);
 /* Daemon exit: every inspector stopped (probe inspectors finish alone). */
