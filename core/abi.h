@@ -83,7 +83,8 @@ struct st_abi_attach {
 	uint32_t magic;	     /* ST_ABI_ATTACH_MAGIC, written last */
 	uint32_t version;    /* ST_ABI_VERSION */
 	uint32_t timeout_ms; /* the SHIMTRACE_TIMEOUT_MS it then keeps, 0: its own */
-	uint32_t pad;
+	uint32_t stack_depth;	/* 1 + its SHIMTRACE_STACK_DEPTH, 0: its own */
+	uint64_t stack_sample;	/* its SHIMTRACE_STACK_SAMPLE, 0: its own */
 	char rundir[96]; /* the daemon's directory, NUL-terminated */
 };
 

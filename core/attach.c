@@ -342,9 +342,8 @@ int st__attach_redirect(void)
 	st__tls.busy = 2;
 	st__mutex_lock(&lockword);
 	attached = true;
+	st__stack_note_ours();
 	n = pass();
-	if (n >= 0)
-		n = (int64_t)done.n;
 	if (n >= 0 && st__control)
 		st_store_release(&st__control->attach_state, ST_ABI_ATTACHED);
 	st__mutex_unlock(&lockword);

@@ -38,7 +38,8 @@ ST_API void st__attach_offer(struct st__wrap *wraps, uint32_t n);
  * to it already), then every GOT slot of every loaded object that calls
  * a function a loaded family wraps is pointed at the wrapper; objects
  * loaded later are redirected by the dlopen hook. Returns the number of
- * slots redirected, or -errno. st_attach_undo: every slot redirected
+ * slots this call redirected (0 when all were already: attaching twice
+ * changes nothing), or -errno. st_attach_undo: every slot redirected
  * that still holds the wrapper gets its old value back, later dlopens
  * are left alone; returns how many, or -errno.
  */

@@ -415,7 +415,9 @@ int st__transport_attach(int fd) ST_HIDDEN;
 void st__reg_setup(void) ST_HIDDEN;
 /* Connects and registers the process (start, fork child). */
 void st__reg_register(void) ST_HIDDEN;
-/* The daemon directory an attach names (abi.h), or NULL. */
+/* The arguments of an attach (abi.h), or NULL; the daemon directory they
+ * name, or NULL. */
+const struct st_abi_attach *st__reg_attach_args(void) ST_HIDDEN;
 const char *st__reg_attach_rundir(void) ST_HIDDEN;
 /* Attach: connected to the daemon of rundir, connecting now if the
  * process is not connected to a daemon still there; 0, -EBUSY (another
@@ -450,7 +452,8 @@ int st__reg_restore_child(void) ST_HIDDEN;
 /* ---- attach (attach.c) and the GOT of an object (got.c) ---- */
 
 /* st_attach once registered: every object's slots redirected (and those
- * of objects loaded later, from now on); the number redirected, or -errno. */
+ * of objects loaded later, from now on); the number this call redirected,
+ * or -errno. */
 int st__attach_redirect(void) ST_HIDDEN;
 /* The dlopen hook: objects loaded since are redirected (while attached). */
 void st__attach_rebind(void) ST_HIDDEN;
@@ -505,5 +508,8 @@ void st__init(void) ST_HIDDEN;
 ST_API void st__process_exit(void);
 void st__writer_init(void) ST_HIDDEN;
 void st__stack_init(void) ST_HIDDEN;
+/* Our libraries' address ranges noted again (attach loads some after the
+ * core's start). */
+void st__stack_note_ours(void) ST_HIDDEN;
 
 #endif /* ST_CORE_INTERNAL_H */

@@ -70,14 +70,21 @@ static void add_path(const char *dir)
  * weak: NULL in a process started with the preload. */
 extern const struct st_abi_attach st_attach_args __attribute__((weak, visibility("default")));
 
-const char *st__reg_attach_rundir(void)
+const struct st_abi_attach *st__reg_attach_args(void)
 {
 	const struct st_abi_attach *a = &st_attach_args;
 
 	if (!a || st_load_acquire(&a->magic) != ST_ABI_ATTACH_MAGIC ||
 	    a->version != ST_ABI_VERSION || !memchr(a->rundir, '\0', sizeof(a->rundir)))
 		return NULL;
-	return a->rundir;
+	return a;
+}
+
+const char *st__reg_attach_rundir(void)
+{
+	const struct st_abi_attach *a = st__reg_attach_args();
+
+	return a ? a->rundir : NULL;
 }
 
 /*

@@ -15,14 +15,15 @@
  * would wait forever, a deadlock the program alone does not have.
  *
  * The depth: SHIMTRACE_STACK_DEPTH in the environment (frames above the
- * call site, at most ST_STACK_MAX; `record --stack N` sets it), read
- * once; none without it. Allocations are sampled (st_stack_sample):
- * SHIMTRACE_STACK_SAMPLE bytes between two (default 512 KiB; 1: every
- * allocation), read then too. Frames in our own libraries (libshimtrace*.so,
- * whose address ranges are noted then: all are preloaded, so loaded
- * before any constructor runs) are not the program's: skipped, not
- * counted (the pthread family's thread-start trampoline). errno is
- * preserved.
+ * call site, at most ST_STACK_MAX; `record --stack N` sets it), or what
+ * an attach says instead (abi.h), read once; none without it. Allocations
+ * are sampled (st_stack_sample): SHIMTRACE_STACK_SAMPLE bytes between two
+ * (default 512 KiB; 1: every allocation), read then too. Frames in our
+ * own libraries (libshimtrace*.so, whose address ranges are noted then:
+ * all are preloaded, so loaded before any constructor runs; an attach
+ * loads the families after the core and notes them again) are not the
+ * program's: skipped, not counted (the pthread family's thread-start
+ * trampoline). errno is preserved.
  */
 #include <errno.h>
 #include <link.h>
@@ -92,15 +93,26 @@ static unsigned long env_number(const char *name, unsigned long dflt)
 	return *end || v[0] == '-' ? dflt : n;
 }
 
+void st__stack_note_ours(void)
+{
+	if (!depth)
+		return;
+	nours = 0;
+	dl_iterate_phdr(note_ours, NULL);
+}
+
 void st__stack_init(void)
 {
-	unsigned long n = env_number("SHIMTRACE_STACK_DEPTH", 0);
+	const struct st_abi_attach *a = st__reg_attach_args();
+	unsigned long n = a && a->stack_depth ? a->stack_depth - 1
+					      : env_number("SHIMTRACE_STACK_DEPTH", 0);
 
 	depth = n > ST_STACK_MAX ? ST_STACK_MAX : (uint32_t)n;
 	if (!depth)
 		return;
-	dl_iterate_phdr(note_ours, NULL);
-	n = env_number("SHIMTRACE_STACK_SAMPLE", 512 * 1024);
+	st__stack_note_ours();
+	n = a && a->stack_sample ? a->stack_sample
+				 : env_number("SHIMTRACE_STACK_SAMPLE", 512 * 1024);
 	st_store_relaxed(&st_stack_sample, n ? (uint64_t)n : 1);
 }
 

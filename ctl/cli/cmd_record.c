@@ -1060,7 +1060,11 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		goto out;
 	}
 	if (r.npids) {
-		if (st_record_attach(&d, rundir, libs.p, libs.n, r.pids, (int)r.npids, r.quiet) < 0) {
+		/* (the call stacks --stack asks for, as a command's environment
+		 * would say them) */
+		struct st_attach_what what = { libs.p, libs.n, r.stack + 1, r.stack_sample };
+
+		if (st_record_attach(&d, rundir, &what, r.pids, (int)r.npids, r.quiet) < 0) {
 			/* (said; none stays attached, and no trace is left) */
 			st_session_stop(&d, ses);
 			remove_trace(r.outdir);

@@ -76,8 +76,9 @@ static void on_answer(struct st_daemon *d, void *ctx, pid_t pid, int status, uin
 /* Sends every request of one kind (attach, or detach those attached),
  * then turns the loop until all are answered. */
 static int ask_all(struct st_daemon *d, struct st_record_targets *all, bool detach,
-		   const char *rundir, const char *const *libs, uint32_t nlibs)
+		   const char *rundir, const struct st_attach_what *w)
 {
+	struct st_attach_what core = { &w->libs[1], 1, 0, 0 };
 	int failed = 0;
 
 	for (int i = 0; i < all->n; i++) {
@@ -86,8 +87,8 @@ static int ask_all(struct st_daemon *d, struct st_record_targets *all, bool deta
 
 		if (detach && (!t->attached || t->gone))
 			continue;
-		if (st_attach_start(d, d->uid, t->pid, detach, rundir, detach ? &libs[1] : libs,
-				    detach ? 1 : nlibs, on_answer, t, why, sizeof(why)) < 0) {
+		if (st_attach_start(d, d->uid, t->pid, detach, rundir, detach ? &core : w, on_answer,
+				    t, why, sizeof(why)) < 0) {
 			st_err(V, "cannot %s process %d: %s", detach ? "detach from" : "attach to",
 			       t->pid, why);
 			failed++;
@@ -143,8 +144,8 @@ static void admit_owners(struct st_daemon *d, const char *rundir, const pid_t *p
 	}
 }
 
-int st_record_attach(struct st_daemon *d, const char *rundir, const char *const *libs,
-		     uint32_t nlibs, const pid_t *pids, int n, bool quiet)
+int st_record_attach(struct st_daemon *d, const char *rundir, const struct st_attach_what *w,
+		     const pid_t *pids, int n, bool quiet)
 {
 	struct st_record_targets all = { d, calloc((size_t)n, sizeof(struct target)), n, 0, 0, quiet };
 	int ret = 0;
@@ -157,7 +158,7 @@ int st_record_attach(struct st_daemon *d, const char *rundir, const char *const 
 		all.t[i] = (struct target){ .pid = pids[i], .pidfd = -1, .all = &all };
 	if (d->uid == 0)
 		admit_owners(d, rundir, pids, n);
-	if (ask_all(d, &all, false, rundir, libs, nlibs) < 0) {
+	if (ask_all(d, &all, false, rundir, w) < 0) {
 		ret = -1;
 		goto detach;
 	}
@@ -177,7 +178,7 @@ int st_record_attach(struct st_daemon *d, const char *rundir, const char *const 
 	if (all.running)
 		st_daemon_run(d);
 detach:
-	ask_all(d, &all, true, rundir, libs, nlibs);
+	ask_all(d, &all, true, rundir, w);
 	for (int i = 0; i < n; i++) {
 		if (all.t[i].pidfd < 0)
 			continue;

@@ -190,8 +190,7 @@ static const struct st_opt record_opts[] = {
 	  "with a line saying why, and record exits 1; when one of several cannot be "
 	  "attached, none is. Each process attached and detached is said on standard error. "
 	  "Needs glibc 2.34 or later in the process. Up to 64 processes; -p as perf spells it. "
-	  "The call stacks of --stack are those the process's own environment asks for "
-	  "(SHIMTRACE_STACK_DEPTH), none by default." },
+	  "--stack and --stack-sample apply to the processes as to a command's." },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "

@@ -105,6 +105,8 @@ static void attach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 	memset(&args, 0, sizeof(args));
 	args.version = ST_ABI_VERSION;
 	args.timeout_ms = SYNC_MS;
+	args.stack_depth = jb->a->stack_depth;
+	args.stack_sample = jb->a->stack_sample;
 	memcpy(args.rundir, jb->a->rundir, sizeof(args.rundir));
 	if (st_ptcall_write(j, where, &args, sizeof(args)) < 0) {
 		failed(j, A, NULL, "cannot be written to");

@@ -197,7 +197,13 @@ struct st_insp_attach {
 	struct st_insp_target t;
 	uint32_t detach;
 	uint32_t nlibs;
-	char rundir[96]; /* the daemon's (struct st_abi_attach) */
+	/* for the process's tracer (struct st_abi_attach): the daemon's
+	 * directory, the depth of its call stacks (1 + frames; 0: its own
+	 * environment's) and their sampling of allocations (0: its own) */
+	char rundir[96];
+	uint32_t stack_depth;
+	uint32_t pad;
+	uint64_t stack_sample;
 };
 
 struct st_insp_take_pool {

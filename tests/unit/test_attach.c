@@ -9,7 +9,7 @@
  * function is left alone; a library loaded later through the dlopen hook
  * is redirected, and one unloaded is forgotten; threads calling all the
  * while always get the right result; after the undo no call reaches the
- * wrapper.
+ * wrapper; attaching twice redirects nothing more.
  */
 #include <check.h>
 #include <dlfcn.h>
@@ -164,6 +164,7 @@ START_TEST(bound_and_read_only_redirected_then_restored)
 	ck_assert_str_eq(p, "r--p");
 
 	ck_assert_int_ge(st__attach_redirect(), 3);
+	ck_assert_int_eq(st__attach_redirect(), 0); /* (all were already) */
 	ck_assert_int_eq(l.getppid(), ppid);
 	ck_assert_uint_eq(wrapped_getppid, 1);
 	ck_assert_ptr_eq(l.address(), (void *)my_getpgrp);

@@ -194,7 +194,7 @@ static int owner(uid_t as_uid, pid_t pid, int dir, unsigned *uid, unsigned *gid,
 }
 
 int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, const char *rundir,
-		    const char *const *libs, uint32_t nlibs, st_attach_cb cb, void *ctx, char *why,
+		    const struct st_attach_what *w, st_attach_cb cb, void *ctx, char *why,
 		    size_t whylen)
 {
 	struct attach_req *a = calloc(1, sizeof(*a));
@@ -208,15 +208,15 @@ int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, c
 		return -ENOMEM;
 	}
 	a->pidfd = -1;
-	for (uint32_t i = 0; i < nlibs; i++) {
-		size_t k = strlen(libs[i]) + 1;
+	for (uint32_t i = 0; i < w->nlibs; i++) {
+		size_t k = strlen(w->libs[i]) + 1;
 
 		if (len + k > sizeof(a->m)) {
 			snprintf(why, whylen, "library paths too long");
 			req_free(a);
 			return -ENAMETOOLONG;
 		}
-		memcpy(a->m.bytes + len, libs[i], k);
+		memcpy(a->m.bytes + len, w->libs[i], k);
 		len += k;
 	}
 	if (strlen(rundir) >= sizeof(a->m.a.rundir)) {
@@ -248,7 +248,9 @@ int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, c
 	a->m.a.t.uid = uid;
 	a->m.a.t.gid = gid;
 	a->m.a.detach = detach;
-	a->m.a.nlibs = nlibs;
+	a->m.a.nlibs = w->nlibs;
+	a->m.a.stack_depth = w->stack_depth;
+	a->m.a.stack_sample = w->stack_sample;
 	memcpy(a->m.a.rundir, rundir, strlen(rundir) + 1);
 	st_owner_of(&a->m.a.t, a->pidfd, &a->owner);
 	*queue_tail = a;

@@ -17,17 +17,26 @@
 typedef void (*st_attach_cb)(struct st_daemon *d, void *ctx, pid_t pid, int status, uint32_t count,
 			     const char *text);
 
+/* What an attach loads into a process, and what it tells its tracer. */
+struct st_attach_what {
+	/* libshimtrace-attach.so, libshimtrace.so and the families; to
+	 * detach: libshimtrace.so */
+	const char *const *libs;
+	uint32_t nlibs;
+	uint32_t stack_depth;  /* 1 + its SHIMTRACE_STACK_DEPTH; 0: its own */
+	uint64_t stack_sample; /* its SHIMTRACE_STACK_SAMPLE; 0: its own */
+};
+
 /*
  * Attaches process pid, for user as_uid (who must be root or its owner),
- * which then registers with the daemon of rundir (this one), libs being
- * libshimtrace-attach.so, libshimtrace.so and the families to load; or
- * detaches it (detach: libs is libshimtrace.so). Returns 0, and cb is
+ * which then registers with the daemon of rundir (this one), loading and
+ * telling it what w says; or detaches it. Returns 0, and cb is
  * called once, later (requests are carried out one at a time, in order);
  * or -errno with the reason in why (a process that is gone, not
  * dumpable, running a setuid program, another user's).
  */
 int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, const char *rundir,
-		    const char *const *libs, uint32_t nlibs, st_attach_cb cb, void *ctx, char *why,
+		    const struct st_attach_what *w, st_attach_cb cb, void *ctx, char *why,
 		    size_t whylen);
 
 /* Every tick: a request that waits for room for its inspector tries again. */

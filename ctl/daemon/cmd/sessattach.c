@@ -213,6 +213,7 @@ int st_sessattach(struct st_daemon *d, struct st_request *r, struct st_session *
 		  const char *wrap, int status)
 {
 	static struct st_attach_libs libs;
+	struct st_attach_what what;
 	const char *fam[MAX_FAMILIES];
 	struct waiting *w;
 	uint32_t nfam;
@@ -260,13 +261,14 @@ int st_sessattach(struct st_daemon *d, struct st_request *r, struct st_session *
 	w->gen = ses->generation;
 	w->status = status;
 	w->left = 1; /* (until every one is sent) */
+	what = (struct st_attach_what){ libs.p, libs.n, 0, 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		struct one *o = malloc(sizeof(*o));
 
 		if (o)
 			*o = (struct one){ w, pids[i] };
-		if (!o || st_attach_start(d, r->uid, pids[i], false, d->rundir, libs.p, libs.n,
-					  on_attached, o, why, sizeof(why)) < 0) {
+		if (!o || st_attach_start(d, r->uid, pids[i], false, d->rundir, &what, on_attached,
+					  o, why, sizeof(why)) < 0) {
 			w->status = st_reply_error(&w->req, ST_EXIT_FAIL, "shimtrace %s: %s", w->verb,
 						   o ? why : "out of memory");
 			free(o);
@@ -296,12 +298,13 @@ static void detach(struct st_daemon *d, struct attached *a)
 {
 	char core[ST_PATH_MAX + 32], why[512];
 	const char *lib = core;
+	struct st_attach_what what = { &lib, 1, 0, 0 };
 
 	snprintf(core, sizeof(core), "%s/libshimtrace.so", d->libdir_core);
 	if (!gone(a)) {
 		/* (as root: the process's owner may have changed since, which
 		 * the inspector's checks see) */
-		if (st_attach_start(d, 0, a->pid, true, d->rundir, &lib, 1, on_detached, NULL, why,
+		if (st_attach_start(d, 0, a->pid, true, d->rundir, &what, on_detached, NULL, why,
 				    sizeof(why)) == 0)
 			detaching++;
 		else
