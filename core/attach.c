@@ -381,12 +381,18 @@ int st_attach_undo(void)
 
 void st__attach_rebind(void)
 {
+	uint32_t busy;
+
 	if (!st_load_relaxed(&attached))
 		return;
+	/* (what the lookups allocate is the tracer's, not the program's) */
+	busy = st__tls.busy;
+	st__tls.busy = 2;
 	st__mutex_lock(&lockword);
 	if (attached)
 		pass();
 	st__mutex_unlock(&lockword);
+	st__tls.busy = busy;
 }
 
 /* Marks the slots of objects still loaded. */
