@@ -304,16 +304,12 @@ static const struct st_opt rule_opts[] = {
 	  "names no process registered with the daemon is kept in the rule (it selects a "
 	  "process that registers with that pid later) with a warning on standard error "
 	  "naming it: no such process, or one that is not registered (started without the "
-	  "preload, or another user's); in a session that attaches (create or start "
-	  "--attach), a process started without the preload is attached instead." },
+	  "preload, or another user's)." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
 	  "NAME has 1 to 16 bytes and no control character (refused with one line: no process "
 	  "is selected by one). It is compared with the bytes a process says its comm and its "
 	  "executable are, not with the escaped text `list` shows." },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
-	{ "wrap", 'w', "FAMILIES",
-	  "in a session that attaches (--attach): the families to load into the processes of --pid (default: those the PATTERNs match)",
-	  "A comma-separated list of families, or all." },
 	HELP_OPT,
 	END_OPT,
 };
@@ -332,10 +328,15 @@ static const struct st_opt start_opts[] = {
 static const struct st_opt enable_opts[] = {
 	SESSION_OPT,
 	{ "pid", 'p', "PID,...", "only in these processes (at most 64, comma-separated)",
-	  "As for disable. With --function or --probe: the one process to plant the probe in." },
+	  "As for disable; in a session that attaches (create or start --attach), a process "
+	  "started without the preload is attached instead. With --function or --probe: the one "
+	  "process to plant the probe in." },
 	{ "procname", 0, "NAME", "only in processes of this name (the comm, or the executable's name)",
 	  NULL },
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
+	{ "wrap", 'w', "FAMILIES",
+	  "in a session that attaches (--attach): the families to load into the processes of --pid (default: those the PATTERNs match)",
+	  "A comma-separated list of families, or all." },
 	PROBE_OPTS,
 	HELP_OPT,
 	END_OPT,
