@@ -395,6 +395,13 @@ void st__attach_rebind(void)
 	st__tls.busy = busy;
 }
 
+/* Fork child, one thread: the lock may have been held by a thread that
+ * does not exist here. */
+void st__attach_fork_child(void)
+{
+	lockword = 0;
+}
+
 /* Marks the slots of objects still loaded. */
 static int mark_live(struct dl_phdr_info *info, size_t size, void *arg)
 {

@@ -40,6 +40,7 @@ static void atfork_child(void)
 	st__tls.busy = 2;
 	st__live->pid = 0; /* in case the kernel could not wipe the page */
 	st__reg_forget();
+	st__attach_fork_child();
 	st__thread_forget();
 	st__pools_forget();
 	if (st__status_reinit_child() == 0 && st__reg_restore_child() == 0) {

@@ -459,6 +459,8 @@ int st__attach_redirect(void) ST_HIDDEN;
 void st__attach_rebind(void) ST_HIDDEN;
 /* The dlclose hook: what was redirected in objects gone is forgotten. */
 void st__attach_prune(void) ST_HIDDEN;
+/* Fork child (one thread): the attach lock is free. */
+void st__attach_fork_child(void) ST_HIDDEN;
 
 #define ST_OBJ_WSEGS 4
 

@@ -156,6 +156,9 @@ int st_record_attach(struct st_daemon *d, const char *rundir, const struct st_at
 	}
 	for (int i = 0; i < n; i++)
 		all.t[i] = (struct target){ .pid = pids[i], .pidfd = -1, .all = &all };
+	/* a signal (Ctrl-C) ends the recording, as the last process's exit
+	 * does; one that comes while attaching, once the attaches are done */
+	d->end_on_signal = true;
 	if (d->uid == 0)
 		admit_owners(d, rundir, pids, n);
 	if (ask_all(d, &all, false, rundir, w) < 0) {
@@ -173,8 +176,6 @@ int st_record_attach(struct st_daemon *d, const char *rundir, const struct st_at
 		}
 		all.running++;
 	}
-	/* a signal (Ctrl-C) ends the recording, as the last process's exit does */
-	d->end_on_signal = true;
 	if (all.running)
 		st_daemon_run(d);
 detach:
