@@ -626,6 +626,17 @@ static void free_rl(struct st_relaylive *rl)
 	free(rl);
 }
 
+/* When a turn from now ends, for pthread_cond_timedwait. */
+static void next_turn(struct timespec *until)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_nsec += TURN_MS * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
 static void *run(void *arg)
 {
 	struct st_relaylive *rl = arg;
@@ -663,12 +674,7 @@ static void *run(void *arg)
 		if (ending && !rl->connected && st_now_ms() >= end_by)
 			break;
 		if (caught_up || !rl->connected) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += TURN_MS * 1000000L;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			next_turn(&until);
 			pthread_mutex_lock(&rl->lock);
 			if (rl->ending == ending)
 				pthread_cond_timedwait(&rl->cond, &rl->lock, &until);
@@ -763,12 +769,7 @@ bool st_relaylive_wait(struct st_relaylive *rl, uint32_t ms)
 	while (!rl->st.done && st_now_ms() < by) {
 		struct timespec until;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += TURN_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		next_turn(&until);
 		pthread_cond_timedwait(&rl->cond, &rl->lock, &until);
 	}
 	done = rl->st.done;

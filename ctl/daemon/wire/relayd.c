@@ -386,19 +386,29 @@ static int send_index(struct st_relayd *r, uint64_t handle, uint64_t seq,
 	return status(r, "a packet's index");
 }
 
+/* The data connection's header of packet seq of a stream, len bytes, in
+ * h: 0, or -1 (too big for the protocol). */
+static int data_header(struct st_relayd *r, struct msg *h, uint64_t handle, uint64_t seq,
+		       uint64_t len)
+{
+	if (len > UINT32_MAX)
+		return fail(r, "a packet too big for the relay protocol");
+	put_u64(h, 0);
+	put_u64(h, handle);
+	put_u64(h, seq);
+	put_u32(h, (uint32_t)len);
+	put_u32(h, 0); /* no padding: the packet is sent whole */
+	return 0;
+}
+
 int st_relayd_send_packet(struct st_relayd *r, uint64_t handle, uint64_t seq, const void *bytes,
 			  uint64_t len, const struct st_relayd_index *ix)
 {
 	struct msg h = { .n = 0 };
 	struct iovec iov[2];
 
-	if (len > UINT32_MAX)
-		return fail(r, "a packet too big for the relay protocol");
-	put_u64(&h, 0);
-	put_u64(&h, handle);
-	put_u64(&h, seq);
-	put_u32(&h, (uint32_t)len);
-	put_u32(&h, 0); /* no padding: the packet is sent whole */
+	if (data_header(r, &h, handle, seq, len) < 0)
+		return -1;
 	iov[0] = (struct iovec){ h.b, h.n };
 	iov[1] = (struct iovec){ (void *)bytes, len };
 	if (send_all(r, r->data, iov, 2) < 0)
@@ -413,13 +423,8 @@ int st_relayd_send_packet_file(struct st_relayd *r, uint64_t handle, uint64_t se
 	struct iovec iov;
 	off_t at = (off_t)off;
 
-	if (len > UINT32_MAX)
-		return fail(r, "a packet too big for the relay protocol");
-	put_u64(&h, 0);
-	put_u64(&h, handle);
-	put_u64(&h, seq);
-	put_u32(&h, (uint32_t)len);
-	put_u32(&h, 0);
+	if (data_header(r, &h, handle, seq, len) < 0)
+		return -1;
 	iov = (struct iovec){ h.b, h.n };
 	if (send_all(r, r->data, &iov, 1) < 0)
 		return -1;
