@@ -59,6 +59,7 @@ enum st_type {
 	ST_TYPE_STRING,
 	ST_TYPE_SIZE, /* added last: the values above are ABI */
 	ST_TYPE_STACK, /* return addresses: a 16-bit byte count, then 8 bytes each */
+	ST_TYPE_DOUBLE, /* an IEEE 754 binary64 */
 };
 
 /* The highest valid type, for checks of descriptors. */
