@@ -978,7 +978,10 @@ static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 	}
 	fprintf(o, "\tret = ");
 	gen_real_call(w, o, w->try_fn, w->try_args);
-	fprintf(o, ";\n\tif (%s) {\n\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t",
+	/* the runtime's hook first (st_lock_wait_hook): what it writes comes
+	 * before the wait, and its time is not the wait's */
+	fprintf(o, ";\n\tif (%s) {\n\t\tif (st__mw)\n\t\t\tst__lock_wait_hook_run();\n"
+		   "\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t",
 		w->busy[0] ? w->busy : "ret==EBUSY");
 	emit_call(o, s, w->wait, w->wait_f, w->wait_nf, "st__mw", "st__t0");
 	fprintf(o, ";\n\t\t%sret = ", errno_try ? "errno = st__errno;\n\t\t" : "");

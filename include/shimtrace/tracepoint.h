@@ -159,6 +159,26 @@ ST_API uint64_t st_clock_delta_ns(uint64_t delta);
 ST_API uint32_t st_stack_capture(uint64_t *pcs, uint32_t max, const void *from);
 
 /*
+ * A runtime layered above the wrappers (the JVM agent) may set this: the
+ * lock wrappers call it in the thread that found a lock busy and is about
+ * to block, before they write its wait event, when that event is
+ * recorded. It writes what the thread holds of the runtime's own locks
+ * (the Java monitors it owns: jvm:monitor_held), so that the lock order
+ * seen in the trace spans both kinds. It must be async-signal-safe as far
+ * as the wrappers are, preserve errno, and keep its own reentrancy guard.
+ * NULL: none (one load, on the contended path only).
+ */
+ST_API extern void (*st_lock_wait_hook)(void);
+
+static inline void st__lock_wait_hook_run(void)
+{
+	void (*h)(void) = __atomic_load_n(&st_lock_wait_hook, __ATOMIC_ACQUIRE);
+
+	if (h)
+		h();
+}
+
+/*
  * Allocation stacks are sampled: a thread's allocation takes a stack when
  * the bytes it allocated since its last one reach st_stack_sample (0: no
  * stacks), so that big blocks always do and the stacks of small ones are

@@ -1,0 +1,68 @@
+/*
+ * waithook: the lock wait hook (st_lock_wait_hook) is called in the
+ * thread that found a mutex busy, before its wait event, and only then.
+ *
+ * ROUNDS times: the main thread holds the mutex, a second thread locks
+ * it and finds it busy; the hook, in that thread, writes
+ * waithook:held (the round) and raises a flag, on which the main thread
+ * lets the mutex go. Then each thread takes the free mutex once more,
+ * which must not call the hook. Prints the hook's calls: ROUNDS under
+ * record with pthread:mutex_wait enabled, 0 without the preload.
+ *
+ *   usage: waithook [ROUNDS]   (default 20)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <shimtrace/tracepoint.h>
+
+#define WAITHOOK_TRACEPOINTS(TP, F) TP(waithook, held, F(U32, round))
+ST_PROVIDER_DECLARE(waithook, WAITHOOK_TRACEPOINTS)
+ST_PROVIDER_DEFINE(waithook, WAITHOOK_TRACEPOINTS)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int called, round_no;
+static int calls;
+
+static void hook(void)
+{
+	calls++;
+	st_tracepoint(waithook, held, (uint32_t)round_no);
+	__atomic_store_n(&called, 1, __ATOMIC_RELEASE);
+}
+
+static void *locker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+	int waited = 0;
+
+	st_lock_wait_hook = hook;
+	for (round_no = 1; round_no <= rounds; round_no++) {
+		pthread_t t;
+
+		called = 0;
+		pthread_mutex_lock(&lock);
+		pthread_create(&t, NULL, locker, NULL);
+		/* untraced, nothing calls the hook: the thread blocks in the
+		 * lock all the same, and 20 ms is enough for this test's purpose */
+		for (int i = 0; i < 2000 && !__atomic_load_n(&called, __ATOMIC_ACQUIRE); i++)
+			usleep(10);
+		waited += called;
+		pthread_mutex_unlock(&lock);
+		pthread_join(t, NULL);
+	}
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	printf("hook calls %d, seen %d\n", calls, waited);
+	return 0;
+}
