@@ -112,6 +112,12 @@ struct st_abi_attach {
 #define ST_ABI_HDR_COMPACT 4u
 #define ST_ABI_HDR_EXTENDED 13u
 #define ST_ABI_IP_BYTES 6u
+/* A Java site (jvm/jvm-tp.h) is written with bit 47 set, which no
+ * user-space code address has and the record keeps; the daemon moves it
+ * to bit 62 in the trace, out of any address range
+ * (ctl/daemon/objects/callsite.c). */
+#define ST_ABI_IP_JAVA (1ull << 47)
+#define ST_ABI_IP_JAVA_FROM 62
 #define ST_ABI_ID_THREAD 0xffffffffu   /* extended id of a thread record */
 #define ST_ABI_THREAD_REC (ST_ABI_HDR_EXTENDED + 4u)
 /* In a per-user pool (many processes write it), a thread record names the

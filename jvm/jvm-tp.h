@@ -53,14 +53,18 @@
 		   F(U64, wait_ns))
 
 /*
- * A Java site as an event's ip: bit 62 set (no user-space code address
- * has it; bit 63 stays clear), the method number above bit 20, the
- * bytecode index below (a method's code is at most 65535 bytes; -1, no
- * index, is kept as 0xfffff).
+ * A Java site as an event's ip. In the trace: bit 62 set (no user-space
+ * code address has it; bit 63 stays clear), the method number above bit
+ * 20, the bytecode index below (a method's code is at most 65535 bytes;
+ * -1, no index, is kept as 0xfffff). The ring record keeps 48 bits of an
+ * ip, so the agent writes it with bit 47 instead (ST_JVM_SITE: method
+ * numbers below 2^27), which the daemon moves to bit 62 (core/abi.h).
  */
 #define ST_JVM_SITE_BIT (1ull << 62)
+#define ST_JVM_RECORD_BIT (1ull << 47)
+#define ST_JVM_METHOD_MAX ((1u << 27) - 1)
 #define ST_JVM_SITE(method, bci) \
-	(ST_JVM_SITE_BIT | (uint64_t)(method) << 20 | ((uint64_t)(uint32_t)(bci) & 0xfffffu))
+	(ST_JVM_RECORD_BIT | (uint64_t)(method) << 20 | ((uint64_t)(uint32_t)(bci) & 0xfffffu))
 #define ST_JVM_IS_SITE(ip) (((ip) >> 62) == 1)
 #define ST_JVM_SITE_METHOD(ip) ((uint32_t)(((ip) & ~ST_JVM_SITE_BIT) >> 20))
 #define ST_JVM_SITE_BCI(ip) ((int32_t)((ip) & 0xfffffu) == 0xfffff ? -1 : (int32_t)((ip) & 0xfffffu))

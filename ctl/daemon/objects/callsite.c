@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 
+#include "core/abi.h"
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/callsite.h"
@@ -74,6 +75,10 @@ uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *
 
 	if (!ip)
 		return ip;
+	/* a Java site: no code address, the method and the bytecode index
+	 * as the agent wrote them (core/abi.h) */
+	if (ip & ST_ABI_IP_JAVA)
+		return (ip & ~ST_ABI_IP_JAVA) | 1ull << ST_ABI_IP_JAVA_FROM;
 	/* (the cache holds the answers for the objects as they were) */
 	if (p->callsites && p->callsites->version != p->objects.version)
 		st_callsites_reset(p);
