@@ -38,5 +38,9 @@ void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *o)
 	json_opt(o, "file", s.file);
 	fprintf(o, ", \"line\": %" PRIu32, s.line);
 	json_opt(o, "object", s.object);
-	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64 "}", s.offset, s.ip);
+	fprintf(o, ", \"offset\": %" PRIu64 ", \"ip\": %" PRIu64, s.offset, s.ip);
+	if (s.java)
+		fprintf(o, ", \"java\": {\"method\": %" PRIu32 ", \"bci\": %" PRId32 "}", s.method,
+			s.bci);
+	fputs("}", o);
 }

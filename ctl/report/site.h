@@ -11,7 +11,8 @@
 #include "ctl/report/symbols.h"
 
 /* A call site of process pid as text ("function (file:line)"...), or as a
- * JSON object {text, function, file, line, object, offset, ip}. */
+ * JSON object {text, function, file, line, object, offset, ip}, and for a
+ * Java site java: {method, bci}. */
 void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, size_t n);
 void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *out);
 

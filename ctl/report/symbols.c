@@ -28,10 +28,12 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
+#include "ctl/report/javasyms.h"
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/demangle.h"
 #include "ctl/report/symbols.h"
+#include "jvm/jvm-tp.h"
 
 #define BUILD_ID_MAX 64
 
@@ -66,7 +68,7 @@ struct cls_fields {
 	int baddr, memsz, path, is_pic, build_id, ppid;
 };
 
-enum { K_OTHER, K_BIN_INFO, K_LIB_LOAD, K_BUILD_ID, K_LIB_UNLOAD, K_PROCESS };
+enum { K_OTHER, K_BIN_INFO, K_LIB_LOAD, K_BUILD_ID, K_LIB_UNLOAD, K_PROCESS, K_JAVA };
 
 /* What the object's DWARF and symbols say of an address in it. */
 struct answer {
@@ -89,6 +91,7 @@ struct st_syms {
 	struct st_map answer_ix;
 	struct answer *answers;
 	uint32_t nanswers, answers_cap;
+	struct st_jsyms *java; /* the Java sites' names (javasyms.h) */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -99,7 +102,18 @@ static const Dwfl_Callbacks callbacks = {
 
 struct st_syms *st_syms_new(void)
 {
-	return calloc(1, sizeof(struct st_syms));
+	struct st_syms *s = calloc(1, sizeof(struct st_syms));
+
+	if (s && !(s->java = st_jsyms_new())) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct st_jsyms *st_syms_java(struct st_syms *s)
+{
+	return s->java;
 }
 
 void st_syms_free(struct st_syms *s)
@@ -107,6 +121,7 @@ void st_syms_free(struct st_syms *s)
 	if (!s)
 		return;
 	st_demangler_free(&s->dm);
+	st_jsyms_free(s->java);
 	for (uint32_t i = 0; i < s->nprocs; i++) {
 		for (uint32_t k = 0; k < s->procs[i].n; k++)
 			free(s->procs[i].maps[k].path);
@@ -162,6 +177,8 @@ static const struct cls_fields *fields_of(struct st_syms *s, const struct st_eve
 	if ((f->kind == K_BUILD_ID && (f->baddr < 0 || f->build_id < 0)) ||
 	    (f->kind == K_LIB_UNLOAD && f->baddr < 0) || (f->kind == K_PROCESS && f->ppid < 0))
 		f->kind = K_OTHER;
+	if (f->kind == K_OTHER && st_jsyms_reads(s->java, c))
+		f->kind = K_JAVA;
 	return f;
 }
 
@@ -236,6 +253,8 @@ int st_syms_event(struct st_syms *s, const struct st_event *ev)
 		return -1;
 	if (f->kind == K_OTHER || ev->pid < 0)
 		return 0;
+	if (f->kind == K_JAVA)
+		return st_jsyms_event(s->java, ev);
 	p = proc_of(s, ev->pid, true);
 	if (!p)
 		return -1;
@@ -428,14 +447,33 @@ static struct answer answer_for(struct st_syms *s, struct object *o, uint64_t ad
 	return a;
 }
 
+/* A Java site: its method and line, from the jvm provider's statedump. */
+static void java_site(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
+{
+	struct st_jsite j;
+
+	st_jsyms_site(s->java, pid, ip, &j);
+	out->java = true;
+	out->method = j.method_id;
+	out->bci = j.bci;
+	out->function = j.method;
+	out->file = j.file;
+	out->line = j.file ? j.line : 0;
+}
+
 void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site *out)
 {
-	struct mapping *m = holding(s, pid, ip);
+	struct mapping *m;
 	struct object *o;
 	struct answer a;
 
 	memset(out, 0, sizeof(*out));
 	out->ip = ip;
+	if (ST_JVM_IS_SITE(ip)) {
+		java_site(s, pid, ip, out);
+		return;
+	}
+	m = holding(s, pid, ip);
 	if (!m)
 		return;
 	out->object = base_name(m->path);
@@ -475,7 +513,16 @@ void st_site_format(const struct st_site *site, char *buf, size_t n)
 	if (n == 0)
 		return;
 	buf[0] = '\0';
-	if (site->function) {
+	if (site->java && !(site->function && site->file && site->line)) {
+		/* (a Java site without a line: its method and bytecode index) */
+		if (site->function) {
+			st_esc_cat(buf, n, site->function);
+			snprintf(tail, sizeof(tail), " (bci %" PRId32 ")", site->bci);
+		} else {
+			snprintf(tail, sizeof(tail), "java method %" PRIu32 " (bci %" PRId32 ")",
+				 site->method, site->bci);
+		}
+	} else if (site->function) {
 		st_esc_cat(buf, n, site->function);
 		st_esc_cat(buf, n, " (");
 		if (site->file && site->line) {

@@ -10,6 +10,10 @@
  * or in an object that cannot be read or is no longer the file that was
  * traced (another build-id), shows as `object+0xoffset` or `0xaddress`.
  *
+ * A Java site (an ip with ST_JVM_IS_SITE: jvm/jvm-tp.h) is no address:
+ * it is named from the jvm provider's statedump (javasyms.h), as
+ * `Class.method (File.java:line)`.
+ *
  * Feed every event to st_syms_event in trace order (it keeps only the
  * statedump's), then resolve (pid, ip) pairs: one libdwfl handle per
  * object, opened at its first lookup and kept, and each answer cached. The
@@ -25,6 +29,7 @@
 #include "ctl/reader/reader.h"
 
 struct st_syms;
+struct st_jsyms;
 
 struct st_site {
 	const char *function; /* NULL when unknown */
@@ -33,6 +38,12 @@ struct st_site {
 	const char *object;   /* base name of the object, NULL when none holds ip */
 	uint64_t offset;      /* ip in the object's file addresses */
 	uint64_t ip;
+	/* a Java site (jvm/jvm-tp.h): function "Class.method" (NULL when
+	 * the trace never described its method), file and line from the
+	 * jvm provider's statedump (javasyms.h); no object */
+	bool java;
+	uint32_t method;
+	int32_t bci;
 };
 
 struct st_syms *st_syms_new(void);
@@ -54,8 +65,13 @@ void st_syms_resolve(struct st_syms *s, int32_t pid, uint64_t ip, struct st_site
  * NULL when none does (a lock in the heap, or on a stack). */
 const char *st_syms_data_name(struct st_syms *s, int32_t pid, uint64_t addr);
 
+/* The Java names the trace gave (javasyms.h): classes, threads. */
+struct st_jsyms *st_syms_java(struct st_syms *s);
+
 /* "function (file:line)", "function (object)", "object+0xoffset" or
- * "0xip" into buf, names escaped (ctl/common/escape.h). */
+ * "0xip" into buf, names escaped (ctl/common/escape.h); a Java site:
+ * "Class.method (File.java:LINE)", "Class.method (bci N)" without a
+ * line, "java method N (bci N)" when the trace never named it. */
 void st_site_format(const struct st_site *site, char *buf, size_t n);
 
 #endif
