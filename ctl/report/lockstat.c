@@ -1,6 +1,6 @@
 /*
- * Lock statistics from the pthread and futex families' events (see
- * lockstat.h).
+ * Lock statistics from the pthread and futex families' events, and the
+ * jvm provider's monitor events (see lockstat.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,13 +16,15 @@
 #include "wrappers/meanings-gen.h"
 
 enum action { A_NONE, A_ACQUIRE, A_TRY, A_RELEASE, A_WAIT, A_INIT, A_WAIT_BEGIN, A_WAIT_END,
-	      A_BLOCK, A_BLOCKED, A_WAKE };
+	      A_BLOCK, A_BLOCKED, A_WAKE, A_MON_ENTER, A_MON_ENTERED, A_MON_HELD, A_MON_WAIT,
+	      A_MON_WAITED };
 
 struct st_lock_cls {
 	bool known; /* resolved */
 	enum action action;
 	enum st_lock_kind kind;
 	int addr, result, wait_ns, mutex, err, stack;
+	int jclass, timed_out; /* a monitor event's */
 };
 
 /* The kinds of lock the pthread and futex specs name. A rwlock's unlock and init
@@ -38,10 +40,19 @@ static const struct st_meaning meanings[] = { ST_PTHREAD_MEANINGS(MEANING)
 						      ST_FUTEX_MEANINGS(MEANING) };
 #undef MEANING
 
+/* What the jvm provider's monitor events mean (jvm/jvm-tp.h). */
+static const struct st_meaning java_meanings[] = {
+	{ "jvm:monitor_contended_enter", A_MON_ENTER, ST_LK_MONITOR, "monitor" },
+	{ "jvm:monitor_contended_entered", A_MON_ENTERED, ST_LK_MONITOR, "monitor" },
+	{ "jvm:monitor_held", A_MON_HELD, ST_LK_MONITOR, "monitor" },
+	{ "jvm:monitor_wait", A_MON_WAIT, ST_LK_MONITOR_WAIT, "monitor" },
+	{ "jvm:monitor_waited", A_MON_WAITED, ST_LK_MONITOR_WAIT, "monitor" },
+};
+
 const char *st_lock_kind_name(enum st_lock_kind k)
 {
 	static const char *names[ST_LK_KINDS] = { "mutex", "rwlock(rd)", "rwlock(wr)", "spinlock",
-						   "cond", "futex" };
+						   "cond", "futex", "monitor", "monitor(wait)" };
 
 	return k < ST_LK_KINDS ? names[k] : "?";
 }
@@ -57,8 +68,10 @@ void st_lockstat_fini(struct st_lockstat *ls)
 		free(ls->locks[i].hist);
 		free(ls->locks[i].far_threads);
 	}
-	for (uint32_t i = 0; i < ls->nthreads; i++)
+	for (uint32_t i = 0; i < ls->nthreads; i++) {
 		free(ls->threads[i].held);
+		free(ls->threads[i].snap);
+	}
 	free(ls->locks);
 	free(ls->sites);
 	free(ls->threads);
@@ -234,19 +247,40 @@ static int note_thread(const struct st_lockstat *ls, struct st_lock *l,
 	return 0;
 }
 
-/* A blocking attempt at lock li under the locks t holds: edges of the
- * lock order (two sides of one rwlock are one lock; a lock held already,
- * recursive, gives none). Made when the thread waits, for a thread that
- * never gets the lock (a deadlock), and when it takes it. */
+/* Whether locks a and b of one process are one: the same, or two sides
+ * of one rwlock (a monitor's tag is no address: itself only). */
+static bool one_lock(const struct st_lock *a, const struct st_lock *b)
+{
+	return a == b || (a->addr == b->addr && a->kind != ST_LK_MONITOR && b->kind != ST_LK_MONITOR);
+}
+
+/* A blocking attempt at lock li under the locks t holds, and the
+ * monitors it was last said to own (its snapshot): edges of the lock
+ * order (a lock held already, recursive, gives none). Made when the
+ * thread waits, for a thread that never gets the lock (a deadlock), and
+ * when it takes it. */
 static int order_edges(struct st_lockstat *ls, struct st_lock_thread *t, uint32_t li, uint64_t ip)
 {
-	for (uint32_t i = 0; i < t->nheld; i++) {
-		const struct st_lock *a = &ls->locks[t->held[i].lock];
-
-		if (a->addr != ls->locks[li].addr &&
+	for (uint32_t i = 0; i < t->nheld; i++)
+		if (!one_lock(&ls->locks[t->held[i].lock], &ls->locks[li]) &&
 		    edge_add(ls, t->held[i].lock, li, t->tid, t->held[i].ip, ip) < 0)
 			return -1;
-	}
+	for (uint32_t i = 0; i < t->nsnap; i++)
+		if (t->snap[i].lock != li &&
+		    edge_add(ls, t->snap[i].lock, li, t->tid, t->snap[i].ip, ip) < 0)
+			return -1;
+	return 0;
+}
+
+/* Monitor li owned by t, at the frame of site ip: into its snapshot. */
+static int snap_add(struct st_lock_thread *t, uint32_t li, uint64_t ip)
+{
+	for (uint32_t i = 0; i < t->nsnap; i++)
+		if (t->snap[i].lock == li)
+			return 0; /* (re-entered: its outermost frame) */
+	if (st_grow(&t->snap, &t->snap_cap, t->nsnap, sizeof(*t->snap)) < 0)
+		return -1;
+	t->snap[t->nsnap++] = (struct st_lock_held){ .lock = li, .ip = ip };
 	return 0;
 }
 
@@ -310,6 +344,7 @@ static void start_over(struct st_lockstat *ls, struct st_lock_thread *t)
 {
 	ls->holds_cut += t->nheld;
 	t->nheld = 0;
+	t->nsnap = 0;
 	if (t->waiting)
 		ls->waits_cut++;
 	t->waiting = false;
@@ -333,7 +368,7 @@ void st_lockstat_finish(struct st_lockstat *ls)
 		const struct st_lock_thread *t = &ls->threads[k];
 		struct st_lock *l = &ls->locks[t->wait_lock];
 
-		if (t->waiting && l->kind == ST_LK_COND) {
+		if (t->waiting && st_lock_kind_idles(l->kind)) {
 			l->idle_waits++;
 			l->idle_total += st_ns_since(t->wait_since, ls->end_ns);
 			(void)note_thread(ls, l, t); /* (out of memory: one thread less said) */
@@ -366,6 +401,9 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 	k->known = true;
 	k->action = A_NONE;
 	m = st_meaning_find(c->name, meanings, sizeof(meanings) / sizeof(meanings[0]));
+	if (!m)
+		m = st_meaning_find(c->name, java_meanings,
+				    sizeof(java_meanings) / sizeof(java_meanings[0]));
 	if (m) {
 		k->addr = st_event_class_field(c, m->field);
 		k->result = st_event_class_field(c, "result");
@@ -373,6 +411,8 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		k->mutex = st_event_class_field(c, "mutex");
 		k->err = st_event_class_field(c, "err");
 		k->stack = st_stack_field(c);
+		k->jclass = st_event_class_field(c, "class");
+		k->timed_out = st_event_class_field(c, "timed_out");
 		k->action = m->what;
 		k->kind = m->kind;
 		/* the fields each action reads, or the class is not ours */
@@ -382,7 +422,10 @@ static const struct st_lock_cls *cls_of(struct st_lockstat *ls, const struct st_
 		    ((k->action == A_ACQUIRE || k->action == A_WAIT_END) && k->wait_ns < 0) ||
 		    ((k->action == A_WAIT_BEGIN || k->action == A_WAIT_END) && k->mutex < 0) ||
 		    ((k->action == A_BLOCKED || k->action == A_WAKE) && (k->result < 0 || k->err < 0)) ||
-		    (k->action == A_BLOCKED && k->wait_ns < 0))
+		    (k->action == A_BLOCKED && k->wait_ns < 0) ||
+		    (k->action >= A_MON_ENTER && k->jclass < 0) ||
+		    ((k->action == A_MON_ENTERED || k->action == A_MON_WAITED) && k->wait_ns < 0) ||
+		    (k->action == A_MON_WAITED && k->timed_out < 0))
 			k->action = A_NONE;
 	}
 	return k;
@@ -425,24 +468,71 @@ static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32
 	return count_wait(ls, li, t, ev->ip, t->wait_stack, w);
 }
 
-int st_lockstat_event(void *arg, const struct st_event *ev)
+/* A monitor event of thread t (jvm/jvm-tp.h) on lock li. */
+static int monitor_event(struct st_lockstat *ls, const struct st_lock_cls *k,
+			 struct st_lock_thread *t, uint32_t li, const struct st_event *ev)
 {
-	struct st_lockstat *ls = arg;
-	const struct st_lock_cls *k = cls_of(ls, ev->cls);
-	struct st_lock_thread *t;
+	struct st_lock *l = &ls->locks[li];
+	uint64_t w = k->wait_ns >= 0 ? ev->fields[k->wait_ns].u : 0;
+
+	if (!l->jclass)
+		l->jclass = (uint32_t)ev->fields[k->jclass].u;
+	if (!l->first_ip)
+		l->first_ip = ev->ip;
+	switch (k->action) {
+	case A_MON_HELD:
+		return snap_add(t, li, ev->ip);
+	case A_MON_ENTER:
+		if (order_edges(ls, t, li, ev->ip) < 0)
+			return -1;
+		/* fall through */
+	case A_MON_WAIT:
+		t->waiting = true;
+		t->wait_stack = 0;
+		t->wait_lock = li;
+		t->wait_ip = ev->ip;
+		t->wait_since = ev->ns;
+		return 0;
+	case A_MON_ENTERED:
+		/* (each is contended, its wait in it: counted even when its
+		 * enter was lost; and opens no hold, none being seen to end) */
+		t->waiting = false;
+		l->acquired++;
+		l->contended++;
+		t->acquired++;
+		t->contended++;
+		t->wait_total += w;
+		if (note_thread(ls, l, t) < 0)
+			return -1;
+		return count_wait(ls, li, t, ev->ip, 0, w);
+	case A_MON_WAITED:
+		/* Object.wait: woken (notify), or timed out (idle) */
+		t->waiting = false;
+		l->acquired++;
+		l->contended++;
+		if (ev->fields[k->timed_out].u) {
+			l->idle_waits++;
+			l->idle_total += w;
+		} else {
+			l->woken_waits++;
+			l->woken_total += w;
+		}
+		if (note_thread(ls, l, t) < 0)
+			return -1;
+		return count_wait(ls, li, t, ev->ip, 0, w);
+	default:
+		return 0;
+	}
+}
+
+/* A pthread or futex event of thread t. */
+static int pthread_event(struct st_lockstat *ls, const struct st_lock_cls *k,
+			 struct st_lock_thread *t, const struct st_event *ev)
+{
+	uint64_t w = 0, addr = ev->fields[k->addr].u;
 	int64_t li, mi, res = 0, stack;
-	uint64_t w = 0, addr;
 	bool contended;
 
-	if (!k)
-		return -1;
-	ls->end_ns = ev->ns;
-	if (k->action == A_NONE)
-		return 0;
-	addr = ev->fields[k->addr].u;
-	t = thread_of(ls, ev->pid, ev->tid);
-	if (!t)
-		return -1;
 	/* An unlock finds its lock through the hold it ends; one that ends
 	 * none, or the write side's hold (its event names the read side),
 	 * still makes its lock known, in its place among the locks. */
@@ -553,4 +643,34 @@ int st_lockstat_event(void *arg, const struct st_event *ev)
 	default:
 		return 0;
 	}
+}
+
+int st_lockstat_event(void *arg, const struct st_event *ev)
+{
+	struct st_lockstat *ls = arg;
+	const struct st_lock_cls *k = cls_of(ls, ev->cls);
+	struct st_lock_thread *t;
+	int64_t li;
+	int ret;
+
+	if (!k)
+		return -1;
+	ls->end_ns = ev->ns;
+	if (k->action == A_NONE)
+		return 0;
+	t = thread_of(ls, ev->pid, ev->tid);
+	if (!t)
+		return -1;
+	if (k->action < A_MON_ENTER) {
+		ret = pthread_event(ls, k, t, ev);
+	} else {
+		li = lock_of(ls, ev->pid, k->kind, ev->fields[k->addr].u);
+		if (li < 0)
+			return -1;
+		ret = monitor_event(ls, k, t, (uint32_t)li, ev);
+	}
+	/* the monitors t was said to own are for its next lock event only */
+	if (k->action != A_MON_HELD)
+		t->nsnap = 0;
+	return ret;
 }

@@ -14,6 +14,17 @@
  * unlock, and a condition wait (dated at its start) releases its mutex
  * for its duration. A recursive lock taken again by its holder is one hold.
  *
+ * A Java monitor (the jvm provider: jvm/jvm-tp.h) is a lock of its
+ * process keyed by the agent's tag for it. JVMTI tells its contended
+ * enters only, each with its wait: no uncontended enter, no exit, so its
+ * holds are unknown (none is opened: a monitor is never held in the
+ * trace, gives no hold time and no edge from its holds). The monitors a
+ * thread owns are told by jvm:monitor_held events just before it waits
+ * (for a monitor, or for a native lock): that snapshot gives the lock
+ * order edges of the thread's next lock event, and is then forgotten.
+ * Object.wait on a monitor is a wait for work, as a condition wait: its
+ * lock is the monitor's other kind, ST_LK_MONITOR_WAIT.
+ *
  * A futex word (the futex family: a lock that bypasses pthread) has no
  * holder the trace can see: only its waits and wakes. Its waits ended by
  * a wake-up are its contended waits (waits, wait_total; acquired counts
@@ -27,7 +38,8 @@
  *
  * Gaps: where a buffer lost events, any thread whose events it held may
  * have lost a lock, an unlock or a wait there, so each such thread starts
- * over: the locks it held and the wait it was in are forgotten (counted),
+ * over: the locks it held, the monitors it was said to own and the wait
+ * it was in are forgotten (counted, but for the monitors),
  * and no hold or lock-order edge spans the gap (which threads: gapscope.h).
  */
 #ifndef ST_REPORT_LOCKSTAT_H
@@ -41,14 +53,22 @@
 #include "ctl/report/stacks.h"
 
 enum st_lock_kind { ST_LK_MUTEX, ST_LK_RDLOCK, ST_LK_WRLOCK, ST_LK_SPIN, ST_LK_COND, ST_LK_FUTEX,
-		   ST_LK_KINDS };
+		   ST_LK_MONITOR, ST_LK_MONITOR_WAIT, ST_LK_KINDS };
+
+/* Whether a lock of kind k is waited on for work (a condition variable,
+ * a monitor's Object.wait), not for a lock. */
+static inline bool st_lock_kind_idles(enum st_lock_kind k)
+{
+	return k == ST_LK_COND || k == ST_LK_MONITOR_WAIT;
+}
 
 struct st_lock {
 	/* (first what an acquisition and its release read and write: one
 	 * cache line of the 64 bytes, for a lock an event hits at random) */
 	int32_t pid;
 	enum st_lock_kind kind;
-	uint64_t addr;
+	uint64_t addr;	    /* a monitor: its tag */
+	uint32_t jclass;    /* a monitor: its object's class (javasyms.h) */
 	uint64_t first_ip;  /* where it was initialised, else first used */
 	uint64_t acquired;  /* acquisitions (a condition variable: its waits) */
 	uint64_t hold_total, hold_max, holds;
@@ -97,6 +117,10 @@ struct st_lock_thread {
 	uint64_t acquired, contended, wait_total;
 	struct st_lock_held *held;
 	uint32_t nheld, held_cap;
+	/* the monitors it owns, as its last jvm:monitor_held events said
+	 * (lock, ip: the owning frame's site), for its next lock event */
+	struct st_lock_held *snap;
+	uint32_t nsnap, snap_cap;
 	bool waiting; /* at the end of the trace: still blocked */
 	uint32_t wait_stack; /* the wait's stack (st_lock_site.stack) */
 	uint32_t wait_lock;

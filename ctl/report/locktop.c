@@ -117,7 +117,7 @@ static int make_rows(struct st_top *t)
 		struct st_top_row *r;
 
 		row_of[li] = UINT32_MAX;
-		if (l->kind == ST_LK_COND || (!l->contended && !waiting[li]))
+		if (st_lock_kind_idles(l->kind) || (!l->contended && !waiting[li]))
 			continue;
 		if (st_grow(&t->rows, &t->rows_cap, t->nrows, sizeof(*t->rows)) < 0) {
 			free(row_of);

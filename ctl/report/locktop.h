@@ -14,8 +14,9 @@
  *		st_top_next(&t);                (the next interval begins)
  *	st_top_fini(&t);
  *
- * Condition variables are left out (a thread in a condition wait idles;
- * report locks lists them apart). What cannot be shown is counted: the
+ * Condition variables and Object.wait are left out (a thread waiting in
+ * one idles; report locks lists them apart). A Java monitor is a lock
+ * among the others, with its contended enters only (lockstat.h). What cannot be shown is counted: the
  * events the trace lost, the bytes written but not read yet (behind), the
  * events that came after later ones had been shown (late: fed out of
  * time order), the parts skipped as damaged.

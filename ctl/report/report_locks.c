@@ -6,9 +6,12 @@
  * Locks are ranked by --sort (default: the total time threads waited for
  * them); under each, the call sites that waited longest. Futex words
  * (the futex family) rank among them, by their waits that a wake-up
- * ended. Condition variables are listed apart (a wait on one is a thread
- * idling, not a lock that hurts), as are threads, by their time waiting
- * for locks, and the threads still waiting when the trace ends.
+ * ended. Java monitors (the jvm provider) rank among them by their
+ * contended enters, the only ones JVMTI tells: their holds are unknown,
+ * shown as such ('-', null). Condition variables and Object.wait are
+ * listed apart (a wait on one is a thread idling, not a lock that hurts),
+ * as are threads, by their time waiting for locks, and the threads still
+ * waiting when the trace ends.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include "ctl/report/duration.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/heapblocks.h"
+#include "ctl/report/javasyms.h"
 #include "ctl/report/lockorder.h"
 #include "ctl/report/lockstat.h"
 #include "ctl/report/pass.h"
@@ -60,7 +64,7 @@ static uint64_t sort_key(const struct st_lock *l, const char *by)
 		return l->wait_max;
 	/* (a condition variable by its waits that were woken for work: an
 	 * idle thread's wait is no cost) */
-	if (l->kind == ST_LK_COND)
+	if (st_lock_kind_idles(l->kind))
 		return l->woken_total;
 	return l->wait_total;
 }
@@ -112,7 +116,7 @@ static uint32_t *ranked(const struct ctx *c, bool conds, uint32_t *n)
 	for (uint32_t i = 0; i < c->ls.nlocks; i++) {
 		const struct st_lock *l = &c->ls.locks[i];
 
-		if ((l->kind == ST_LK_COND) == conds &&
+		if (st_lock_kind_idles(l->kind) == conds &&
 		    (l->acquired || l->waits || l->failed || l->idle_waits || l->wakes ||
 		     l->busy_tries))
 			v[(*n)++] = i;
@@ -148,6 +152,24 @@ static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
 	st_site_json(c->pass.syms, pid, ip, o);
 }
 
+/* A monitor's name: "monitor of com.acme.Pool", its class's (class N
+ * when the trace did not name it), escaped for text or not (JSON). */
+static void monitor_name(struct ctx *c, const struct st_lock *l, bool text, char *buf, size_t n)
+{
+	const char *cls = st_jsyms_class(st_syms_java(c->pass.syms), l->pid, l->jclass);
+	char esc[ST_ESC_SIZE(160)];
+
+	if (!cls)
+		snprintf(buf, n, "monitor of class %" PRIu32, l->jclass);
+	else
+		snprintf(buf, n, "monitor of %s", text ? st_esc(esc, sizeof(esc), cls) : cls);
+}
+
+static bool is_monitor(const struct st_lock *l)
+{
+	return l->kind == ST_LK_MONITOR || l->kind == ST_LK_MONITOR_WAIT;
+}
+
 /* " (name)" of lock l when a variable of its process holds it (a static
  * or global lock), escaped: the objects' names are the process's; else
  * " (in a N-byte block from SITE, +OFFSET)" for a lock in a heap block;
@@ -169,6 +191,52 @@ static void lock_name_text(struct ctx *c, const struct st_lock *l, char *buf, si
 }
 
 /* "block": the heap block lock l lay in, or null. */
+/* What lock l is, for text: "mutex 0xADDR (name)", "monitor of
+ * com.acme.Pool (tag 3)", "Object.wait on monitor of com.acme.Pool (tag
+ * 3)". */
+static void lock_what(struct ctx *c, const struct st_lock *l, char *buf, size_t n)
+{
+	char name[ST_ESC_SIZE(160) + 600];
+
+	if (is_monitor(l)) {
+		monitor_name(c, l, true, name, sizeof(name));
+		snprintf(buf, n, "%s%s (tag %" PRIu64 ")",
+			 l->kind == ST_LK_MONITOR_WAIT ? "Object.wait on " : "", name, l->addr);
+		return;
+	}
+	lock_name_text(c, l, name, sizeof(name));
+	snprintf(buf, n, "%s 0x%" PRIx64 "%s", st_lock_kind_name(l->kind), l->addr, name);
+}
+
+/* "name" of lock l: the variable that holds it, a monitor's "monitor of
+ * CLASS", or null. */
+static void lock_name_json(struct ctx *c, const struct st_lock *l, FILE *o)
+{
+	const char *name;
+	char buf[512];
+
+	if (is_monitor(l)) {
+		monitor_name(c, l, false, buf, sizeof(buf));
+		st_json_write(o, buf);
+		return;
+	}
+	name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
+	if (name)
+		st_json_write(o, name);
+	else
+		fputs("null", o);
+}
+
+/* Lock l in a line that says more of it: "mutex 0xADDR", or a monitor
+ * as lock_what says it. */
+static void lock_short(struct ctx *c, const struct st_lock *l, char *buf, size_t n)
+{
+	if (is_monitor(l))
+		lock_what(c, l, buf, n);
+	else
+		snprintf(buf, n, "%s 0x%" PRIx64, st_lock_kind_name(l->kind), l->addr);
+}
+
 static void lock_block_json(struct ctx *c, const struct st_lock *l, FILE *o)
 {
 	const struct lock_block *b = &c->blocks[l - c->ls.locks];
@@ -225,17 +293,21 @@ static void futex_text(const struct st_lock *l, FILE *o)
 static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 {
 	const struct st_lock *l = &c->ls.locks[li];
-	char site[512], name[ST_ESC_SIZE(160) + 600], a[32], b[32], d[32], e[32], f[32];
+	char site[512], what[ST_ESC_SIZE(160) + 800], a[32], b[32], d[32], e[32], f[32];
 	const struct st_lock_site **sites;
 	uint32_t nsites;
 
 	site_text(c, l->pid, l->first_ip, site, sizeof(site));
-	lock_name_text(c, l, name, sizeof(name));
-	fprintf(o, "%2" PRIu32 ". %s 0x%" PRIx64 "%s, pid %" PRId32 " (%s)\n", rank,
-		st_lock_kind_name(l->kind), l->addr, name, l->pid, st_pass_name_text(&c->pass, l->pid));
+	lock_what(c, l, what, sizeof(what));
+	fprintf(o, "%2" PRIu32 ". %s, pid %" PRId32 " (%s)\n", rank, what, l->pid,
+		st_pass_name_text(&c->pass, l->pid));
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
-	if (l->kind == ST_LK_COND) {
+	if (st_lock_kind_idles(l->kind)) {
 		cond_text(l, o);
+	} else if (l->kind == ST_LK_MONITOR) {
+		/* (JVMTI tells the contended enters only, and no exit) */
+		fprintf(o, "    acquired -, contended %" PRIu64 ", %" PRIu32 " thread%s\n", l->contended,
+			l->ntids, l->ntids == 1 ? "" : "s");
 	} else if (l->kind == ST_LK_FUTEX) {
 		futex_text(l, o);
 	} else {
@@ -248,7 +320,7 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 			fprintf(o, ", %" PRIu64 " busy tries", l->busy_tries);
 		fprintf(o, ", %" PRIu32 " thread%s\n", l->ntids, l->ntids == 1 ? "" : "s");
 	}
-	if (l->waits && l->kind != ST_LK_COND)
+	if (l->waits && !st_lock_kind_idles(l->kind))
 		fprintf(o, "    wait  total %s  mean %s  p50 %s  p99 %s  max %s\n",
 			st_fmt_ns(l->wait_total, a, sizeof(a)),
 			st_fmt_ns(mean(l->wait_total, l->waits), b, sizeof(b)),
@@ -259,6 +331,9 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 		fprintf(o, "    hold  total %s  mean %s  max %s\n", st_fmt_ns(l->hold_total, a, sizeof(a)),
 			st_fmt_ns(mean(l->hold_total, l->holds), b, sizeof(b)),
 			st_fmt_ns(l->hold_max, d, sizeof(d)));
+	else if (l->kind == ST_LK_MONITOR)
+		fprintf(o, "    hold  total -  mean -  max -  (unknown: JVMTI tells no uncontended enter "
+			   "and no exit)\n");
 	sites = sites_of(c, li, &nsites);
 	for (uint32_t i = 0; sites && i < nsites && i < SITES_SHOWN; i++) {
 		site_text(c, l->pid, sites[i]->ip, site, sizeof(site));
@@ -284,23 +359,32 @@ static void threads_text(struct ctx *c, FILE *o, uint32_t top)
 	fprintf(o, "\nthreads, by time waiting for locks:\n");
 	fprintf(o, "  %8s %8s  %-16s %10s %12s %10s\n", "pid", "tid", "process", "waited", "acquired",
 		"contended");
-	for (uint32_t i = 0; i < n && (!top || i < top); i++)
-		fprintf(o, "  %8" PRId32 " %8" PRId32 "  %-16.16s %10s %12" PRIu64 " %10" PRIu64 "\n",
+	for (uint32_t i = 0; i < n && (!top || i < top); i++) {
+		const char *java = st_jsyms_thread(st_syms_java(c->pass.syms), v[i]->pid, v[i]->tid);
+		char esc[ST_ESC_SIZE(64)];
+
+		fprintf(o, "  %8" PRId32 " %8" PRId32 "  %-16.16s %10s %12" PRIu64 " %10" PRIu64 "%s%s\n",
 			v[i]->pid, v[i]->tid, st_pass_name_text(&c->pass, v[i]->pid),
-			st_fmt_ns(v[i]->wait_total, a, sizeof(a)), v[i]->acquired, v[i]->contended);
+			st_fmt_ns(v[i]->wait_total, a, sizeof(a)), v[i]->acquired, v[i]->contended,
+			java ? "  " : "", java ? st_esc(esc, sizeof(esc), java) : "");
+	}
 	if (top && n > top)
 		fprintf(o, "  (%" PRIu32 " more)\n", n - top);
 	free(v);
 }
 
-/* What a thread still waiting at the end waits in: a lock, a condition
- * wait (not a lock wait: an idle worker parks in one), or a futex wait
- * (either: a futex does not say). */
-enum waiting_in { IN_LOCK, IN_COND, IN_FUTEX, IN_KINDS };
+/* What a thread still waiting at the end waits in: a lock (a monitor's
+ * contended enter too), a condition wait (not a lock wait: an idle worker
+ * parks in one), a futex wait (either: a futex does not say), or
+ * Object.wait (a condition wait of Java). */
+enum waiting_in { IN_LOCK, IN_COND, IN_FUTEX, IN_OBJECT_WAIT, IN_KINDS };
 
 static enum waiting_in waiting_in(enum st_lock_kind k)
 {
-	return k == ST_LK_COND ? IN_COND : k == ST_LK_FUTEX ? IN_FUTEX : IN_LOCK;
+	return k == ST_LK_COND		? IN_COND
+	       : k == ST_LK_FUTEX	? IN_FUTEX
+	       : k == ST_LK_MONITOR_WAIT ? IN_OBJECT_WAIT
+					 : IN_LOCK;
 }
 
 /* Whether thread t was still waiting when the trace ended, in what. */
@@ -318,9 +402,11 @@ static void waiting_text(struct ctx *c, FILE *o, enum waiting_in in)
 		"lock wait):\n",
 		"\nin a futex wait when the trace ends (a lock, or an idle thread: a futex does not "
 		"say which):\n",
+		"\nin Object.wait when the trace ends (idle, or a notify that never came; not a lock "
+		"wait):\n",
 	};
 	bool any = false;
-	char site[512], a[32];
+	char site[512], a[32], what[ST_ESC_SIZE(160) + 800];
 
 	for (uint32_t i = 0; i < c->ls.nthreads; i++) {
 		const struct st_lock_thread *t = &c->ls.threads[i];
@@ -332,8 +418,9 @@ static void waiting_text(struct ctx *c, FILE *o, enum waiting_in in)
 			fputs(heads[in], o);
 		any = true;
 		site_text(c, t->pid, t->wait_ip, site, sizeof(site));
-		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s 0x%" PRIx64 " for at least %s, at %s\n", t->pid,
-			st_pass_name_text(&c->pass, t->pid), t->tid, st_lock_kind_name(l->kind), l->addr,
+		lock_short(c, l, what, sizeof(what));
+		fprintf(o, "  pid %" PRId32 " (%s) tid %" PRId32 ": %s for at least %s, at %s\n", t->pid,
+			st_pass_name_text(&c->pass, t->pid), t->tid, what,
 			st_fmt_ns(st_ns_since(t->wait_since, c->ls.end_ns), a, sizeof(a)), site);
 	}
 }
@@ -381,6 +468,7 @@ static void locks_text(struct ctx *c, FILE *o)
 {
 	uint32_t n, nc, contended = 0, top = c->opts->top;
 	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
+	bool java_waits = false;
 
 	for (uint32_t i = 0; v && i < n; i++)
 		contended += c->ls.locks[v[i]].contended > 0;
@@ -397,8 +485,10 @@ static void locks_text(struct ctx *c, FILE *o)
 		lock_text(c, o, i + 1, v[i]);
 	if (top && n > top)
 		fprintf(o, "    (%" PRIu32 " more locks: --top 0 shows all)\n", n - top);
+	for (uint32_t i = 0; conds && i < nc; i++)
+		java_waits |= c->ls.locks[conds[i]].kind == ST_LK_MONITOR_WAIT;
 	if (nc)
-		fprintf(o, "\ncondition variables, by %s:\n",
+		fprintf(o, "\ncondition variables%s, by %s:\n", java_waits ? " and Object.wait" : "",
 			strcmp(sort_by, "wait") == 0
 				? "time waited for work (a wait woken by a signal; idle waits, timed "
 				  "out or still going at the end, are shown apart)"
@@ -434,24 +524,33 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 	st_json_write(o, st_pass_name(&c->pass, l->pid));
 	fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"name\": ",
 		st_lock_kind_name(l->kind), l->addr);
-	name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
-	if (name)
-		st_json_write(o, name);
-	else
-		fputs("null", o);
+	lock_name_json(c, l, o);
+	if (is_monitor(l)) {
+		name = st_jsyms_class(st_syms_java(c->pass.syms), l->pid, l->jclass);
+		fprintf(o, ", \"monitor\": %" PRIu64 ", \"class\": ", l->addr);
+		if (name)
+			st_json_write(o, name);
+		else
+			fputs("null", o);
+	}
 	lock_block_json(c, l, o);
 	fprintf(o, ", \"%s\": ", l->from_init ? "initialised_at" : "first_used_at");
 	site_json(c, o, l->pid, l->first_ip);
+	/* (a monitor's uncontended enters and holds are not told) */
+	if (l->kind == ST_LK_MONITOR)
+		fputs(", \"acquired\": null", o);
+	else
+		fprintf(o, ", \"acquired\": %" PRIu64, l->acquired);
 	fprintf(o,
-		", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"failed\": %" PRIu64
-		", \"busy_tries\": %" PRIu64 ", \"threads\": %" PRIu32,
-		l->acquired, l->contended, l->failed, l->busy_tries, l->ntids);
+		", \"contended\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"busy_tries\": %" PRIu64
+		", \"threads\": %" PRIu32,
+		l->contended, l->failed, l->busy_tries, l->ntids);
 	fprintf(o,
 		", \"wait_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
 		", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
 		l->waits, l->wait_total, mean(l->wait_total, l->waits), st_lock_percentile(l, 0.5),
 		st_lock_percentile(l, 0.99), l->wait_max);
-	if (l->kind == ST_LK_COND)
+	if (st_lock_kind_idles(l->kind))
 		fprintf(o,
 			", \"woken\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			"}, \"idle\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 "}",
@@ -461,10 +560,14 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 			", \"timed_out\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			"}, \"wakes\": %" PRIu64 ", \"threads_woken\": %" PRIu64,
 			l->idle_waits, l->idle_total, l->wakes, l->woken);
-	fprintf(o,
-		", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
-		", \"max\": %" PRIu64 "}, \"waited_at\": [",
-		l->holds, l->hold_total, mean(l->hold_total, l->holds), l->hold_max);
+	if (l->kind == ST_LK_MONITOR)
+		fputs(", \"hold_ns\": null", o);
+	else
+		fprintf(o,
+			", \"hold_ns\": {\"count\": %" PRIu64 ", \"total\": %" PRIu64 ", \"mean\": %" PRIu64
+			", \"max\": %" PRIu64 "}",
+			l->holds, l->hold_total, mean(l->hold_total, l->holds), l->hold_max);
+	fputs(", \"waited_at\": [", o);
 	sites = sites_of(c, li, &nsites);
 	for (uint32_t i = 0; sites && i < nsites; i++) {
 		fprintf(o, "%s{\"waits\": %" PRIu64 ", \"wait_ns\": %" PRIu64 ", \"site\": ", i ? ", " : "",
@@ -480,6 +583,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 
 static void locks_json(struct ctx *c, FILE *o)
 {
+	const char *java;
 	uint32_t n, nc, top = c->opts->top, k = 0;
 	uint32_t *v = ranked(c, false, &n), *conds = ranked(c, true, &nc);
 
@@ -508,11 +612,19 @@ static void locks_json(struct ctx *c, FILE *o)
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"process\": ", k++ ? ",\n  " : "\n  ",
 			t->pid, t->tid);
 		st_json_write(o, st_pass_name(&c->pass, t->pid));
-		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 "}",
+		fprintf(o, ", \"acquired\": %" PRIu64 ", \"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64
+			   ", \"java_name\": ",
 			t->acquired, t->contended, t->wait_total);
+		java = st_jsyms_thread(st_syms_java(c->pass.syms), t->pid, t->tid);
+		if (java)
+			st_json_write(o, java);
+		else
+			fputs("null", o);
+		fputs("}", o);
 	}
 	for (int in = 0; in < IN_KINDS; in++) {
-		static const char *keys[IN_KINDS] = { "waiting", "cond_waiting", "futex_waiting" };
+		static const char *keys[IN_KINDS] = { "waiting", "cond_waiting", "futex_waiting",
+						      "object_waiting" };
 
 		fprintf(o, "],\n \"%s\": [", keys[in]);
 		k = 0;
@@ -523,9 +635,12 @@ static void locks_json(struct ctx *c, FILE *o)
 			if (!still_waiting(c, t, (enum waiting_in)in))
 				continue;
 			fprintf(o, "%s{\"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64
-				   "\", \"for_ns\": %" PRId64 ", \"site\": ",
+				   "\", \"for_ns\": %" PRId64,
 				k++ ? ",\n  " : "\n  ", t->pid, t->tid, st_lock_kind_name(l->kind), l->addr,
 				(int64_t)st_ns_since(t->wait_since, c->ls.end_ns));
+			fputs(", \"name\": ", o);
+			lock_name_json(c, l, o);
+			fputs(", \"site\": ", o);
 			site_json(c, o, t->pid, t->wait_ip);
 			fputs("}", o);
 		}
@@ -541,7 +656,7 @@ static void cycle_text(struct ctx *c, FILE *o, int k)
 {
 	const struct st_cycle *cy = &c->cycles[k];
 	const struct st_lock *first = &c->ls.locks[c->ls.edges[cy->edges[0]].a];
-	char held[512], took[512];
+	char held[512], took[512], aw[ST_ESC_SIZE(160) + 800], bw[ST_ESC_SIZE(160) + 800];
 
 	fprintf(o, "\n%d. %" PRIu32 " locks in pid %" PRId32 " (%s):\n", k + 1, cy->n, first->pid,
 		st_pass_name_text(&c->pass, first->pid));
@@ -551,10 +666,10 @@ static void cycle_text(struct ctx *c, FILE *o, int k)
 
 		site_text(c, a->pid, e->a_ip, held, sizeof(held));
 		site_text(c, b->pid, e->b_ip, took, sizeof(took));
-		fprintf(o, "   tid %" PRId32 " holding %s 0x%" PRIx64 " (taken at %s)\n", e->tid,
-			st_lock_kind_name(a->kind), a->addr, held);
-		fprintf(o, "     took %s 0x%" PRIx64 " at %s%s\n", st_lock_kind_name(b->kind), b->addr, took,
-			e->count > 1 ? "" : "");
+		lock_short(c, a, aw, sizeof(aw));
+		lock_short(c, b, bw, sizeof(bw));
+		fprintf(o, "   tid %" PRId32 " holding %s (taken at %s)\n", e->tid, aw, held);
+		fprintf(o, "     took %s at %s\n", bw, took);
 	}
 }
 
@@ -581,11 +696,15 @@ static void deadlocks_json(struct ctx *c, FILE *o)
 			const struct st_lock *a = &c->ls.locks[e->a], *b = &c->ls.locks[e->b];
 
 			fprintf(o, "%s{\"tid\": %" PRId32 ", \"held\": \"0x%" PRIx64 "\", \"held_kind\": \"%s\", "
-				   "\"held_at\": ",
+				   "\"held_name\": ",
 				i ? ", " : "", e->tid, a->addr, st_lock_kind_name(a->kind));
+			lock_name_json(c, a, o);
+			fputs(", \"held_at\": ", o);
 			site_json(c, o, a->pid, e->a_ip);
-			fprintf(o, ", \"took\": \"0x%" PRIx64 "\", \"took_kind\": \"%s\", \"took_at\": ", b->addr,
-				st_lock_kind_name(b->kind));
+			fprintf(o, ", \"took\": \"0x%" PRIx64 "\", \"took_kind\": \"%s\", \"took_name\": ",
+				b->addr, st_lock_kind_name(b->kind));
+			lock_name_json(c, b, o);
+			fputs(", \"took_at\": ", o);
 			site_json(c, o, b->pid, e->b_ip);
 			fprintf(o, ", \"times\": %" PRIu64 "}", e->count);
 		}
@@ -686,7 +805,7 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 {
 	uint32_t n, shown = 0, waiting = 0;
 	uint32_t *v = ranked(c, false, &n);
-	char site[512], name[ST_ESC_SIZE(160) + 600], a[32], count[64];
+	char site[512], what[ST_ESC_SIZE(160) + 800], a[32], count[64];
 
 	st_pass_end_warnings(&c->pass, prefix, o);
 	gaps_text(c, o, prefix);
@@ -701,15 +820,17 @@ static void top_text(struct ctx *c, FILE *o, uint32_t top, const char *prefix)
 			fprintf(o, "%slocks threads waited for (shimtrace report locks %s):\n", prefix,
 				c->pass.dir);
 		site_text(c, l->pid, l->first_ip, site, sizeof(site));
-		lock_name_text(c, l, name, sizeof(name));
+		lock_what(c, l, what, sizeof(what));
 		if (l->kind == ST_LK_FUTEX)
 			snprintf(count, sizeof(count), "%" PRIu64 " waits woken", l->contended);
+		else if (l->kind == ST_LK_MONITOR)
+			snprintf(count, sizeof(count), "%" PRIu64 " contended enter%s", l->contended,
+				 l->contended == 1 ? "" : "s");
 		else
 			snprintf(count, sizeof(count), "%" PRIu64 " of %" PRIu64 " waited", l->contended,
 				 l->acquired);
-		fprintf(o, "%s  %8s  %s  %s 0x%" PRIx64 "%s (%s)\n", prefix,
-			st_fmt_ns(l->wait_total, a, sizeof(a)), count, st_lock_kind_name(l->kind),
-			l->addr, name, site);
+		fprintf(o, "%s  %8s  %s  %s (%s)\n", prefix, st_fmt_ns(l->wait_total, a, sizeof(a)),
+			count, what, site);
 	}
 	if (waiting)
 		fprintf(o, "%s%" PRIu32 " thread%s still waiting for a lock when the trace ends "

@@ -8,6 +8,7 @@
 
 #include "ctl/common/escape.h"
 #include "ctl/report/duration.h"
+#include "ctl/report/javasyms.h"
 #include "ctl/report/site.h"
 #include "ctl/report/symbols.h"
 #include "ctl/report/topview.h"
@@ -69,12 +70,27 @@ static int by_key(const void *a, const void *b, void *arg)
 	return lx->addr < ly->addr ? -1 : lx->addr > ly->addr;
 }
 
-/* "mutex 0xADDR (name)" of row r's lock. */
+/* A monitor's class name (javasyms.h), or NULL. */
+static const char *monitor_class(struct st_top *t, const struct st_lock *l)
+{
+	return st_jsyms_class(st_syms_java(t->pass.syms), l->pid, l->jclass);
+}
+
+/* "mutex 0xADDR (name)" of row r's lock; "monitor of CLASS (tag N)". */
 static void lock_text(struct st_top *t, const struct st_lock *l, char *buf, size_t n)
 {
 	const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
 	char esc[ST_ESC_SIZE(64)];
 
+	if (l->kind == ST_LK_MONITOR) {
+		name = monitor_class(t, l);
+		if (name)
+			snprintf(buf, n, "monitor of %s (tag %" PRIu64 ")", st_esc(esc, sizeof(esc), name),
+				 l->addr);
+		else
+			snprintf(buf, n, "monitor of class %" PRIu32 " (tag %" PRIu64 ")", l->jclass, l->addr);
+		return;
+	}
 	snprintf(buf, n, "%s 0x%" PRIx64 "%s%s%s", st_lock_kind_name(l->kind), l->addr,
 		 name ? " (" : "", name ? st_esc(esc, sizeof(esc), name) : "", name ? ")" : "");
 }
@@ -85,8 +101,17 @@ static void row_text(struct st_top *t, const struct st_top_view *v, const struct
 	const struct st_top_figs *f = figs(r, v);
 	const struct st_lock *l = &t->ls.locks[r->lock];
 	char wait[32], hold[32], lock[128], proc[64], held[24], thread[40], site[512], more[32];
+	char acquired[24];
 
 	lock_text(t, l, lock, sizeof(lock));
+	/* (a monitor's uncontended enters, exits and holds are not told) */
+	if (l->kind == ST_LK_MONITOR) {
+		snprintf(acquired, sizeof(acquired), "-");
+		snprintf(hold, sizeof(hold), "-");
+	} else {
+		snprintf(acquired, sizeof(acquired), "%" PRIu64, f->acquired);
+		st_fmt_ns(f->hold, hold, sizeof(hold));
+	}
 	snprintf(proc, sizeof(proc), "%" PRId32 " (%s)", l->pid, st_pass_name_text(&t->pass, l->pid));
 	if (r->holders > 1)
 		snprintf(held, sizeof(held), "%" PRIu32 " thr", r->holders);
@@ -106,10 +131,9 @@ static void row_text(struct st_top *t, const struct st_top_view *v, const struct
 	if (f->sites > 1)
 		snprintf(more, sizeof(more), " (+%" PRIu32 " site%s)", f->sites - 1,
 			 f->sites > 2 ? "s" : "");
-	snprintf(buf, n, "%8s %9" PRIu64 " %9" PRIu64 " %8s %8s %7" PRIu32 "  %-32s %-20s %-10s %s%s",
-		 st_fmt_ns(f->wait, wait, sizeof(wait)), f->contended, f->acquired,
-		 st_fmt_ns(f->hold, hold, sizeof(hold)), held, r->waiting, lock, proc, thread, site,
-		 more);
+	snprintf(buf, n, "%8s %9" PRIu64 " %9s %8s %8s %7" PRIu32 "  %-32s %-20s %-10s %s%s",
+		 st_fmt_ns(f->wait, wait, sizeof(wait)), f->contended, acquired, hold, held, r->waiting,
+		 lock, proc, thread, site, more);
 }
 
 /* The rows view v shows, ranked; *n of them (NULL: out of memory). */
@@ -218,9 +242,12 @@ uint32_t st_top_render(struct st_top *t, const struct st_top_view *v, uint32_t m
 static void figs_json(struct st_top *t, const struct st_lock *l, const struct st_top_figs *f,
 		      FILE *o)
 {
-	fprintf(o, "\"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64 ", \"acquired\": %" PRIu64
-		   ", \"hold_ns\": %" PRIu64 ", \"threads\": %" PRIu32 ", \"thread\": ",
-		f->contended, f->wait, f->acquired, f->hold, f->threads);
+	fprintf(o, "\"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64, f->contended, f->wait);
+	if (l->kind == ST_LK_MONITOR)
+		fputs(", \"acquired\": null, \"hold_ns\": null", o);
+	else
+		fprintf(o, ", \"acquired\": %" PRIu64 ", \"hold_ns\": %" PRIu64, f->acquired, f->hold);
+	fprintf(o, ", \"threads\": %" PRIu32 ", \"thread\": ", f->threads);
 	if (f->threads)
 		fprintf(o, "{\"tid\": %" PRId32 ", \"wait_ns\": %" PRIu64 "}", f->tid, f->tid_wait);
 	else
@@ -257,8 +284,14 @@ void st_top_json(struct st_top *t, const struct st_top_view *v, uint32_t max, FI
 	for (uint32_t i = 0; ix && i < n && (!max || i < max); i++) {
 		const struct st_top_row *r = &t->rows[ix[i]];
 		const struct st_lock *l = &t->ls.locks[r->lock];
-		const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
+		const char *name = l->kind == ST_LK_MONITOR ? monitor_class(t, l)
+							    : st_syms_data_name(t->pass.syms, l->pid, l->addr);
+		char monitor[1100];
 
+		if (l->kind == ST_LK_MONITOR && name) {
+			snprintf(monitor, sizeof(monitor), "monitor of %s", name);
+			name = monitor;
+		}
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"process\": ", i ? ", " : "", l->pid);
 		st_json_write(o, st_pass_name(&t->pass, l->pid));
 		fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"name\": ",
