@@ -12,7 +12,11 @@
  *     which a thread's track cannot show;
  *   - instants ("i") for allocations and frees, and for events that are
  *     neither (thread_create, exec...), with their fields as args;
- *   - the process and thread names ("M").
+ *   - the process and thread names ("M"; a Java thread's name from its
+ *     jvm:thread_start, in a second record when the thread was drawn
+ *     before it);
+ *   - a Java monitor's contended enters and Object.waits as spans too,
+ *     named after the monitor's class and the site.
  * What is drawn, and when, is timeline.c's; this file writes it.
  * Times are microseconds from the first event written, exact: written
  * from the integer nanoseconds, never through a double of the absolute
@@ -116,8 +120,11 @@ static void args_open(struct exp *x, struct st_tl *tl, const struct st_event *ev
 	at(x, tl, ev->pid, ev->ip);
 }
 
-static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process)
+static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process,
+		     const char *name)
 {
+	char dflt[32];
+
 	struct exp *x = ctx;
 
 	if (new_process) {
@@ -127,11 +134,15 @@ static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, boo
 		st_json_write(x->o, st_pass_name(st_tl_pass(tl), ev->pid));
 		fputs("}}", x->o);
 	}
+	/* (a later record names the thread anew: its Java name) */
+	snprintf(dflt, sizeof(dflt), "%s %" PRId32, ev->tid == ev->pid ? "main" : "thread", ev->tid);
 	begin_record(x);
 	fprintf(x->o,
 		"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %" PRId32 ", \"tid\": %" PRId32
-		", \"args\": {\"name\": \"%s %" PRId32 "\"}}",
-		ev->pid, ev->tid, ev->tid == ev->pid ? "main" : "thread", ev->tid);
+		", \"args\": {\"name\": ",
+		ev->pid, ev->tid);
+	st_json_write(x->o, name ? name : dflt);
+	fputs("}}", x->o);
 	return 0;
 }
 

@@ -4,8 +4,9 @@
  * trace_processor read without converting, drawn as timeline.c decides,
  * in Perfetto's TrackEvent model:
  *   - a track per process (ProcessDescriptor: pid, name) and per thread
- *     (ThreadDescriptor: pid, tid, "main 1234" or "thread 1235", under
- *     its process's), each described before its first event;
+ *     (ThreadDescriptor: pid, tid, "main 1234" or "thread 1235", or its
+ *     Java name, under its process's), each described before its first
+ *     event, and again when a jvm:thread_start names it later;
  *   - spans as TYPE_SLICE_BEGIN and TYPE_SLICE_END on their thread's
  *     track, with a category and a name, the event's fields and its call
  *     site ("at") as debug annotations, and a wait's call stack as an
@@ -167,7 +168,8 @@ static uint64_t process_track(struct pf *x, struct st_tl *tl, int32_t pid)
 	return descriptor_end(x, m) < 0 ? 0 : uuid;
 }
 
-static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process)
+static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process,
+		     const char *java)
 {
 	struct pf *x = ctx;
 	uint64_t process = process_track(x, tl, ev->pid), uuid;
@@ -180,11 +182,12 @@ static int on_thread(void *ctx, struct st_tl *tl, const struct st_event *ev, boo
 	if (!process || !uuid)
 		return -1;
 	snprintf(name, sizeof(name), "%s %" PRId32, ev->tid == ev->pid ? "main" : "thread", ev->tid);
+	/* (a descriptor again names the thread anew: its Java name) */
 	m = descriptor_begin(x, uuid, process);
 	t = st_pb_begin(&x->out, ST_PF_TRACK_THREAD);
 	st_pb_varint(&x->out, ST_PF_THREAD_PID, (uint64_t)(int64_t)ev->pid);
 	st_pb_varint(&x->out, ST_PF_THREAD_TID, (uint64_t)(int64_t)ev->tid);
-	st_pb_string(&x->out, ST_PF_THREAD_NAME, name);
+	st_pb_string(&x->out, ST_PF_THREAD_NAME, java ? java : name);
 	st_pb_end(&x->out, t);
 	return descriptor_end(x, m);
 }

@@ -10,23 +10,29 @@
 
 #include "ctl/report/duration.h"
 #include "ctl/report/grow.h"
+#include "ctl/report/javasyms.h"
 #include "ctl/report/map.h"
 #include "ctl/report/meaning.h"
 #include "ctl/report/pass.h"
 #include "ctl/report/site.h"
 #include "ctl/report/stacks.h"
+#include "ctl/report/symbols.h"
 #include "ctl/report/timeline.h"
 #include "shimtrace/tracepoint.h"
 #include "wrappers/meanings-gen.h"
 
-/* What an event class becomes. */
-enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT };
+/* What an event class becomes: ... S_MON_BEGIN, a Java monitor wait's
+ * start (a contended enter, Object.wait), kept for S_MON_END, its end,
+ * which draws it. */
+enum shape { S_SKIP, S_LOCK, S_UNLOCK, S_TIMED, S_INSTANT, S_MON_BEGIN, S_MON_END };
 
 struct tcls {
 	bool known;
 	bool opens; /* a call's entry event ("_begin"): where its span begins */
+	bool java_thread; /* jvm:thread_start: names its thread */
+	bool object_wait; /* a monitor's Object.wait, not its enter */
 	enum shape shape;
-	int addr, wait_ns, dur_ns, result, stack;
+	int addr, wait_ns, dur_ns, result, stack, jclass;
 	char name[64]; /* the event's name without the provider */
 };
 
@@ -74,6 +80,12 @@ struct st_tl {
 		/* of its spans drawn, the one that ends last: where the next
 		 * must begin, or end, or nest */
 		int64_t begin, end;
+		/* the Java monitor wait it is in (S_MON_BEGIN): which, since
+		 * when */
+		int32_t pid;
+		bool mon_open, mon_object_wait;
+		uint64_t mon;
+		int64_t mon_since;
 	} *threads;
 	uint32_t nthreads, threads_cap;
 	uint64_t time_cut;
@@ -101,6 +113,20 @@ enum {
 static const struct st_meaning lock_shapes[] = { ST_PTHREAD_MEANINGS(LOCK_SHAPE) };
 #undef LOCK_SHAPE
 
+/* The jvm provider's (jvm/jvm-tp.h): its monitor waits, its statedump
+ * (bookkeeping: not drawn), its threads' names. KIND 1: Object.wait. */
+enum { J_THREAD = S_INSTANT + 100 };
+static const struct st_meaning java_shapes[] = {
+	{ "jvm:monitor_contended_enter", S_MON_BEGIN, 0, "monitor" },
+	{ "jvm:monitor_contended_entered", S_MON_END, 0, "monitor" },
+	{ "jvm:monitor_wait", S_MON_BEGIN, 1, "monitor" },
+	{ "jvm:monitor_waited", S_MON_END, 1, "monitor" },
+	{ "jvm:class", S_SKIP, 0, NULL },
+	{ "jvm:method", S_SKIP, 0, NULL },
+	{ "jvm:method_line", S_SKIP, 0, NULL },
+	{ "jvm:thread_start", J_THREAD, 0, NULL },
+};
+
 static const struct tcls *cls_of(struct st_tl *x, const struct st_event_class *c)
 {
 	struct tcls *k = st_class_slot(&x->cls, &x->ncls, sizeof(*x->cls), c->index);
@@ -122,6 +148,19 @@ static const struct tcls *cls_of(struct st_tl *x, const struct st_event_class *c
 		shape = m->what;
 		k->addr = st_event_class_field(c, m->field);
 	}
+	m = m ? NULL : st_meaning_find(c->name, java_shapes, sizeof(java_shapes) / sizeof(java_shapes[0]));
+	if (m) {
+		shape = m->what == J_THREAD ? S_INSTANT : m->what;
+		k->java_thread = m->what == J_THREAD;
+		k->object_wait = m->kind == 1;
+		k->addr = m->field ? st_event_class_field(c, m->field) : -1;
+		k->jclass = st_event_class_field(c, "class");
+	}
+	/* (a monitor event without its monitor, class or wait is someone
+	 * else's) */
+	if ((shape == S_MON_BEGIN || shape == S_MON_END) &&
+	    (k->addr < 0 || k->jclass < 0 || (shape == S_MON_END && k->wait_ns < 0)))
+		shape = -1;
 	/* (a lock event without its lock or result is someone else's) */
 	if ((shape == S_LOCK || shape == S_UNLOCK) &&
 	    (k->addr < 0 || (shape == S_LOCK && k->result < 0)))
@@ -181,7 +220,7 @@ static struct thread *thread_of(struct st_tl *x, const struct st_event *ev)
 	if (st_grow(&x->threads, &x->threads_cap, x->nthreads, sizeof(*x->threads)) < 0 ||
 	    st_map_put(&x->thread_of, key, 0, x->nthreads) < 0)
 		return NULL;
-	x->threads[x->nthreads] = (struct thread){ .begin = INT64_MIN, .end = INT64_MIN };
+	x->threads[x->nthreads] = (struct thread){ .begin = INT64_MIN, .end = INT64_MIN, .pid = ev->pid };
 	return &x->threads[x->nthreads++];
 }
 
@@ -234,13 +273,20 @@ static int span(struct st_tl *x, const struct st_event *ev, const char *cat, con
 	return x->sink->span(x->ctx, x, &s);
 }
 
-/* The thread callback, at the first event drawn of each thread. */
-static int names(struct st_tl *x, const struct st_event *ev)
+/* The Java name of ev's thread (jvm:thread_start), or NULL. */
+static const char *java_name(const struct st_tl *x, const struct st_event *ev)
+{
+	return st_jsyms_thread(st_syms_java(x->pass->syms), ev->pid, ev->tid);
+}
+
+/* The thread callback, at the first event drawn of each thread, and
+ * again at its jvm:thread_start when it was drawn before (rename). */
+static int names(struct st_tl *x, const struct st_event *ev, bool rename)
 {
 	bool new_process = false;
 
 	if (st_map_get(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid) >= 0)
-		return 0;
+		return rename ? x->sink->thread(x->ctx, x, ev, false, java_name(x, ev)) : 0;
 	if (st_map_put(&x->named, (uint64_t)ev->pid, (uint64_t)ev->tid, 1) < 0)
 		return -1;
 	if (st_map_get(&x->named, (uint64_t)ev->pid, UINT64_MAX) < 0) {
@@ -248,7 +294,46 @@ static int names(struct st_tl *x, const struct st_event *ev)
 			return -1;
 		new_process = true;
 	}
-	return x->sink->thread(x->ctx, x, ev, new_process);
+	return x->sink->thread(x->ctx, x, ev, new_process, java_name(x, ev));
+}
+
+/* A Java monitor wait begins on ev's thread (k: its class). */
+static int mon_begin(struct st_tl *x, const struct st_event *ev, const struct tcls *k)
+{
+	struct thread *t = thread_of(x, ev);
+
+	if (!t)
+		return -1;
+	t->mon_open = true;
+	t->mon_object_wait = k->object_wait;
+	t->mon = ev->fields[k->addr].u;
+	t->mon_since = ev->ns;
+	return 0;
+}
+
+/* A Java monitor wait ends at ev: its span, from its begin event, or
+ * wait_ns before ev when that was not seen (lost at a gap, or before
+ * --time-range), named after the monitor's class and the site. */
+static int mon_span(struct st_tl *x, const struct st_event *ev, const struct tcls *k)
+{
+	struct thread *t = thread_of(x, ev);
+	uint64_t w = ev->fields[k->wait_ns].u;
+	uint32_t jclass = (uint32_t)ev->fields[k->jclass].u;
+	int64_t start = st_ns_before(ev->ns, w);
+	const char *cls = st_jsyms_class(st_syms_java(x->pass->syms), ev->pid, jclass);
+	const char *site = st_tl_site(x, ev->pid, ev->ip);
+	char name[ST_STRING_MAX + 600], number[32];
+
+	if (!t)
+		return -1;
+	if (t->mon_open && t->mon == ev->fields[k->addr].u && t->mon_object_wait == k->object_wait &&
+	    t->mon_since <= ev->ns)
+		start = t->mon_since;
+	t->mon_open = false;
+	snprintf(number, sizeof(number), "class %" PRIu32, jclass);
+	snprintf(name, sizeof(name), "%s monitor of %s at %s", k->object_wait ? "Object.wait on" : "wait",
+		 cls ? cls : number, site ? site : "?");
+	return span(x, ev, k->object_wait ? "call" : "lock", name, start, st_ns_since(start, ev->ns));
 }
 
 static int on_hold(struct st_tl *x, const struct st_event *ev, const struct tcls *k, int64_t since)
@@ -372,6 +457,8 @@ static int draw(struct st_tl *x, const struct st_event *ev, const struct tcls *k
 				    &(struct st_tl_hold){ ev, x->holds[h].what, x->holds[h].id,
 							  x->holds[h].since, x->holds[h].ip });
 		return ret < 0 ? ret : free_hold(x, (uint32_t)h);
+	case S_MON_END:
+		return mon_span(x, ev, k);
 	case S_TIMED:
 		w = ev->fields[k->wait_ns >= 0 ? k->wait_ns : k->dur_ns].u;
 		return span(x, ev, strncmp(ev->cls->name, "io:", 3) == 0 ? "io" : "call", k->name,
@@ -406,24 +493,31 @@ static int on_event(void *arg, const struct st_event *ev)
 		t->opened = ev->ns;
 		t->has_opened = true;
 	}
-	shown = k->shape != S_SKIP && in_range(x, ev);
+	if (k->shape == S_MON_BEGIN && mon_begin(x, ev, k) < 0)
+		return -1;
+	shown = k->shape != S_SKIP && k->shape != S_MON_BEGIN && in_range(x, ev);
 	if (shown) {
 		if (!x->started) {
 			x->started = true;
 			x->t0 = ev->ns;
 		}
-		if (names(x, ev) < 0 || draw(x, ev, k) < 0)
+		if (names(x, ev, k->java_thread) < 0 || draw(x, ev, k) < 0)
 			return -1;
 	}
 	return x->sink->each ? x->sink->each(x->ctx, x, ev, shown) : 0;
 }
 
-/* A gap: the holds of the threads it touches end, unwritten. */
+/* A gap: the holds of the threads it touches end, unwritten; their
+ * monitor waits' begins are forgotten (their ends draw them from their
+ * wait_ns). */
 static int on_gap(void *arg, const struct st_lost *gap, int32_t pid)
 {
 	struct st_tl *x = arg;
 
 	(void)gap;
+	for (uint32_t i = 0; i < x->nthreads; i++)
+		if (pid < 0 || x->threads[i].pid == pid)
+			x->threads[i].mon_open = false;
 	for (uint32_t i = 0; i < x->held.size; i++) {
 		struct st_map_slot *m = &x->held.v[i];
 

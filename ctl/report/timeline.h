@@ -2,9 +2,11 @@
  * A trace as a timeline, whatever the file format (timeline.c): the one
  * pass that the exports share, which decides what is drawn, and calls a
  * format's sink for each thing to draw, in trace order:
- *   - a thread seen for the first time (and its process);
+ *   - a thread seen for the first time (and its process), and again
+ *     when a jvm:thread_start gives it its Java name;
  *   - a span on a thread's track: a lock's wait (from the call's start,
- *     for its wait_ns), a condition wait, any call with a duration (I/O,
+ *     for its wait_ns), a Java monitor's contended enter and Object.wait
+ *     (from the begin event to the end event), a condition wait, any call with a duration (I/O,
  *     joins...; from its entry event when it has one), with the call
  *     stack of the thread's last wait event or of the call itself; they
  *     nest (one call at a time), cut where the times of their records
@@ -43,7 +45,9 @@ struct st_tl;
 struct st_tl_span {
 	const struct st_event *ev; /* the call's event: its fields, its site */
 	const char *cat;	   /* "lock", "io" or "call" */
-	const char *name;	   /* "wait mutex 0x...", or the event's name */
+	/* "wait mutex 0x...", "wait monitor of CLASS at SITE", or the
+	 * event's name */
+	const char *name;
 	int64_t start;		   /* ns */
 	uint64_t dur;		   /* ns */
 	/* the callers above the call site, innermost first (return
@@ -72,8 +76,11 @@ struct st_tl_totals {
 
 /* A format. Each call returns 0, or -1 when out of memory. */
 struct st_tl_sink {
-	/* the first drawn event of its thread (new_process: of its process) */
-	int (*thread)(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process);
+	/* the first drawn event of its thread (new_process: of its process);
+	 * name: its Java name (jvm:thread_start), NULL when it has none;
+	 * called again, new_process false, when that name comes later */
+	int (*thread)(void *ctx, struct st_tl *tl, const struct st_event *ev, bool new_process,
+		      const char *name);
 	int (*span)(void *ctx, struct st_tl *tl, const struct st_tl_span *s);
 	int (*hold)(void *ctx, struct st_tl *tl, const struct st_tl_hold *h);
 	/* name: the event's name without its provider */
