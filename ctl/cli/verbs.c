@@ -639,7 +639,9 @@ const struct st_verb st_verbs[] = {
 	  "from_ns, to_ns, waiting, finished, events, lost, late, behind_bytes, damaged, "
 	  "incomplete, locks: [{pid, process, kind, address, name, holders, holder, waiting, "
 	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns}, sites, site: "
-	  "{wait_ns, at: a call site as report locks --json gives it}}]}).\n"
+	  "{wait_ns, at: a call site as report locks --json gives it}}]}). A Java monitor (kind "
+	  "monitor, the jvm provider's) is shown as monitor of CLASS, its contended enters only: "
+	  "its acquired and hold are unknown (- in text, null in JSON).\n"
 	  "A directory, session or option that is not there is a one-line error and exit status "
 	  "1 (2 for a bad option).",
 	  top_opts, st_cmd_top },
