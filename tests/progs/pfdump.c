@@ -9,7 +9,8 @@
  *     and nested message within the one around it;
  *   - every packet on sequence 1, the first clearing its incremental
  *     state; each interned entry given once, before it is referred to;
- *   - every track described before its first event, a thread's under its
+ *   - every track described before its first event, and once (but a
+ *     thread's, described again to rename it), a thread's under its
  *     process's, a hold track under a thread's; counter values on counter
  *     tracks only;
  *   - each slice's end the next event of its track (the export writes a
@@ -18,6 +19,7 @@
  * Output:
  *   process PID NAME
  *   thread PID TID NAME
+ *   rename PID TID NAME        (a thread's track described again)
  *   holdtrack PID TID NAME
  *   countertrack PID NAME UNIT
  *   slice thread|hold PID TID CAT NAME TS DUR AT STACK
@@ -356,6 +358,16 @@ static void descriptor(struct msg m)
 					unit = g.v == 3 ? "bytes" : "other";
 		}
 	}
+	/* (a thread's track described again, the same thread: its new name,
+	 * as Perfetto takes it; a Java thread's) */
+	if (t.uuid && t.kind == K_THREAD && (parent = track_of(t.uuid)) && parent->kind == K_THREAD &&
+	    parent->pid == t.pid && parent->tid == t.tid && t.name) {
+		printf("rename\t%" PRId64 "\t%" PRId64 "\t%s\n", t.pid, t.tid, t.name);
+		free(parent->name);
+		parent->name = t.name;
+		return;
+	}
+	parent = NULL;
 	if (!t.uuid || track_of(t.uuid))
 		die("a track uuid 0, or described twice (%" PRIu64 ")", t.uuid);
 	if (parent_uuid && !(parent = track_of(parent_uuid)))
