@@ -9,8 +9,8 @@
  *                   on a pthread mutex, wait in Object.wait (woken, timed
  *                   out, and still waiting at the end), and contend at a
  *                   method the statedump never named
- *   fakejvm mixed   a thread holding a monitor takes a pthread mutex
- *                   (JNI), and another holding the mutex contends for the
+ *   fakejvm mixed   a thread owning a monitor waits for a pthread mutex
+ *                   (JNI) that another holds while it contends for the
  *                   monitor: one cycle, a monitor and a mutex
  *
  * The statedump comes first (classes, methods, line tables), then each
@@ -158,26 +158,27 @@ static void order(int i)
 	}
 }
 
-/* Thread i's part of `mixed`. */
+/* Thread i's part of `mixed`: thread 1 holds the native mutex (taken
+ * through JNI); thread 0, owning the pool's monitor, blocks on it (the
+ * agent's lock wait hook writes monitor_held before the wait event);
+ * thread 1, still holding the mutex, contends for the pool's monitor. */
 static void mixed(int i)
 {
-	if (i == 0) {
-		/* the pool's monitor held (Bank.java:44), the native mutex
-		 * taken through JNI: monitor_held first, as the agent writes
-		 * it before a native lock */
+	if (i == 1) {
 		wait_turn(0);
-		EMIT(monitor_held, ST_JVM_SITE(M_TRANSFER, 30), MON_POOL, C_BANK, M_TRANSFER, 30);
 		pthread_mutex_lock(&native);
-		pthread_mutex_unlock(&native);
 		next();
-	} else {
-		/* the native mutex held, the pool's monitor wanted at
-		 * Ledger.java:12 */
-		wait_turn(1);
-		pthread_mutex_lock(&native);
+		while (!blocked_in(atomic_load(&tids[0]), SYS_futex, &native))
+			sched_yield();
+		/* the pool's monitor wanted at Ledger.java:12 */
 		contend(MON_POOL, C_BANK, M_RECORD, 8, 6000000, NULL, NULL, NULL, 0);
 		pthread_mutex_unlock(&native);
-		next();
+	} else {
+		/* the pool's monitor owned at Bank.java:44 */
+		wait_turn(1);
+		EMIT(monitor_held, ST_JVM_SITE(M_TRANSFER, 30), MON_POOL, C_BANK, M_TRANSFER, 30);
+		pthread_mutex_lock(&native); /* waits: thread 1 holds it */
+		pthread_mutex_unlock(&native);
 	}
 }
 
