@@ -65,6 +65,9 @@
 #define ST_JVM_METHOD_MAX ((1u << 27) - 1)
 #define ST_JVM_SITE(method, bci) \
 	(ST_JVM_RECORD_BIT | (uint64_t)(method) << 20 | ((uint64_t)(uint32_t)(bci) & 0xfffffu))
+/* The same site as the trace gives it. */
+#define ST_JVM_TRACE_SITE(method, bci) \
+	(ST_JVM_SITE_BIT | (uint64_t)(method) << 20 | ((uint64_t)(uint32_t)(bci) & 0xfffffu))
 #define ST_JVM_IS_SITE(ip) (((ip) >> 62) == 1)
 #define ST_JVM_SITE_METHOD(ip) ((uint32_t)(((ip) & ~ST_JVM_SITE_BIT) >> 20))
 #define ST_JVM_SITE_BCI(ip) ((int32_t)((ip) & 0xfffffu) == 0xfffff ? -1 : (int32_t)((ip) & 0xfffffu))

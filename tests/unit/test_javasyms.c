@@ -60,7 +60,7 @@ static struct st_jsite site(struct st_jsyms *j, int32_t pid, uint32_t m, int32_t
 {
 	struct st_jsite s;
 
-	st_jsyms_site(j, pid, ST_JVM_SITE(m, bci), &s);
+	st_jsyms_site(j, pid, ST_JVM_TRACE_SITE(m, bci), &s);
 	return s;
 }
 
