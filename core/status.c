@@ -206,3 +206,14 @@ int st__status_reattach(struct st_provider_state *state, uint32_t page)
 		npages = page + 1;
 	return map_page(fd, state, page, zero_page);
 }
+
+/* (tracepoint.h: the daemon writes the page, so an acquire load; 0 before
+ * the control page exists or for a slot out of range) */
+ST_API uint32_t st_session_generation(uint32_t s)
+{
+	struct st_abi_control *c = st_load_acquire(&st__control);
+
+	if (!c || s >= ST_ABI_MAX_SESSIONS)
+		return 0;
+	return st_load_acquire(&c->session[s].generation);
+}

@@ -126,6 +126,17 @@ struct st_tracepoint {
 ST_API void st_event_write(const struct st_tracepoint *tp, uint32_t mask, uint64_t ts,
 			   const void *ip, const void *payload, uint32_t len);
 
+/*
+ * The generation of the session in slot s (the bit 1 << s of the masks)
+ * as this process sees it: nonzero while a session holds the slot, and a
+ * new value when another session takes it. A provider that writes
+ * something once per session (a statedump of its own) remembers the
+ * generation it wrote for: a mask bit that stays set may belong to a new
+ * session. The daemon writes the generation before it sets the session's
+ * bits, so a writer that saw a bit and then reads this reads its session's.
+ */
+ST_API uint32_t st_session_generation(uint32_t s);
+
 /* Registration, called by the constructors the macros generate. */
 ST_API void st_tracepoints_register(const struct st_tracepoint *const *begin,
 				    const struct st_tracepoint *const *end);
