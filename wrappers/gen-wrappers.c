@@ -1114,9 +1114,10 @@ static void gen_catalog(struct spec *specs, int n, FILE *o)
 			fprintf(o, "\t{ \"%s\", \"%s\", \"", specs[i].provider, ev->name);
 			for (int k = 0; k < ev->nf; k++)
 				fprintf(o, "%s%s %s", k ? ", " : "", ev->f[k].type, ev->f[k].name);
-			fprintf(o, "\" },\n");
+			fprintf(o, "\", false },\n");
 		}
-	fprintf(o, "};\n\nconst unsigned st_catalog_count = sizeof(st_catalog) / sizeof(st_catalog[0]);\n");
+	fprintf(o, "\tST_CATALOG_AGENTS\n};\n\nconst unsigned st_catalog_count = sizeof(st_catalog) / "
+		   "sizeof(st_catalog[0]);\n");
 }
 
 /* The meanings of every family's tracepoints, one X-macro per family. */

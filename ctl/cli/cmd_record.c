@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "core/abi.h"
 #include "shimtrace/tracepoint.h"
 #include "ctl/common/catalog.h"
@@ -68,6 +69,7 @@ extern char **environ;
 struct families {
 	const char *name[MAX_FAMILIES];
 	bool wrapped[MAX_FAMILIES];
+	bool agent[MAX_FAMILIES]; /* loaded by the JVM, not preloaded */
 	size_t n;
 };
 
@@ -239,9 +241,23 @@ static void families_known(struct families *f)
 
 		while (i < f->n && strcmp(f->name[i], st_catalog[k].provider) != 0)
 			i++;
-		if (i == f->n && f->n < MAX_FAMILIES)
+		if (i == f->n && f->n < MAX_FAMILIES) {
+			f->agent[f->n] = st_catalog[k].agent;
 			f->name[f->n++] = st_catalog[k].provider;
+		}
 	}
+}
+
+/* Whether this build has the agent of a family that is one (configure
+ * builds the JVM's when it finds a JDK). */
+static bool agent_built(const char *name)
+{
+#ifdef ST_JVM_AGENT
+	return strcmp(name, "jvm") == 0;
+#else
+	(void)name;
+	return false;
+#endif
 }
 
 /* Marks the families of --wrap LIST (comma-separated, or all). */
@@ -251,7 +267,7 @@ static int families_choose(struct families *f, const char *list)
 
 	if (strcmp(list, "all") == 0) {
 		for (size_t i = 0; i < f->n; i++)
-			f->wrapped[i] = true;
+			f->wrapped[i] = !f->agent[i] || agent_built(f->name[i]);
 		return 0;
 	}
 	for (;;) {
@@ -267,6 +283,12 @@ static int families_choose(struct families *f, const char *list)
 					 k ? ", " : "", f->name[k]);
 			st_err(V, "--wrap: no family '%.*s' (families: %s, or all)", (int)len, p,
 			       known);
+			return -1;
+		}
+		if (f->agent[i] && !agent_built(f->name[i])) {
+			st_err(V, "--wrap %s: the JVM agent libshimtrace-%s.so was not built (configure "
+				  "found no JDK: install openjdk-17-jdk-headless and configure again)",
+			       f->name[i], f->name[i]);
 			return -1;
 		}
 		f->wrapped[i] = true;
@@ -515,9 +537,10 @@ static void default_outdir(char *buf, size_t n)
 }
 
 /* The variables of the command's environment that record sets. */
-#define OURS 5
+#define OURS 6
 static const char *const ours[OURS] = { "LD_PRELOAD=", "SHIMTRACE_RUNDIR=", "SHIMTRACE_STACK_DEPTH=",
-					"SHIMTRACE_STACK_SAMPLE=", "SHIMTRACE_PROBES=" };
+					"SHIMTRACE_STACK_SAMPLE=", "SHIMTRACE_PROBES=",
+					"JAVA_TOOL_OPTIONS=" };
 
 static bool is_ours(const char *var)
 {
@@ -527,17 +550,22 @@ static bool is_ours(const char *var)
 	return false;
 }
 
-/* The command's environment: our libraries first in LD_PRELOAD, the
+/*
+ * The command's environment: our libraries first in LD_PRELOAD, the
  * stack depth and sampling (the user's sampling when --stack-sample is
- * not given). Its last OURS entries are ours (allocated); free_env frees
- * them and the array. */
+ * not given), and with agent (the JVM agent's path, or NULL) its
+ * -agentpath after the user's JAVA_TOOL_OPTIONS, which every JVM the
+ * command starts reads. Its entries that are_ours are allocated: free_env
+ * frees them and the array.
+ */
 static char **child_env(const char *preload, const char *rundir, uint32_t stack, uint64_t sample,
-		       const char *probes)
+			const char *probes, const char *agent)
 {
 	size_t n = 0, k = 0;
 	char **env;
-	const char *old = getenv("LD_PRELOAD"), *user_sample = getenv("SHIMTRACE_STACK_SAMPLE");
-	char *v[OURS];
+	const char *old = getenv("LD_PRELOAD"), *user_sample = getenv("SHIMTRACE_STACK_SAMPLE"),
+		   *java = getenv("JAVA_TOOL_OPTIONS");
+	char *v[OURS] = { NULL };
 
 	while (environ[n])
 		n++;
@@ -548,25 +576,26 @@ static char **child_env(const char *preload, const char *rundir, uint32_t stack,
 	    asprintf(&v[2], "SHIMTRACE_STACK_DEPTH=%" PRIu32, stack) < 0 ||
 	    (sample ? asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%" PRIu64, sample)
 		    : asprintf(&v[3], "SHIMTRACE_STACK_SAMPLE=%s", user_sample ? user_sample : "")) < 0 ||
-	    asprintf(&v[4], "SHIMTRACE_PROBES=%s", probes) < 0)
+	    asprintf(&v[4], "SHIMTRACE_PROBES=%s", probes) < 0 ||
+	    (agent ? asprintf(&v[5], "JAVA_TOOL_OPTIONS=%s%s-agentpath:%s", java ? java : "",
+			      java && *java ? " " : "", agent)
+		   : java ? asprintf(&v[5], "JAVA_TOOL_OPTIONS=%s", java) : 0) < 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!is_ours(environ[i]))
 			env[k++] = environ[i];
 	for (int i = 0; i < OURS; i++)
-		env[k++] = v[i];
+		if (v[i])
+			env[k++] = v[i];
 	env[k] = NULL;
 	return env;
 }
 
 static void free_env(char **env)
 {
-	size_t n = 0;
-
-	while (env[n])
-		n++;
-	for (int i = 1; i <= OURS; i++)
-		free(env[n - i]);
+	for (size_t i = 0; env[i]; i++)
+		if (is_ours(env[i]))
+			free(env[i]);
 	free(env);
 }
 
@@ -858,7 +887,7 @@ static int libraries_of(const struct families *fam, bool probes, struct st_attac
 	char why[PATH_MAX + 128];
 
 	for (size_t f = 0; f < fam->n; f++)
-		if (fam->wrapped[f])
+		if (fam->wrapped[f] && !fam->agent[f])
 			wrapped[n++] = fam->name[f];
 	if (st_attach_libs(st_libdir_core(), st_libdir_wrappers(), wrapped, n, l, why,
 			   sizeof(why)) < 0) {
@@ -873,6 +902,31 @@ static int libraries_of(const struct families *fam, bool probes, struct st_attac
 		}
 		l->p[l->n] = l->path[l->n];
 		l->n++;
+	}
+	return 0;
+}
+
+/* The JVM agent's absolute path into agent (a JVM gets it in its
+ * JAVA_TOOL_OPTIONS) when the jvm family is wrapped, else "": 0, or -1
+ * after an error message. */
+static int agent_of(const struct families *fam, char *agent, size_t n)
+{
+	char rel[PATH_MAX];
+
+	agent[0] = '\0';
+	for (size_t f = 0; f < fam->n; f++) {
+		if (!fam->wrapped[f] || !fam->agent[f])
+			continue;
+		snprintf(rel, sizeof(rel), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam->name[f]);
+		if (st_absolute_path(rel, agent, n) < 0 || access(agent, R_OK) < 0) {
+			st_err(V, "cannot find %s: %s", rel, strerror(errno));
+			return -1;
+		}
+		/* (the JVM splits JAVA_TOOL_OPTIONS at white space) */
+		if (strpbrk(agent, " \t\n")) {
+			st_err(V, "cannot give the JVM %s: its path has white space", agent);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -924,14 +978,14 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 /* Runs the command with the libraries preloaded, and the daemon until it
  * ends: 0, or record's exit status after an error message. */
 static int run_command(struct record *r, struct st_daemon *d, const struct st_attach_libs *libs,
-		       const char *rundir, const char *probes)
+		       const char *rundir, const char *probes, const char *agent)
 {
 	char preload[ST_ATTACH_LIBS_MAX * PATH_MAX];
 	char **env;
 	int ret;
 
 	preload_of(libs, preload, sizeof(preload));
-	env = child_env(preload, rundir, r->stack, r->stack_sample, probes);
+	env = child_env(preload, rundir, r->stack, r->stack_sample, probes, *agent ? agent : NULL);
 	if (!env) {
 		st_err(V, "out of memory");
 		return 2;
@@ -968,7 +1022,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.buffers = st_buffers_default(),
 		.stack = 4,
 	};
-	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64];
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
 	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
@@ -1028,8 +1082,13 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		r.outdir = outdir;
 	}
 
-	if (libraries_of(&fam, r.nprobes > 0, &libs) < 0)
+	if (libraries_of(&fam, r.nprobes > 0, &libs) < 0 || agent_of(&fam, agent, sizeof(agent)) < 0)
 		return 2;
+	if (*agent && r.npids) {
+		st_err(V, "--wrap jvm loads its agent into a JVM that record starts: it cannot attach "
+			  "to a running one (--pid)");
+		return 2;
+	}
 	rundir_sweep();
 	lockfd = rundir_make(rundir, sizeof(rundir));
 	if (lockfd < 0) {
@@ -1072,7 +1131,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 			goto out;
 		}
 	} else {
-		ret = run_command(&r, &d, &libs, rundir, probes_env);
+		ret = run_command(&r, &d, &libs, rundir, probes_env, agent);
 		if (ret)
 			goto out;
 	}

@@ -1,7 +1,8 @@
 /*
  * The tracepoints of the wrapper families, generated from their specs
- * (gen-wrappers catalog): what `record -e` patterns are checked against and
- * which preload libraries a pattern needs.
+ * (gen-wrappers catalog), and of the agents (ST_CATALOG_AGENTS): what
+ * `record -e` patterns are checked against and which libraries a pattern
+ * needs.
  */
 #ifndef ST_CTL_CATALOG_H
 #define ST_CTL_CATALOG_H
@@ -14,7 +15,19 @@ struct st_catalog_entry {
 	const char *provider; /* also the family: libshimtrace-PROVIDER.so */
 	const char *name;
 	const char *fields;   /* "TYPE name, ..." for listings */
+	bool agent;	      /* the library is an agent a runtime loads (the
+			       * JVM's -agentpath), not preloaded */
 };
+
+/*
+ * The providers of the agents, after the families' entries in the
+ * generated catalog: each tracepoint list expanded into entries, so that
+ * the catalog knows them as it knows the specs'.
+ */
+#include "jvm/jvm-tp.h"
+#define ST__CATALOG_F(T, n) ", " #T " " #n
+#define ST__CATALOG_TP(prov, name, fields) { #prov, #name, &(fields)[2], true },
+#define ST_CATALOG_AGENTS ST_JVM_TRACEPOINTS(ST__CATALOG_TP, ST__CATALOG_F)
 
 extern const struct st_catalog_entry st_catalog[];
 extern const unsigned st_catalog_count;

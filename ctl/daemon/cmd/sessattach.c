@@ -169,6 +169,9 @@ static int families_of(const char *wrap, const char *const *patterns, uint32_t n
 		bool want = false;
 		uint32_t i = 0;
 
+		/* (an agent is loaded by its runtime at start: not attached) */
+		if (st_catalog[k].agent)
+			continue;
 		while (i < *n && strcmp(fam[i], prov) != 0)
 			i++;
 		if (i < *n)

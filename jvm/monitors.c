@@ -1,0 +1,237 @@
+/*
+ * Java monitors, as JVMTI tells them: a thread finds a monitor owned and
+ * is about to block (MonitorContendedEnter), got it (...Entered), calls
+ * Object.wait (MonitorWait) and returns from it (MonitorWaited).
+ *
+ * Each event names the monitor (its tag), the monitor object's class and
+ * the waiting thread's top Java frame as the site (ST_JVM_SITE: for a
+ * synchronized method, the method itself). Before a contended_enter, one
+ * monitor_held per monitor the thread owns, at the frame that took it
+ * (where that frame is now: JVMTI does not say where it took it): the
+ * lock order, as the pthread family's waits give it for mutexes.
+ *
+ * These callbacks run only when a thread is about to block or has just
+ * waited, in that thread; each returns at once when no session records
+ * what it would write. The times between the pairs are kept per thread
+ * (global-dynamic TLS: this library is loaded by the JVM with dlopen,
+ * where static TLS may have no room left).
+ */
+#include <string.h>
+
+#include "jvm/agent.h"
+#include "jvm/ids.h"
+#include "jvm/monitors.h"
+#include "jvm/statedump.h"
+
+bool st__jvm_can_held, st__jvm_can_bytecodes;
+
+/* When this thread's contended enter and wait began (st_clock_read; 0:
+ * not seen, the tracing began in between). */
+static __thread __attribute__((tls_model("global-dynamic"))) uint64_t enter_ts, wait_ts;
+
+/* A Java site: the method and bytecode index of a frame, after the
+ * method's statedump went to the sessions of mask. */
+struct site {
+	uint32_t method;
+	int32_t bci;
+};
+
+#define MONITORENTER 0xc2
+
+/*
+ * The monitorenter a thread blocks at: HotSpot's interpreter moves its
+ * frame's bytecode index past the instruction before it locks (compiled
+ * code does not), so that a contended enter would be told at the next
+ * line. A location that is not a monitorenter but follows one is moved
+ * back (a contended enter happens at a monitorenter or at the entry of a
+ * synchronized method, never after another instruction).
+ */
+static jlocation monitorenter_at(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
+{
+	unsigned char *code = NULL;
+	jint n = 0;
+
+	if (loc <= 0 || (*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
+		return loc;
+	if (loc <= n && (loc == n || code[loc] != MONITORENTER) && code[loc - 1] == MONITORENTER)
+		loc--;
+	(*jvmti)->Deallocate(jvmti, code);
+	return loc;
+}
+
+/* The site of the frame at depth (enter: the frame blocks at a monitor
+ * entry). */
+static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool enter, uint32_t mask)
+{
+	jmethodID method = NULL;
+	jlocation loc = -1;
+	struct site s = { 0, -1 };
+
+	if (depth >= 0 &&
+	    (*jvmti)->GetFrameLocation(jvmti, thread, depth, &method, &loc) == JVMTI_ERROR_NONE) {
+		if (enter && st__jvm_can_bytecodes)
+			loc = monitorenter_at(jvmti, method, loc);
+		s.method = st__jvm_method(jvmti, method, mask);
+		s.bci = loc >= 0 && loc <= 0xffff ? (int32_t)loc : -1;
+	}
+	return s;
+}
+
+#define SITE(s) ST_JVM_SITE((s).method, (s).bci)
+
+/* Object's wait methods (wait(), wait(long), wait(long, int), and wait0
+ * where a JDK has it), found at VMInit: the site of a wait is the first
+ * frame below them, where the program called wait. */
+#define MAX_WAITS 8
+static jmethodID waits[MAX_WAITS];
+static uint32_t nwaits;
+
+void st__jvm_monitors_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+	jmethodID *methods = NULL;
+	jint n = 0;
+
+	if (!object)
+		return;
+	if ((*jvmti)->GetClassMethods(jvmti, object, &n, &methods) == JVMTI_ERROR_NONE) {
+		for (jint i = 0; i < n; i++) {
+			char *name = NULL;
+
+			if ((*jvmti)->GetMethodName(jvmti, methods[i], &name, NULL, NULL) !=
+			    JVMTI_ERROR_NONE)
+				continue;
+			if ((strcmp(name, "wait") == 0 || strcmp(name, "wait0") == 0) &&
+			    nwaits < MAX_WAITS)
+				waits[nwaits++] = methods[i];
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+		}
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)methods);
+	}
+	(*jni)->DeleteLocalRef(jni, object);
+}
+
+static bool is_wait(jmethodID m)
+{
+	for (uint32_t i = 0; i < nwaits; i++)
+		if (waits[i] == m)
+			return true;
+	return false;
+}
+
+/* The depth of the frame that called Object.wait (0 if unknown). */
+static jint waiter_depth(jvmtiEnv *jvmti, jthread thread)
+{
+	jvmtiFrameInfo frames[4];
+	jint n = 0, d = 0;
+
+	if ((*jvmti)->GetStackTrace(jvmti, thread, 0, 4, frames, &n) != JVMTI_ERROR_NONE)
+		return 0;
+	while (d < n && is_wait(frames[d].method))
+		d++;
+	return d < n ? d : 0;
+}
+
+/* One monitor_held per monitor the thread owns. */
+static void held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask)
+{
+	jvmtiMonitorStackDepthInfo *info = NULL;
+	jint n = 0;
+
+	if (!st__jvm_can_held ||
+	    (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, thread, &n, &info) != JVMTI_ERROR_NONE)
+		return;
+	for (jint i = 0; i < n; i++) {
+		uint64_t monitor = st__jvm_tag(jvmti, info[i].monitor);
+		/* (depth -1: entered with JNI MonitorEnter, no frame; 0: the
+		 * frame that now blocks at a monitorenter) */
+		struct site s = site_at(jvmti, thread, info[i].stack_depth,
+					info[i].stack_depth == 0, mask);
+		uint32_t class_no = st__jvm_class_of(jvmti, jni, info[i].monitor, mask);
+
+		if (monitor)
+			st_jvm_emit(monitor_held, mask, SITE(s), monitor, class_no, s.method, s.bci);
+		(*jni)->DeleteLocalRef(jni, info[i].monitor);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+}
+
+/* What a monitor event says of its monitor: its number (0: JVMTI gave
+ * none, nothing is told), its class and the waiting thread's site (the
+ * frame at a monitorenter, or the one that called Object.wait). */
+struct about {
+	uint64_t monitor;
+	uint32_t class_no;
+	struct site site;
+};
+
+static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, bool waiting,
+		  uint32_t mask, struct about *a)
+{
+	a->monitor = st__jvm_tag(jvmti, object);
+	a->class_no = st__jvm_class_of(jvmti, jni, object, mask);
+	a->site = site_at(jvmti, thread, waiting ? waiter_depth(jvmti, thread) : 0, !waiting, mask);
+	return a->monitor != 0;
+}
+
+#define ABOUT(a) SITE((a).site), (a).monitor, (a).class_no, (a).site.method, (a).site.bci
+
+void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
+{
+	uint32_t m = st_jvm_mask(monitor_contended_enter), h = st_jvm_mask(monitor_held);
+	struct about a;
+
+	if (!(m | h | st_jvm_mask(monitor_contended_entered)) || st__jvm_dead())
+		return;
+	enter_ts = st_clock_read();
+	if (h)
+		held(jvmti, jni, thread, h);
+	if (m && about(jvmti, jni, thread, object, false, m, &a))
+		st_jvm_emit(monitor_contended_enter, m, ABOUT(a));
+}
+
+/* The time since *since (nanoseconds; 0 when unknown), which is reset. */
+static uint64_t elapsed(uint64_t *since)
+{
+	uint64_t t = *since;
+
+	*since = 0;
+	return t ? st_clock_delta_ns(st_clock_read() - t) : 0;
+}
+
+void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+					  jobject object)
+{
+	uint32_t m = st_jvm_mask(monitor_contended_entered);
+	uint64_t wait_ns = elapsed(&enter_ts);
+	struct about a;
+
+	if (m && !st__jvm_dead() && about(jvmti, jni, thread, object, false, m, &a))
+		st_jvm_emit(monitor_contended_entered, m, ABOUT(a), wait_ns);
+}
+
+void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+			     jlong timeout)
+{
+	uint32_t m = st_jvm_mask(monitor_wait);
+	struct about a;
+
+	if (!(m | st_jvm_mask(monitor_waited)) || st__jvm_dead())
+		return;
+	wait_ts = st_clock_read();
+	if (m && about(jvmti, jni, thread, object, true, m, &a))
+		st_jvm_emit(monitor_wait, m, ABOUT(a), (int64_t)timeout);
+}
+
+/* (a waited with no wait before it: a wait inside the JVM, a class's
+ * initialisation that another thread runs; wait_ns 0, unknown) */
+void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+			       jboolean timed_out)
+{
+	uint32_t m = st_jvm_mask(monitor_waited);
+	uint64_t wait_ns = elapsed(&wait_ts);
+	struct about a;
+
+	if (m && !st__jvm_dead() && about(jvmti, jni, thread, object, true, m, &a))
+		st_jvm_emit(monitor_waited, m, ABOUT(a), (uint8_t)(timed_out != 0), wait_ns);
+}

@@ -1,0 +1,29 @@
+/*
+ * The monitor events' callbacks (monitors.c), which agent.c connects.
+ */
+#ifndef ST_JVM_MONITORS_H
+#define ST_JVM_MONITORS_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdbool.h>
+
+void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object);
+void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+					  jobject object);
+void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+			     jlong timeout);
+void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+			       jboolean timed_out);
+
+/* Finds Object's wait methods (VMInit: the live phase, in a thread that
+ * may call JNI). */
+void st__jvm_monitors_init(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* Whether monitor_held can be told, and a contended enter's bytecode
+ * index checked: agent.c sets them when the JVM granted
+ * can_get_owned_monitor_stack_depth_info (at OnLoad only) and
+ * can_get_bytecodes. */
+extern bool st__jvm_can_held, st__jvm_can_bytecodes;
+
+#endif
