@@ -195,7 +195,14 @@ static const struct st_opt record_opts[] = {
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
 	  "tracepoints of provider FAMILY (EVENTS lists them). Only the families chosen are "
-	  "preloaded: a program calls the others' functions untouched." },
+	  "preloaded: a program calls the others' functions untouched. jvm is the JVMTI agent "
+	  "libshimtrace-jvm.so (built when configure finds a JDK): record preloads the core and "
+	  "appends -agentpath:PATH to the command's JAVA_TOOL_OPTIONS (the user's kept first), so "
+	  "every JVM the command starts records its monitors and threads (the jvm provider, "
+	  "shimtrace-events(7)); the JVM then prints \"Picked up JAVA_TOOL_OPTIONS: ...\" on "
+	  "standard error, which is the JVM's doing and cannot be turned off. --wrap jvm,pthread "
+	  "records a JVM's monitors and its native locks in one trace; all takes jvm only when it "
+	  "was built; a build without it says so in one line. Not with --pid." },
 	{ "event", 'e', "PATTERN",
 	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
