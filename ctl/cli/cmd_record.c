@@ -1143,7 +1143,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	unmatched_report(ses);
 	if (!r.quiet)
 		summary(&d, ses, &r);
-	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex")))
+	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex") ||
+			 family_wrapped(&fam, "jvm")))
 		locks_top(r.outdir);
 	ret = r.status;
 	if (r.streams && (r.sent.lost || !r.sent.sessions)) {

@@ -31,8 +31,10 @@ static const struct {
 	int (*run)(const struct st_report_opts *, FILE *, char *, size_t);
 	const char *family, *how;
 } kinds[] = {
-	{ "locks", st_report_locks, "pthread,futex", "record with --wrap pthread, the default" },
-	{ "deadlocks", st_report_deadlocks, "pthread", "record with --wrap pthread, the default" },
+	{ "locks", st_report_locks, "pthread,futex,jvm",
+	  "record with --wrap pthread, the default, or --wrap jvm for Java monitors" },
+	{ "deadlocks", st_report_deadlocks, "pthread,jvm",
+	  "record with --wrap pthread, the default, or --wrap jvm for Java monitors" },
 	{ "malloc", st_report_malloc, "malloc", "record with --wrap malloc" },
 	{ "io", st_report_io, "io", "record with --wrap io" },
 };

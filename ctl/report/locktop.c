@@ -257,7 +257,7 @@ int st_top_read(struct st_top *t, const struct st_top_how *how, char *err, size_
 int st_top_init(struct st_top *t, const char *dir, int32_t pid, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
-	t->opts = (struct st_report_opts){ .dir = dir, .pid = pid, .family = "pthread,futex" };
+	t->opts = (struct st_report_opts){ .dir = dir, .pid = pid, .family = "pthread,futex,jvm" };
 	st_lockstat_init(&t->ls);
 	t->ls.on_wait = on_wait;
 	t->ls.on_wait_arg = t;

@@ -169,6 +169,22 @@ int st_pass_item(struct st_pass *pass, const struct st_item *it, st_report_fn fn
 
 /* What the pass over r ending with ret (0, or a negative errno) says:
  * 0, or -1 with the message in err. */
+/* A list of families for people: "pthread,futex,jvm" as "pthread, futex
+ * or jvm". */
+static void family_names(const char *families, char *out, size_t n)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (const char *p = families; *p && len < n;) {
+		size_t w = strcspn(p, ",");
+		const char *sep = !len ? "" : strchr(p, ',') ? ", " : " or ";
+
+		len += (size_t)snprintf(out + len, n - len, "%s%.*s", sep, (int)w, p);
+		p += w + (p[w] == ',');
+	}
+}
+
 static int pass_end(struct st_pass *pass, struct st_reader *r, int ret, char *err, size_t errlen)
 {
 	const struct st_report_opts *opts = pass->opts;
@@ -192,12 +208,9 @@ static int pass_end(struct st_pass *pass, struct st_reader *r, int ret, char *er
 			 st_reader_damage(r, 0), st_reader_damaged(r) > 1 ? " (and more)" : "");
 		ret = -1;
 	} else if (!pass->saw_family) {
-		char names[64];
+		char names[128];
 
-		/* ("pthread,futex": "pthread or futex") */
-		snprintf(names, sizeof(names), "%.*s%s%s", (int)strcspn(opts->family, ","),
-			 opts->family, strchr(opts->family, ',') ? " or " : "",
-			 strchr(opts->family, ',') ? strchr(opts->family, ',') + 1 : "");
+		family_names(opts->family, names, sizeof(names));
 		snprintf(err, errlen, "%s: no %s events in the trace%s (%s)", opts->dir, names,
 			 opts->pid >= 0 ? " of that process" : "", opts->family_how);
 		ret = -1;
