@@ -16,8 +16,17 @@
  *   2. dlopen of the core, then of each family: their constructors
  *      register their providers; every library with RTLD_NODELETE (a
  *      call in a wrapper at detach must find its code);
- *   3. st_attach(rundir) in the core: the GOT rewrite (core/attach.c).
- * Detach: st_attach_undo() in the core, found with RTLD_NOLOAD.
+ *   3. st_attach(rundir) in the core: the GOT rewrite (core/attach.c);
+ *   4. with a JVM agent (--wrap jvm): the agent loaded through the JVM's
+ *      attach mechanism (jvmattach.c), once the process runs again; its
+ *      Agent_OnAttach finds the core loaded and registered. The JVM is
+ *      looked at, and its attach listener started, before step 1: a
+ *      process that is not a JVM, or whose listener cannot start, is
+ *      refused with nothing loaded. An agent the JVM refuses (its
+ *      Agent_OnAttach's code) undoes step 3.
+ * Detach: st_attach_undo() in the core, found with RTLD_NOLOAD. A JVM
+ * agent stays (JVMTI has no unload): its events are off once no session
+ * enables them, and a later attach finds it loaded and loads it no more.
  *
  * A program with no dynamic loader (static) is refused before anything
  * is done; so is a process whose credentials are not those the daemon
@@ -34,6 +43,7 @@
 #include "ctl/common/control.h"
 #include "ctl/inspect/attach.h"
 #include "ctl/inspect/channel.h"
+#include "ctl/inspect/jvmattach.h"
 #include "ctl/inspect/ptcall.h"
 #include "ctl/inspect/target.h"
 
@@ -48,7 +58,8 @@ struct job {
 	const struct st_insp_attach *a;
 	const char *lib[MAX_LIBS];
 	uint32_t nlibs;
-	uint32_t count; /* slots redirected, or put back */
+	const char *agent, *options; /* a JVM agent, or NULL */
+	uint32_t count;		     /* slots redirected, or put back */
 };
 
 /* What st_attach's error means, for the message. */
@@ -158,10 +169,11 @@ static void detach(struct st_ptcall *j, const struct st_ptthread *th, void *arg)
 	j->status = ST_EXIT_OK;
 }
 
-/* The libraries after the request, each NUL-terminated. */
+/* The libraries after the request, each NUL-terminated, then a JVM
+ * agent's path and options. */
 static int libraries(struct job *jb, const char *p, size_t len)
 {
-	const char *end = p + len;
+	const char *end = p + len, *jvm[2] = { NULL, NULL };
 
 	for (jb->nlibs = 0; jb->nlibs < jb->a->nlibs; jb->nlibs++) {
 		const char *nul = memchr(p, '\0', (size_t)(end - p));
@@ -171,10 +183,50 @@ static int libraries(struct job *jb, const char *p, size_t len)
 		jb->lib[jb->nlibs] = p;
 		p = nul + 1;
 	}
+	for (int i = 0; i < 2 && jb->a->jvm && !jb->a->detach; i++) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+
+		if (!nul)
+			return -1;
+		jvm[i] = p;
+		p = nul + 1;
+	}
+	if (jvm[0] && jvm[0][0] != '/')
+		return -1;
+	jb->agent = jvm[0];
+	jb->options = jvm[1];
 	return p == end && jb->nlibs >= (jb->a->detach ? 1u : 2u) &&
 			       memchr(jb->a->rundir, '\0', sizeof(jb->a->rundir))
 		       ? 0
 		       : -1;
+}
+
+/*
+ * Step 4, the process attached and running again: the JVM agent loaded.
+ * Refused, the attach is undone (the calls put back; what was loaded
+ * stays, as after any detach), and the job fails saying why.
+ */
+static void load_agent(struct st_ptcall *j, struct job *jb, struct st_jvm *jvm)
+{
+	struct job undo = { .a = jb->a, .lib = { jb->lib[1] }, .nlibs = 1 };
+	char why[1024];
+	bool already;
+	size_t len = strlen(j->msg);
+
+	if (st_jvm_load(jvm, jb->agent, jb->options, &already, why, sizeof(why)) == 0) {
+		const char *done = already ? "loaded already" : "loaded";
+
+		/* (the core alone: no call to redirect) */
+		if (jb->nlibs == 2)
+			snprintf(j->msg, sizeof(j->msg), "process %d attached: JVM agent %s", j->pid,
+				 done);
+		else
+			snprintf(j->msg + len, sizeof(j->msg) - len, ", JVM agent %s", done);
+		return;
+	}
+	st_ptcall_run(j, "detach", detach, &undo);
+	st_ptcall_fail(j, "%s%s", why,
+		       j->status == ST_EXIT_OK ? "" : " (and its calls could not be put back)");
 }
 
 /* Whether the job can go on; else it failed, saying why. */
@@ -209,9 +261,15 @@ void st_insp_attach(const struct st_insp_attach *a, const char *libs, size_t len
 		return;
 	}
 	if (st_insp_proc_open(&a->t, pidfd, &p, j->msg, sizeof(j->msg)) == 0) {
-		if (st_ptcall_prepare(j, &p, false) == 0 && possible(j, a))
+		struct st_jvm jvm = { .tmpfd = -1 };
+
+		if (st_ptcall_prepare(j, &p, false) == 0 && possible(j, a) &&
+		    (!jb.agent || st_jvm_listener(&p, a->t.uid, &jvm, j->msg, sizeof(j->msg)) == 0))
 			st_ptcall_run(j, a->detach ? "detach" : "attach", a->detach ? detach : attach,
 				      &jb);
+		if (jb.agent && j->status == ST_EXIT_OK)
+			load_agent(j, &jb, &jvm);
+		st_jvm_close(&jvm);
 		st_insp_proc_close(&p);
 	}
 	st_ptcall_free(j);

@@ -28,7 +28,8 @@
  *            a sealed memfd
  *   probe    PROBE: load-probe's dlopen by ptrace; DYNPROBE: a dynamic
  *            probe planted or removed by ptrace; ATTACH: an attach's
- *            loads and calls by ptrace, or its undo (one request each)
+ *            loads and calls by ptrace, and a JVM agent's load through
+ *            the JVM's attach mechanism, or its undo (one request each)
  *
  * An owner's objects and lines inspectors are started as a pair, joined by
  * a socket of their own (descriptor 4 of each): the objects inspector hands
@@ -190,8 +191,11 @@ struct st_insp_handoff {
  * ATTACH: load the tracer into a process started without it and redirect
  * its calls (ctl/inspect/attach.c), or undo that (detach). Followed by
  * nlibs NUL-terminated absolute paths: to attach, libshimtrace-attach.so,
- * libshimtrace.so, then the families; to detach, libshimtrace.so. The
- * DONE's count is the number of calls (GOT slots) redirected, or put back.
+ * libshimtrace.so, then the families; to detach, libshimtrace.so. With
+ * jvm (an attach), two more strings: a JVMTI agent's absolute path and its
+ * options, loaded through the JVM's attach mechanism once the rest is
+ * (ctl/inspect/jvmattach.c). The DONE's count is the number of calls (GOT
+ * slots) redirected, or put back.
  */
 struct st_insp_attach {
 	struct st_insp_target t;
@@ -202,7 +206,7 @@ struct st_insp_attach {
 	 * environment's) and their sampling of allocations (0: its own) */
 	char rundir[96];
 	uint32_t stack_depth;
-	uint32_t pad;
+	uint32_t jvm; /* 1: the agent's path and options follow the libraries */
 	uint64_t stack_sample;
 };
 

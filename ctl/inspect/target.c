@@ -30,9 +30,7 @@ static int ids_of(const char *status, const char *key, unsigned v[4])
 											       : -1;
 }
 
-/* Reads the status file at path under dirfd into buf (NUL-terminated);
- * the length read, or -1. */
-static ssize_t read_status(int dirfd, const char *path, char *buf, size_t size)
+ssize_t st_insp_read_text(int dirfd, const char *path, char *buf, size_t size)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -68,7 +66,7 @@ int st_insp_proc_open(const struct st_insp_target *t, int pidfd, struct st_insp_
 		st_insp_proc_close(out);
 		return -ESRCH;
 	}
-	if (read_status(out->dirfd, "status", status, sizeof(status)) < 0 ||
+	if (st_insp_read_text(out->dirfd, "status", status, sizeof(status)) < 0 ||
 	    ids_of(status, "\nUid:", u) < 0 || ids_of(status, "\nGid:", g) < 0) {
 		snprintf(why, whylen, "process %d is gone", t->pid);
 		st_insp_proc_close(out);
@@ -105,7 +103,7 @@ bool st_insp_thread_of(const struct st_insp_proc *p, pid_t tid)
 	/* /proc/PID/task/TID names only threads of PID's thread group (and
 	 * PID's, through its descriptor, never a later process's) */
 	snprintf(path, sizeof(path), "task/%d/status", (int)tid);
-	if (read_status(p->dirfd, path, status, sizeof(status)) < 0)
+	if (st_insp_read_text(p->dirfd, path, status, sizeof(status)) < 0)
 		return false;
 	tgid = strstr(status, "\nTgid:");
 	return tgid && strtol(tgid + strlen("\nTgid:"), NULL, 10) == p->pid &&

@@ -66,6 +66,10 @@ size_t st_insp_user_fs(const struct st_insp_proc *p, dev_t **out);
 /* Whether dev is one of the n devices of devs. */
 bool st_insp_dev_in(dev_t dev, const dev_t *devs, size_t n);
 
+/* Reads the text file at path under dirfd (a /proc file: status) into buf,
+ * at most size - 1 bytes, NUL-terminated: the length read, or -1. */
+ssize_t st_insp_read_text(int dirfd, const char *path, char *buf, size_t size);
+
 /* One line of /proc/PID/maps. */
 struct st_insp_mapping {
 	uint64_t start, end, offset;
