@@ -232,7 +232,8 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 	return 0;
 }
 
-/* The families the catalog knows, in its order. */
+/* The families the catalog knows, in its order, then the JVM's (an
+ * agent, not a preload library: attachlibs.h). */
 static void families_known(struct families *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -1022,7 +1023,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 		.buffers = st_buffers_default(),
 		.stack = 4,
 	};
-	char outdir[PATH_MAX], rundir[PATH_MAX], err[512], relay_session[64], agent[PATH_MAX];
+	char outdir[PATH_MAX], rundir[PATH_MAX], err[PATH_MAX + 128], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
 	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
@@ -1042,6 +1043,11 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	families_known(&fam);
 	if (families_choose(&fam, r.wrap ? r.wrap : ST_DEFAULT_FAMILIES) < 0)
 		return 2;
+	/* a running process attached to takes an agent's family only by name:
+	 * all would refuse every process that is not a JVM */
+	if (r.npids && r.wrap && strcmp(r.wrap, "all") == 0)
+		for (size_t f = 0; f < fam.n; f++)
+			fam.wrapped[f] = fam.wrapped[f] && !fam.agent[f];
 	if (r.npatterns == 0)
 		for (size_t f = 0; f < fam.n; f++)
 			if (fam.wrapped[f]) {
@@ -1084,11 +1090,6 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 
 	if (libraries_of(&fam, r.nprobes > 0, &libs) < 0 || agent_of(&fam, agent, sizeof(agent)) < 0)
 		return 2;
-	if (*agent && r.npids) {
-		st_err(V, "--wrap jvm loads its agent into a JVM that record starts: it cannot attach "
-			  "to a running one (--pid)");
-		return 2;
-	}
 	rundir_sweep();
 	lockfd = rundir_make(rundir, sizeof(rundir));
 	if (lockfd < 0) {
@@ -1121,7 +1122,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (r.npids) {
 		/* (the call stacks --stack asks for, as a command's environment
 		 * would say them) */
-		struct st_attach_what what = { libs.p, libs.n, r.stack + 1, r.stack_sample };
+		struct st_attach_what what = { libs.p, libs.n, r.stack + 1, r.stack_sample,
+					       agent[0] ? agent : NULL, "" };
 
 		if (st_record_attach(&d, rundir, &what, r.pids, (int)r.npids, r.quiet) < 0) {
 			/* (said; none stays attached, and no trace is left) */

@@ -78,7 +78,7 @@ static void on_answer(struct st_daemon *d, void *ctx, pid_t pid, int status, uin
 static int ask_all(struct st_daemon *d, struct st_record_targets *all, bool detach,
 		   const char *rundir, const struct st_attach_what *w)
 {
-	struct st_attach_what core = { &w->libs[1], 1, 0, 0 };
+	struct st_attach_what core = { .libs = &w->libs[1], .nlibs = 1 };
 	int failed = 0;
 
 	for (int i = 0; i < all->n; i++) {

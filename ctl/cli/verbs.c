@@ -190,7 +190,20 @@ static const struct st_opt record_opts[] = {
 	  "with a line saying why, and record exits 1; when one of several cannot be "
 	  "attached, none is. Each process attached and detached is said on standard error. "
 	  "Needs glibc 2.34 or later in the process. Up to 64 processes; -p as perf spells it. "
-	  "--stack and --stack-sample apply to the processes as to a command's." },
+	  "--stack and --stack-sample apply to the processes as to a command's. With --wrap "
+	  "jvm, each process must be a HotSpot JVM (one that maps libjvm.so): once the tracer "
+	  "is attached, the JVM agent libshimtrace-jvm.so is loaded through the JVM's attach "
+	  "mechanism, as jcmd loads one (its attach listener, when it does not run yet, started "
+	  "by a file .attach_pidPID and one SIGQUIT, as that user), and its Agent_OnAttach "
+	  "starts recording the JVM's monitors. Refused in one line, before anything is loaded "
+	  "or sent: a process that is not a HotSpot JVM, a JVM started with "
+	  "-XX:+DisableAttachMechanism, one that does not catch SIGQUIT and whose listener "
+	  "does not run (-Xrs); after, an agent whose Agent_OnAttach fails (its code is said, "
+	  "and the attach undone), a listener that does not start within 10 s or an agent "
+	  "that does not answer within 15 s. A JVMTI agent cannot be unloaded: after the "
+	  "detach the agent stays, its events off, and a later attach finds it and does not "
+	  "load it again. JDK 21 and later print a warning on the JVM's standard error when "
+	  "an agent is loaded so, unless it runs with -XX:+EnableDynamicAgentLoading." },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
@@ -202,7 +215,7 @@ static const struct st_opt record_opts[] = {
 	  "shimtrace-events(7)); the JVM then prints \"Picked up JAVA_TOOL_OPTIONS: ...\" on "
 	  "standard error, which is the JVM's doing and cannot be turned off. --wrap jvm,pthread "
 	  "records a JVM's monitors and its native locks in one trace; all takes jvm only when it "
-	  "was built; a build without it says so in one line. Not with --pid." },
+	  "was built (but not with --pid: there it is chosen by name only, as a process that is not a JVM is refused); a build without it says so in one line. With --pid the agent is loaded through the JVM's attach mechanism." },
 	{ "event", 'e', "PATTERN",
 	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
@@ -258,7 +271,10 @@ static const struct st_opt record_opts[] = {
 	  "cannot be (another user's, a setuid program, one that is not dumpable, a static "    \
 	  "one) on standard error, and the exit status is then 1. A process is detached when "  \
 	  "the last session that attached it stops or is destroyed, and when the daemon ends: " \
-	  "its calls go back where they went and it runs on untraced." }
+	  "its calls go back where they went and it runs on untraced. With the jvm family "    \
+	  "(--wrap jvm, or a pattern jvm:...), the JVM agent is loaded into each JVM after the " \
+	  "tracer, and what is refused is refused, as for record --pid --wrap jvm (see "       \
+	  "record); the agent stays after the detach, its events off." }
 #define SESSION_OPT                                                                        \
 	{ "session", 's', "NAME", "the session (default: your latest)",                     \
 	  "Without it, the verb acts on the latest session you created that still exists, never on " \
@@ -343,7 +359,9 @@ static const struct st_opt enable_opts[] = {
 	{ "uid", 'u', "UID", "only in processes of this user", NULL },
 	{ "wrap", 'w', "FAMILIES",
 	  "in a session that attaches (--attach): the families to load into the processes of --pid (default: those the PATTERNs match)",
-	  "A comma-separated list of families, or all." },
+	  "A comma-separated list of families, or all (the wrapper families). jvm loads the "
+	  "JVM agent into a running JVM (see --attach); without --wrap, a PATTERN naming the "
+	  "jvm provider (jvm:...) does, never one such as '*'." },
 	PROBE_OPTS,
 	HELP_OPT,
 	END_OPT,

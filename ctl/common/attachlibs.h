@@ -26,4 +26,15 @@ struct st_attach_libs {
 int st_attach_libs(const char *core_dir, const char *wrappers_dir, const char *const *families,
 		   uint32_t n, struct st_attach_libs *out, char *why, size_t whylen);
 
+/*
+ * The JVM family: not a preload library but a JVMTI agent,
+ * libshimtrace-jvm.so, which an attach loads into a JVM through its attach
+ * mechanism once the rest is loaded (ctl/inspect/jvmattach.c).
+ */
+#define ST_JVM_FAMILY "jvm"
+
+/* The agent in dir, in out (PATH_MAX bytes), which must be readable: 0,
+ * or -1 with why. */
+int st_jvm_agent(const char *dir, char *out, char *why, size_t whylen);
+
 #endif /* ST_COMMON_ATTACHLIBS_H */

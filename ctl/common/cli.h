@@ -67,7 +67,8 @@ int64_t st_parse_size(const char *s);
 /* "tsc" or "monotonic": an enum st_abi_clock, or -1. */
 int st_parse_clock(const char *s, uint32_t *out);
 
-/* Where the preload libraries are: the build tree when run from it. */
+/* Where the preload libraries are (and the JVM agent, beside the
+ * wrappers): the build tree when run from it. */
 const char *st_libdir_core(void);
 const char *st_libdir_wrappers(void);
 

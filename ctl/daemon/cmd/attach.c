@@ -42,8 +42,10 @@
 
 /* The inspector's three seconds to find a safe point, then the loads and
  * the process's registration (each wait for the daemon is bounded by the
- * process's SHIMTRACE_TIMEOUT_MS) */
+ * process's SHIMTRACE_TIMEOUT_MS); a JVM agent's load more: the listener
+ * started, and Agent_OnAttach (ctl/inspect/jvmattach.c: 10 s and 15 s) */
 #define ATTACH_DEADLINE_MS 30000
+#define JVM_DEADLINE_MS 30000
 #define BUSY_WAIT_MS 15000
 
 /* A request, waiting for its turn or out: what goes to the inspector. */
@@ -108,7 +110,9 @@ static void send_next(struct st_daemon *d)
 		int ret;
 
 		ret = st_insp_request(d, &a->owner, ST_INSP_ROLE_PROBE, &a->m, a->m.a.t.hdr.len,
-				      a->pidfd, ATTACH_DEADLINE_MS, on_reply, a);
+				      a->pidfd,
+				      ATTACH_DEADLINE_MS + (a->m.a.jvm ? JVM_DEADLINE_MS : 0),
+				      on_reply, a);
 		if ((ret == -EBUSY || ret == -EAGAIN) &&
 		    (!a->busy_since || st_now_ms() - a->busy_since < BUSY_WAIT_MS)) {
 			if (!a->busy_since)
@@ -193,6 +197,18 @@ static int owner(uid_t as_uid, pid_t pid, int dir, unsigned *uid, unsigned *gid,
 	return 0;
 }
 
+/* Appends the string s to a's request, of *len bytes: 0 or -ENAMETOOLONG. */
+static int put(struct attach_req *a, size_t *len, const char *s)
+{
+	size_t k = strlen(s) + 1;
+
+	if (*len + k > sizeof(a->m))
+		return -ENAMETOOLONG;
+	memcpy(a->m.bytes + *len, s, k);
+	*len += k;
+	return 0;
+}
+
 int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, const char *rundir,
 		    const struct st_attach_what *w, st_attach_cb cb, void *ctx, char *why,
 		    size_t whylen)
@@ -201,23 +217,23 @@ int st_attach_start(struct st_daemon *d, uid_t as_uid, pid_t pid, bool detach, c
 	size_t len = sizeof(a->m.a);
 	char path[64];
 	unsigned uid, gid;
-	int dir, ret;
+	int dir, ret = 0;
 
 	if (!a) {
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	a->pidfd = -1;
-	for (uint32_t i = 0; i < w->nlibs; i++) {
-		size_t k = strlen(w->libs[i]) + 1;
-
-		if (len + k > sizeof(a->m)) {
-			snprintf(why, whylen, "library paths too long");
-			req_free(a);
-			return -ENAMETOOLONG;
-		}
-		memcpy(a->m.bytes + len, w->libs[i], k);
-		len += k;
+	for (uint32_t i = 0; i < w->nlibs && ret == 0; i++)
+		ret = put(a, &len, w->libs[i]);
+	if (w->jvm_agent && !detach && ret == 0) {
+		ret = put(a, &len, w->jvm_agent) ?: put(a, &len, w->jvm_options ? w->jvm_options : "");
+		a->m.a.jvm = 1;
+	}
+	if (ret < 0) {
+		snprintf(why, whylen, "library paths too long");
+		req_free(a);
+		return ret;
 	}
 	if (strlen(rundir) >= sizeof(a->m.a.rundir)) {
 		snprintf(why, whylen, "the daemon's directory %s is too long (%zu bytes at most)",

@@ -25,6 +25,9 @@ struct st_attach_what {
 	uint32_t nlibs;
 	uint32_t stack_depth;  /* 1 + its SHIMTRACE_STACK_DEPTH; 0: its own */
 	uint64_t stack_sample; /* its SHIMTRACE_STACK_SAMPLE; 0: its own */
+	/* a JVMTI agent (an absolute path) and its options, loaded through
+	 * the JVM's attach mechanism once the rest is; NULL: none */
+	const char *jvm_agent, *jvm_options;
 };
 
 /*

@@ -11,7 +11,11 @@
  * untraced.
  *
  * The families loaded: those --wrap names, else those whose tracepoints
- * the session's patterns match (pthread:* loads the pthread family).
+ * the session's patterns match (pthread:* loads the pthread family). The
+ * JVM's (ctl/common/attachlibs.h), an agent loaded through the JVM's
+ * attach mechanism after the rest, when --wrap names it or a pattern
+ * names its provider (jvm:...), never for all nor for a pattern such as
+ * '*': a process that is not a JVM is refused it.
  * For whom: the requester (root, or the process's owner: cmd/attach.c
  * refuses another user's process, a setuid program, one that is not
  * dumpable). The command is answered once every process has been, a line
@@ -158,12 +162,25 @@ static void on_attached(struct st_daemon *d, void *ctx, pid_t pid, int status, u
 	one_done(w);
 }
 
+/* Whether the comma-separated list wrap names name. */
+static bool listed(const char *wrap, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = strstr(wrap, name);
+
+	return p && (p == wrap || p[-1] == ',') && (p[len] == ',' || !p[len]);
+}
+
 /* The families of wrap ("all", or a comma-separated list), or of the
- * patterns; -1 with why for a family the catalog does not know. */
+ * patterns, and whether the JVM's is one; -1 with why for a family the
+ * catalog does not know. */
 static int families_of(const char *wrap, const char *const *patterns, uint32_t np,
-		       const char **fam, uint32_t *n, char *why, size_t whylen)
+		       const char **fam, uint32_t *n, bool *jvm, char *why, size_t whylen)
 {
 	*n = 0;
+	*jvm = wrap && listed(wrap, ST_JVM_FAMILY);
+	for (uint32_t j = 0; !wrap && j < np; j++)
+		*jvm |= strncmp(patterns[j], ST_JVM_FAMILY ":", strlen(ST_JVM_FAMILY ":")) == 0;
 	for (unsigned k = 0; k < st_catalog_count; k++) {
 		const char *prov = st_catalog[k].provider;
 		bool want = false;
@@ -176,13 +193,8 @@ static int families_of(const char *wrap, const char *const *patterns, uint32_t n
 			i++;
 		if (i < *n)
 			continue;
-		if (wrap) {
-			size_t len = strlen(prov);
-			const char *p = strstr(wrap, prov);
-
-			want = strcmp(wrap, "all") == 0 ||
-			       (p && (p == wrap || p[-1] == ',') && (p[len] == ',' || !p[len]));
-		}
+		if (wrap)
+			want = strcmp(wrap, "all") == 0 || listed(wrap, prov);
 		for (uint32_t j = 0; !wrap && j < np && !want; j++)
 			want = st_catalog_match(&st_catalog[k], patterns[j]);
 		if (want && *n < MAX_FAMILIES)
@@ -196,14 +208,14 @@ static int families_of(const char *wrap, const char *const *patterns, uint32_t n
 
 			while (i < *n && (strlen(fam[i]) != len || strncmp(fam[i], p, len) != 0))
 				i++;
-			if (i == *n) {
+			if (i == *n && (len != strlen(ST_JVM_FAMILY) || strncmp(p, ST_JVM_FAMILY, len))) {
 				snprintf(why, whylen, "--wrap: no family '%.*s'", (int)len, p);
 				return -1;
 			}
 			p += len + (p[len] == ',');
 		}
 	}
-	if (*n == 0) {
+	if (*n == 0 && !*jvm) {
 		snprintf(why, whylen, "no family to load: the patterns match no wrapper's tracepoint "
 				      "(--wrap names them)");
 		return -1;
@@ -220,7 +232,8 @@ int st_sessattach(struct st_daemon *d, struct st_request *r, struct st_session *
 	const char *fam[MAX_FAMILIES];
 	struct waiting *w;
 	uint32_t nfam;
-	char why[PATH_MAX + 128];
+	bool jvm;
+	char why[PATH_MAX + 128], agent[PATH_MAX];
 
 	pid_t todo[ST_REQ_MAX_ITEMS];
 	uint32_t k = 0;
@@ -246,10 +259,11 @@ int st_sessattach(struct st_daemon *d, struct st_request *r, struct st_session *
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: this daemon cannot attach (it "
 						       "does not know where its libraries are)",
 				      r->verb);
-	if (families_of(wrap, patterns, np, fam, &nfam, why, sizeof(why)) < 0)
+	if (families_of(wrap, patterns, np, fam, &nfam, &jvm, why, sizeof(why)) < 0)
 		return st_reply_error(r, ST_EXIT_USAGE, "shimtrace %s: %s", r->verb, why);
 	if (st_attach_libs(d->libdir_core, d->libdir_wrappers, fam, nfam, &libs, why,
-			   sizeof(why)) < 0)
+			   sizeof(why)) < 0 ||
+	    (jvm && st_jvm_agent(d->libdir_wrappers, agent, why, sizeof(why)) < 0))
 		return st_reply_error(r, ST_EXIT_FAIL, "shimtrace %s: %s", r->verb, why);
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -264,7 +278,10 @@ int st_sessattach(struct st_daemon *d, struct st_request *r, struct st_session *
 	w->gen = ses->generation;
 	w->status = status;
 	w->left = 1; /* (until every one is sent) */
-	what = (struct st_attach_what){ libs.p, libs.n, 0, 0 };
+	what = (struct st_attach_what){ .libs = libs.p,
+					.nlibs = libs.n,
+					.jvm_agent = jvm ? agent : NULL,
+					.jvm_options = "" };
 	for (uint32_t i = 0; i < n; i++) {
 		struct one *o = malloc(sizeof(*o));
 
@@ -301,7 +318,7 @@ static void detach(struct st_daemon *d, struct attached *a)
 {
 	char core[ST_PATH_MAX + 32], why[512];
 	const char *lib = core;
-	struct st_attach_what what = { &lib, 1, 0, 0 };
+	struct st_attach_what what = { .libs = &lib, .nlibs = 1 };
 
 	snprintf(core, sizeof(core), "%s/libshimtrace.so", d->libdir_core);
 	if (!gone(a)) {
