@@ -202,6 +202,30 @@ static void now_both(uint64_t *tsc, uint64_t *mono)
 	*mono = st__clock_monotonic();
 }
 
+/*
+ * The process's name: its main thread's (/proc/self/comm is the thread
+ * group leader's), which the registering thread need not be -- an attach
+ * registers from whichever thread was stopped at a safe point, in a JVM
+ * its Attach Listener. Without /proc, the calling thread's.
+ */
+static void process_name(char name[16])
+{
+	char buf[17]; /* the name (15 bytes at most), the newline /proc adds */
+	long fd = st__sys3(SYS_open, "/proc/self/comm", O_RDONLY | O_CLOEXEC, 0), n = -1;
+
+	if (fd >= 0) {
+		n = st__sys3(SYS_read, fd, buf, 16);
+		st__sys1(SYS_close, fd);
+	}
+	if (n <= 0 || buf[n - 1] != '\n') {
+		st__sys2(SYS_prctl, PR_GET_NAME, name);
+		return;
+	}
+	/* (only the last newline is /proc's: the name may end with one) */
+	memcpy(name, buf, (size_t)n - 1);
+	name[n - 1] = '\0';
+}
+
 static int hello(void)
 {
 	struct {
@@ -219,7 +243,7 @@ static int hello(void)
 	m.h.ppid = (int32_t)st__sys0(SYS_getppid);
 	m.h.status_size = st__status_size();
 	m.h.flags = st__rseq_usable() ? ST_HELLO_RSEQ : 0;
-	st__sys2(SYS_prctl, PR_GET_NAME, m.h.name);
+	process_name(m.h.name);
 	n = st__sys3(SYS_readlink, "/proc/self/exe", m.exe, sizeof(m.exe) - 1);
 	m.exe[n > 0 ? n : 0] = '\0';
 	m.h.hdr.len = (uint32_t)(sizeof(m.h) + (n > 0 ? n : 0) + 1);
