@@ -199,7 +199,9 @@ uint32_t st__registry_take(const struct st_tracepoint *const *begin,
 }
 
 /*
- * Forgets the providers of [begin, end): for each, gone(page) is called
+ * Forgets the providers of [begin, end), each as a whole (all its
+ * tracepoints, also those registered from elsewhere: a provider made at
+ * run time unregisters all or nothing): for each, gone(page) is called
  * (to announce it) and its status page is parked until stamp is
  * acknowledged.
  */

@@ -19,7 +19,9 @@
  * knows the process): until then the daemon may still write the old
  * provider's ids and enable bits there, and a new provider must not read
  * them as its own. A program that opens and closes a library in a loop
- * thus reuses a few pages instead of running out.
+ * thus reuses a few pages instead of running out. The provider's own
+ * page goes back to private memory with nothing enabled, so that whoever
+ * still reads it never sees the page's next owner.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,11 +131,15 @@ int st__status_attach(struct st_provider_state *state, uint64_t acked)
 
 void st__status_detach(struct st_provider_state *state, uint32_t page, uint64_t stamp)
 {
-	/* The object is being unloaded and its pages go with it; nothing to
-	 * unmap. Clear the shared page so the daemon's view is consistent. */
-	(void)state;
 	int fd = st__status_fd();
 
+	/* The provider's page is private again, all off: its memory may
+	 * outlive the registration (a provider made at run time, a thread
+	 * still in a tracepoint of an object being closed), and must never
+	 * read the bits of the page's next owner. */
+	st__mmap(state, ST_ABI_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0);
+	/* Cleared in the memfd too, so the daemon's view is consistent. */
 	if (fd < 0 || page == 0 || page >= npages)
 		return;
 	st__sys4(SYS_pwrite64, fd, zero_page, ST_ABI_PAGE, (long)page * ST_ABI_PAGE);
