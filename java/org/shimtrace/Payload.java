@@ -95,8 +95,16 @@ final class Payload {
     Payload put(Tracepoint tp, int i, String s) {
         if (tp.kinds[i] != Kind.STRING)
             throw mismatch(tp, i, "a String");
-        int start = pos, fits = pos, n = s == null ? 0 : s.length();
-        for (int k = 0; k < n; k++) {
+        int start = pos, n = s == null ? 0 : s.length(), k = 0;
+        /* (ASCII that fits as it is: a byte a character, nothing to cut) */
+        for (int ascii = Math.min(n, STRING_MAX); k < ascii; k++) {
+            char c = s.charAt(k);
+            if (c >= 0x80 || c == 0)
+                break;
+            buf.put(pos++, (byte) c);
+        }
+        int fits = Math.min(pos, start + STRING_MAX - 3);
+        for (; k < n; k++) {
             int c = s.charAt(k);
             if (c == 0)
                 break;
