@@ -8,4 +8,4 @@
  */
 #include "internal.h"
 
-ST_API void (*st_lock_wait_hook)(void);
+ST_API void (*st_lock_wait_hook)(const void *site);

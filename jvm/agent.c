@@ -41,6 +41,7 @@
 #include "jvm/agent.h"
 #include "jvm/ids.h"
 #include "jvm/monitors.h"
+#include "jvm/nativehook.h"
 
 ST_PROVIDER_DEFINE(jvm, ST_JVM_TRACEPOINTS)
 
@@ -92,12 +93,14 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)thread;
 	st__jvm_monitors_init(jvmti, jni);
+	st__jvm_nativehook_init(jvmti, jni);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
 	(void)jni;
+	st__jvm_nativehook_fini();
 	st_store_release(&dead, 1);
 }
 

@@ -133,7 +133,7 @@ static jint waiter_depth(jvmtiEnv *jvmti, jthread thread)
 }
 
 /* One monitor_held per monitor the thread owns. */
-static void held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask)
+void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask)
 {
 	jvmtiMonitorStackDepthInfo *info = NULL;
 	jint n = 0;
@@ -185,7 +185,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		return;
 	enter_ts = st_clock_read();
 	if (h)
-		held(jvmti, jni, thread, h);
+		st__jvm_held(jvmti, jni, thread, h);
 	if (m && about(jvmti, jni, thread, object, false, m, &a))
 		st_jvm_emit(monitor_contended_enter, m, ABOUT(a));
 }

@@ -7,6 +7,7 @@
 #include <jni.h>
 #include <jvmti.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object);
 void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
@@ -15,6 +16,10 @@ void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
 			     jlong timeout);
 void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
 			       jboolean timed_out);
+
+/* One jvm:monitor_held, for the sessions of mask, per monitor that
+ * thread (NULL: this one) owns, at the frame that owns it. */
+void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask);
 
 /* Finds Object's wait methods (VMInit: the live phase, in a thread that
  * may call JNI). */

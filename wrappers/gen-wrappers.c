@@ -980,7 +980,7 @@ static void gen_traced_lock(const struct spec *s, const struct wrap *w, FILE *o)
 	gen_real_call(w, o, w->try_fn, w->try_args);
 	/* the runtime's hook first (st_lock_wait_hook): what it writes comes
 	 * before the wait, and its time is not the wait's */
-	fprintf(o, ";\n\tif (%s) {\n\t\tif (st__mw)\n\t\t\tst__lock_wait_hook_run();\n"
+	fprintf(o, ";\n\tif (%s) {\n\t\tif (st__mw)\n\t\t\tst__lock_wait_hook_run(st__ip);\n"
 		   "\t\tst__t0 = st_clock_read();\n\t\tif (st__mw)\n\t\t\t",
 		w->busy[0] ? w->busy : "ret==EBUSY");
 	emit_call(o, s, w->wait, w->wait_f, w->wait_nf, "st__mw", "st__t0");

@@ -173,20 +173,22 @@ ST_API uint32_t st_stack_capture(uint64_t *pcs, uint32_t max, const void *from);
  * A runtime layered above the wrappers (the JVM agent) may set this: the
  * lock wrappers call it in the thread that found a lock busy and is about
  * to block, before they write its wait event, when that event is
- * recorded. It writes what the thread holds of the runtime's own locks
- * (the Java monitors it owns: jvm:monitor_held), so that the lock order
- * seen in the trace spans both kinds. It must be async-signal-safe as far
- * as the wrappers are, preserve errno, and keep its own reentrancy guard.
+ * recorded, with the wrapper's call site (the caller's return address:
+ * the runtime tells its own internal locks from those of the code it
+ * runs). It writes what the thread holds of the runtime's own locks (the
+ * Java monitors it owns: jvm:monitor_held), so that the lock order seen
+ * in the trace spans both kinds. It must be async-signal-safe as far as
+ * the wrappers are, preserve errno, and keep its own reentrancy guard.
  * NULL: none (one load, on the contended path only).
  */
-ST_API extern void (*st_lock_wait_hook)(void);
+ST_API extern void (*st_lock_wait_hook)(const void *site);
 
-static inline void st__lock_wait_hook_run(void)
+static inline void st__lock_wait_hook_run(const void *site)
 {
-	void (*h)(void) = __atomic_load_n(&st_lock_wait_hook, __ATOMIC_ACQUIRE);
+	void (*h)(const void *) = __atomic_load_n(&st_lock_wait_hook, __ATOMIC_ACQUIRE);
 
 	if (h)
-		h();
+		h(site);
 }
 
 /*

@@ -26,9 +26,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int called, round_no;
 static int calls;
 
-static void hook(void)
+static void *caller;
+
+static void hook(const void *site)
 {
 	calls++;
+	caller = (void *)site;
 	st_tracepoint(waithook, held, (uint32_t)round_no);
 	__atomic_store_n(&called, 1, __ATOMIC_RELEASE);
 }
@@ -36,7 +39,7 @@ static void hook(void)
 static void *locker(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&lock); /* (the site the hook is given) */
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -64,5 +67,8 @@ int main(int argc, char **argv)
 	pthread_mutex_lock(&lock);
 	pthread_mutex_unlock(&lock);
 	printf("hook calls %d, seen %d\n", calls, waited);
+	/* the site: a return address in locker() */
+	if (calls && ((char *)caller < (char *)locker || (char *)caller > (char *)locker + 64))
+		printf("the hook's site %p is not in locker() at %p\n", caller, (void *)locker);
 	return 0;
 }
