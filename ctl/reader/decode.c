@@ -86,6 +86,7 @@ static int decode_slow(const struct st_plan *p, const uint8_t *pkt, uint64_t end
 		case ST_FIELD_UINT:
 		case ST_FIELD_SINT:
 		case ST_FIELD_HEX:
+		case ST_FIELD_FLOAT:
 			if (end - at < f->size) {
 				snprintf(why, whylen, "field '%s' does not fit in the packet", f->name);
 				return -EBADMSG;

@@ -47,7 +47,8 @@ static inline uint64_t st__read_le(const uint8_t *q, unsigned size)
 	}
 }
 
-/* An integer field at q into v, sign-extended when signed. */
+/* An integer field at q into v, sign-extended when signed; a float's
+ * bits (desc.h: st_value_double). */
 static inline void st__put_int(const struct st_field_desc *f, const uint8_t *q, struct st_value *v)
 {
 	uint64_t x = st__read_le(q, f->size);

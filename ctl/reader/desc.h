@@ -7,12 +7,14 @@
  *
  * Only what shimtrace writes, and reasonable variations of it, is
  * accepted: little-endian, byte-aligned integers of 8 to 64 bits (whole
- * bytes) in base 10 or 16, enumerations of those, strings, arrays and
- * sequences of 8-bit integers, structures (nested structures are
- * flattened, their fields named "outer.inner"), and variants tagged by an
- * earlier enumeration of the same scope (not in event payloads). Floating
- * point, big-endian or bit-packed integers are refused with an error naming
- * them, as are packetized metadata and anything that does not parse.
+ * bytes) in base 10 or 16, enumerations of those, little-endian,
+ * byte-aligned IEEE 754 binary64 and binary32 floating point (exp_dig 11
+ * and mant_dig 53, 8 and 24), strings, arrays and sequences of 8-bit
+ * integers, structures (nested structures are flattened, their fields
+ * named "outer.inner"), and variants tagged by an earlier enumeration of
+ * the same scope (not in event payloads). Other floating-point formats,
+ * big-endian or bit-packed numbers are refused with an error naming them,
+ * as are packetized metadata and anything that does not parse.
  *
  * A variant is flattened like a structure: the variant itself is a field
  * (ST_FIELD_VARIANT) whose value is the index of the option its tag
@@ -26,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ctl/reader/arena.h"
 
@@ -33,6 +36,7 @@ enum st_field_kind {
 	ST_FIELD_UINT,	 /* unsigned, base 10 */
 	ST_FIELD_SINT,	 /* signed, base 10 */
 	ST_FIELD_HEX,	 /* base 16 (value zero-extended, even if declared signed) */
+	ST_FIELD_FLOAT,	 /* IEEE 754 binary64 (size 8) or binary32 (4): st_value_double */
 	ST_FIELD_STRING, /* NUL-terminated */
 	ST_FIELD_BYTES,	 /* array or sequence of 8-bit integers */
 	ST_FIELD_VARIANT, /* value: the index of the selected option */
@@ -79,7 +83,7 @@ struct st_field_desc {
 	const char *name;      /* as shown: the TSDL name minus one leading '_' */
 	const char *tsdl_name; /* as declared; nested: "outer.inner" */
 	enum st_field_kind kind;
-	uint8_t size;	       /* integers: bytes (1 to 8) */
+	uint8_t size;	       /* integers: bytes (1 to 8); floats: 4 or 8 */
 	uint8_t align;	       /* bytes, counted from the packet start */
 	bool is_signed;
 	bool clock;	       /* integer mapped to a clock: cycles */
@@ -99,7 +103,7 @@ struct st_field_desc {
 /* The value of one field in one event. */
 struct st_value {
 	union {
-		uint64_t u; /* UINT, HEX, VARIANT */
+		uint64_t u; /* UINT, HEX, VARIANT; FLOAT: its bits (zero-extended) */
 		int64_t i;  /* SINT */
 	};
 	const void *ptr; /* STRING: NUL-terminated; BYTES: the bytes */
@@ -203,6 +207,24 @@ static inline bool st_field_present(const struct st_plan *p, const struct st_val
 		if (values[f->in_variant].u != f->option)
 			return false;
 	return true;
+}
+
+/* The number a FLOAT field holds. A float is kept as its bits, as an
+ * integer is, so that decoding reads every fixed-size field the same way
+ * (decode.h, fast.h); this gives it as a double, which every float is
+ * exactly. */
+static inline double st_value_double(const struct st_field_desc *f, const struct st_value *v)
+{
+	double d;
+	float s;
+	uint32_t bits = (uint32_t)v->u;
+
+	if (f->size == 4) {
+		memcpy(&s, &bits, 4);
+		return s;
+	}
+	memcpy(&d, &v->u, 8);
+	return d;
 }
 
 /* The stream class with this id, or NULL. */

@@ -10,9 +10,11 @@
 bool st__fast_enabled = true;
 uint64_t st__fast_decoded;
 
+/* A byte-aligned integer, or a float: read as the integer of its bits. */
 static bool is_int(const struct st_field_desc *f)
 {
-	return (f->kind == ST_FIELD_UINT || f->kind == ST_FIELD_SINT || f->kind == ST_FIELD_HEX) &&
+	return (f->kind == ST_FIELD_UINT || f->kind == ST_FIELD_SINT || f->kind == ST_FIELD_HEX ||
+		f->kind == ST_FIELD_FLOAT) &&
 	       f->size >= 1 && f->size <= 8 && f->align <= 1;
 }
 

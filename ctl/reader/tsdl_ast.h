@@ -13,7 +13,7 @@
 #include "ctl/reader/desc.h"
 
 enum st__tn_kind { ST__TN_INT, ST__TN_STRING, ST__TN_STRUCT, ST__TN_ENUM, ST__TN_VARIANT,
-		   ST__TN_REF };
+		   ST__TN_REF, ST__TN_FLOAT };
 
 struct st__tnode;
 
@@ -47,9 +47,13 @@ struct st__tfield {
 struct st__tnode {
 	enum st__tn_kind kind;
 	size_t off;
-	/* ST__TN_INT (attributes as written; checked when planned) */
+	/* ST__TN_INT (attributes as written; checked when planned); of these
+	 * ST__TN_FLOAT has align and big_endian */
 	uint64_t size, align, base;
 	bool has_size, has_align, is_signed, big_endian, encoded;
+	/* ST__TN_FLOAT: the exponent's bits, and the mantissa's with its
+	 * implicit leading bit (as written; checked when planned) */
+	uint64_t exp_dig, mant_dig;
 	const char *map; /* "clock.NAME.value" */
 	/* ST__TN_STRUCT; ST__TN_VARIANT: its options */
 	struct st__tfield *fields;

@@ -13,6 +13,7 @@
  *   key        := ident { "." ident }
  *   value      := [ "-" ] number | string | ident { "." ident }
  *   type       := "integer" "{" { key "=" value ";" } "}"
+ *               | "floating_point" "{" { key "=" value ";" } "}"
  *               | "string" [ "{" { key "=" value ";" } "}" ]
  *               | "struct" [ ident ] [ "{" fields "}" ] [ "align" "(" number ")" ]
  *               | "enum" [ ident ] [ ":" type ] [ "{" enumerator { "," enumerator } [ "," ] "}" ]
@@ -23,8 +24,7 @@
  *
  * A named struct, enum or variant with a body declares "struct NAME" (and
  * so on); without a body it refers to one. Semantics (which keys mean
- * what, which types are allowed) are left to tsdl_plan.c; here only
- * "floating_point" is refused early, with its own message.
+ * what, which types are allowed) are left to tsdl_plan.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -165,7 +165,8 @@ static bool parse_value(struct parser *p, struct st__kv *kv)
 	return unexpected(p, "a value");
 }
 
-/* { key "=" value ";" } "}" : the attributes of integer and string. */
+/* { key "=" value ";" } "}" : the attributes of integer, floating_point
+ * and string. */
 static bool parse_attrs(struct parser *p, struct st__kv **out)
 {
 	struct st__kv **tail = out;
@@ -211,10 +212,11 @@ static bool ident_in(const char *s, const char *const *list)
 	return false;
 }
 
+static const char *const big_endian[] = { "be", "big", "network", NULL };
+static const char *const little_endian[] = { "le", "little", "native", NULL };
+
 static bool int_attr(struct parser *p, struct st__tnode *n, const struct st__kv *kv)
 {
-	static const char *const be[] = { "be", "big", "network", NULL };
-	static const char *const le[] = { "le", "little", "native", NULL };
 	static const char *const dec[] = { "decimal", "dec", "d", "i", "u", NULL };
 	static const char *const hex[] = { "hexadecimal", "hex", "x", "X", "p", NULL };
 	static const char *const oct[] = { "octal", "oct", "o", NULL };
@@ -232,8 +234,9 @@ static bool int_attr(struct parser *p, struct st__tnode *n, const struct st__kv 
 		n->has_align = true;
 	} else if (!strcmp(k, "signed")) {
 		return kv_bool(p, kv, &n->is_signed);
-	} else if (!strcmp(k, "byte_order") && id && (ident_in(kv->str, be) || ident_in(kv->str, le))) {
-		n->big_endian = ident_in(kv->str, be);
+	} else if (!strcmp(k, "byte_order") && id &&
+		   (ident_in(kv->str, big_endian) || ident_in(kv->str, little_endian))) {
+		n->big_endian = ident_in(kv->str, big_endian);
 	} else if (!strcmp(k, "base") && num) {
 		n->base = kv->num;
 	} else if (!strcmp(k, "base") && id && ident_in(kv->str, dec)) {
@@ -254,6 +257,34 @@ static bool int_attr(struct parser *p, struct st__tnode *n, const struct st__kv 
 		return false;
 	} else {
 		st__tsdl_fail(p->err, kv->off, "unknown integer attribute '%s'", k);
+		return false;
+	}
+	return true;
+}
+
+/* exp_dig, mant_dig, byte_order and align: what CTF 1.8 gives a
+ * floating_point (which sizes are read is the planner's to say). */
+static bool float_attr(struct parser *p, struct st__tnode *n, const struct st__kv *kv)
+{
+	const char *k = kv->key;
+	bool id = kv->kind == ST__VAL_IDENT, num = kv->kind == ST__VAL_NUM && !kv->negative;
+
+	if (!strcmp(k, "exp_dig") && num) {
+		n->exp_dig = kv->num;
+	} else if (!strcmp(k, "mant_dig") && num) {
+		n->mant_dig = kv->num;
+	} else if (!strcmp(k, "align") && num) {
+		n->align = kv->num;
+		n->has_align = true;
+	} else if (!strcmp(k, "byte_order") && id &&
+		   (ident_in(kv->str, big_endian) || ident_in(kv->str, little_endian))) {
+		n->big_endian = ident_in(kv->str, big_endian);
+	} else if (!strcmp(k, "exp_dig") || !strcmp(k, "mant_dig") || !strcmp(k, "align") ||
+		   !strcmp(k, "byte_order")) {
+		st__tsdl_fail(p->err, kv->off, "bad value for floating_point attribute '%s'", k);
+		return false;
+	} else {
+		st__tsdl_fail(p->err, kv->off, "unknown floating_point attribute '%s'", k);
 		return false;
 	}
 	return true;
@@ -595,7 +626,14 @@ static bool parse_type(struct parser *p, struct st__tnode **out)
 	} else if (st__tok_is(t, "struct")) {
 		ok = parse_struct(p, n);
 	} else if (st__tok_is(t, "floating_point")) {
-		ok = fail(p, t->off, "floating-point types are not supported");
+		struct st__kv *kv = NULL;
+
+		n->kind = ST__TN_FLOAT;
+		ok = advance(p) && expect(p, "{") && parse_attrs(p, &kv);
+		for (; ok && kv; kv = kv->next)
+			ok = float_attr(p, n, kv);
+		if (ok && (!n->exp_dig || !n->mant_dig))
+			ok = fail(p, n->off, "floating_point without exp_dig and mant_dig");
 	} else if (st__tok_is(t, "enum")) {
 		ok = parse_enum(p, n);
 	} else if (st__tok_is(t, "variant")) {

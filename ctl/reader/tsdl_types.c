@@ -31,7 +31,7 @@ static uint64_t type_align(struct st__planner *pl, const struct st__tnode *n, in
 		if (!n)
 			return 0;
 	}
-	if (n->kind == ST__TN_INT) {
+	if (n->kind == ST__TN_INT || n->kind == ST__TN_FLOAT) {
 		uint64_t bits = n->has_align ? n->align : 8;
 
 		return bits >= 8 && bits % 8 == 0 ? bits / 8 : 1;
@@ -55,27 +55,41 @@ static uint64_t type_align(struct st__planner *pl, const struct st__tnode *n, in
 	return a;
 }
 
-/* Checks an integer type; its alignment in bytes (0 on error), its clock
- * in *clk (-1 when not mapped). */
-static uint64_t plan_int(struct st__planner *pl, const struct st__tnode *n, size_t off, int32_t *clk)
+/* The byte order and alignment of a number (`what`: "integers" or
+ * "floating-point numbers"): little-endian, aligned on a power of two of
+ * whole bytes (align is in bits, 8 when not given); the alignment in
+ * bytes, 0 on error. */
+static uint64_t number_align(struct st__planner *pl, const struct st__tnode *n, size_t off,
+			     const char *what)
 {
 	uint64_t align = n->has_align ? n->align : 8;
 
-	*clk = -1;
 	if (n->big_endian) {
-		st__tsdl_fail(pl->err, off, "big-endian integers are not supported");
-		return 0;
-	}
-	if (n->size == 0 || n->size > 64 || n->size % 8 != 0) {
-		st__tsdl_fail(pl->err, off,
-			      "%llu-bit integers are not supported (whole bytes, 8 to 64 bits)",
-			      (unsigned long long)n->size);
+		st__tsdl_fail(pl->err, off, "big-endian %s are not supported", what);
 		return 0;
 	}
 	if (align == 0 || align % 8 != 0 || align > 512 || (align & (align - 1)) != 0) {
 		st__tsdl_fail(pl->err, off,
-			      "integers not aligned on a byte boundary are not supported (align = %llu)",
-			      (unsigned long long)align);
+			      "%s not aligned on a byte boundary are not supported (align = %llu)",
+			      what, (unsigned long long)align);
+		return 0;
+	}
+	return align / 8;
+}
+
+/* Checks an integer type; its alignment in bytes (0 on error), its clock
+ * in *clk (-1 when not mapped). */
+static uint64_t plan_int(struct st__planner *pl, const struct st__tnode *n, size_t off, int32_t *clk)
+{
+	uint64_t align = number_align(pl, n, off, "integers");
+
+	*clk = -1;
+	if (!align)
+		return 0;
+	if (n->size == 0 || n->size > 64 || n->size % 8 != 0) {
+		st__tsdl_fail(pl->err, off,
+			      "%llu-bit integers are not supported (whole bytes, 8 to 64 bits)",
+			      (unsigned long long)n->size);
 		return 0;
 	}
 	if (n->base != 10 && n->base != 16) {
@@ -104,12 +118,30 @@ static uint64_t plan_int(struct st__planner *pl, const struct st__tnode *n, size
 			return 0;
 		}
 	}
-	return align / 8;
+	return align;
 }
 
+/* Checks a floating-point type: an IEEE 754 binary64 or binary32, whole
+ * bytes; its size in bytes (0 on error) and its alignment in *align. */
+static uint8_t plan_float(struct st__planner *pl, const struct st__tnode *n, size_t off,
+			  uint64_t *align)
+{
+	uint8_t size = 0;
 
-
-
+	if (n->exp_dig == 11 && n->mant_dig == 53)
+		size = 8;
+	else if (n->exp_dig == 8 && n->mant_dig == 24)
+		size = 4;
+	if (!size) {
+		st__tsdl_fail(pl->err, off,
+			      "floating_point with exp_dig = %llu and mant_dig = %llu is not supported "
+			      "(11 and 53: double, 8 and 24: float)",
+			      (unsigned long long)n->exp_dig, (unsigned long long)n->mant_dig);
+		return 0;
+	}
+	*align = number_align(pl, n, off, "floating-point numbers");
+	return *align ? size : 0;
+}
 
 static bool flatten(struct st__planner *pl, const struct st__tnode *s, const char *tsdl_prefix,
 		    const char *disp_prefix, uint64_t pending, int depth);
@@ -176,6 +208,22 @@ static bool plan_field(struct st__planner *pl, const struct st__tfield *tf, cons
 		f->kind = ST_FIELD_STRING;
 		f->align = (uint8_t)*pending;
 		*pending = 1;
+		return true;
+	}
+	if (t->kind == ST__TN_FLOAT) {
+		uint8_t size = plan_float(pl, t, tf->off, &align);
+
+		if (!size)
+			return false;
+		f = st__plan_add(pl, tp, dp, tf->name, tf->off);
+		if (!f)
+			return false;
+		if (*pending > align)
+			align = *pending;
+		*pending = 1;
+		f->kind = ST_FIELD_FLOAT;
+		f->size = size;
+		f->align = (uint8_t)(align > 255 ? 128 : align);
 		return true;
 	}
 	if (t->kind == ST__TN_ENUM) {
