@@ -8,7 +8,9 @@
  * (older traces: the tid is the event context's vtid); the
  * process name comes from the process's shimtrace:process event, which
  * precedes its other events, '?' until one is seen. Fields: integers in
- * decimal, base-16 ones as 0x..., strings quoted and escaped
+ * decimal, base-16 ones as 0x..., floating point exactly, in the fewest
+ * digits that read back (ctl/common/numtext.h: nan, inf, -0 as
+ * babeltrace2 shows them), strings quoted and escaped
  * (ctl/common/escape.h: \xHH for control bytes and bytes that are not UTF-8, \\
  * and \"), byte sequences as hex digits; a sequence's length field is shown too, as
  * babeltrace2 shows it. The events are exactly those babeltrace2 prints,
@@ -31,6 +33,7 @@
 #include "ctl/cli/filteropts.h"
 #include "ctl/common/cli.h"
 #include "ctl/common/escape.h"
+#include "ctl/common/numtext.h"
 #include "ctl/reader/reader.h"
 
 #define OUT_SIZE (1u << 20)
@@ -130,8 +133,9 @@ static inline char *put_hex(char *p, uint64_t v)
 	return p + n;
 }
 
-/* Longest integer text: "-9223372036854775808", "0x" + 16 digits. */
-#define INT_TEXT_MAX 20
+/* Longest number text: "-9223372036854775808", "0x" + 16 digits, a
+ * double's (numtext.h), with the NUL that st_double_text writes. */
+#define NUM_TEXT_MAX ST_DOUBLE_TEXT_MAX
 
 /* A string, double-quoted and escaped (ctl/common/escape.h: control bytes and
  * bytes that are not UTF-8 as \xHH, '"' and '\' with a backslash; UTF-8
@@ -298,8 +302,8 @@ struct cls_text {
 	size_t head_len;
 	char **label; /* " field=" */
 	size_t *label_len;
-	size_t bound; /* longest line when every field is an integer */
-	bool ints_only;
+	size_t bound; /* longest line when every field is a number */
+	bool numbers_only; /* integers and floats only */
 	int32_t name_field; /* shimtrace:process: its `name` field, else -1 */
 };
 
@@ -372,7 +376,7 @@ static int make_cls_text(struct cls_text *t, const struct st_event_class *c)
 	t->head[0] = ' ';
 	st_esc(t->head + 1, n, c->name);
 	t->head_len = strlen(t->head);
-	t->ints_only = true;
+	t->numbers_only = true;
 	t->bound = TIME_TEXT_MAX + sizeof(((struct who_text *)0)->text) + t->head_len + 1;
 	for (uint32_t i = 0; i < c->fields.n; i++) {
 		const struct st_field_desc *f = &c->fields.v[i];
@@ -386,12 +390,12 @@ static int make_cls_text(struct cls_text *t, const struct st_event_class *c)
 		t->label[i][k + 1] = '=';
 		t->label[i][k + 2] = '\0';
 		t->label_len[i] = k + 2;
-		t->bound += k + 2 + INT_TEXT_MAX;
+		t->bound += k + 2 + NUM_TEXT_MAX;
 		if (f->kind == ST_FIELD_STRING || f->kind == ST_FIELD_BYTES)
-			t->ints_only = false;
+			t->numbers_only = false;
 	}
 	if (t->bound > OUT_SIZE)
-		t->ints_only = false;
+		t->numbers_only = false;
 	t->name_field = -1;
 	if (strcmp(c->name, "shimtrace:process") == 0) {
 		int k = st_event_class_field(c, "name");
@@ -412,12 +416,14 @@ static void free_cls_text(struct cls_text *t, const struct st_event_class *c)
 	free(t->head);
 }
 
-static inline char *put_int(char *p, const struct st_field_desc *f, const struct st_value *v)
+static inline char *put_num(char *p, const struct st_field_desc *f, const struct st_value *v)
 {
 	if (f->kind == ST_FIELD_UINT)
 		return put_u64(p, v->u);
 	if (f->kind == ST_FIELD_SINT)
 		return put_i64(p, v->i);
+	if (f->kind == ST_FIELD_FLOAT)
+		return p + st_double_text(p, st_value_double(f, v));
 	return put_hex(p, v->u);
 }
 
@@ -427,18 +433,18 @@ static void print_event(struct view *w, const struct st_event *ev)
 	const struct cls_text *t = &w->cls[c->index];
 	const struct who_text *wt = who(w, ev->pid, ev->tid);
 	struct out *o = &w->out;
-	char *p = out_room(o, t->ints_only ? t->bound : TIME_TEXT_MAX + wt->len + t->head_len);
+	char *p = out_room(o, t->numbers_only ? t->bound : TIME_TEXT_MAX + wt->len + t->head_len);
 
 	p = put_time(&w->clock, p, ev->ns);
 	memcpy(p, wt->text, wt->len);
 	p += wt->len;
 	memcpy(p, t->head, t->head_len);
 	p += t->head_len;
-	if (t->ints_only) {
+	if (t->numbers_only) {
 		/* The common case: the bound is reserved, no more checks. */
 		for (uint32_t i = 0; i < c->fields.n; i++) {
 			memcpy(p, t->label[i], t->label_len[i]);
-			p = put_int(p + t->label_len[i], &c->fields.v[i], &ev->fields[i]);
+			p = put_num(p + t->label_len[i], &c->fields.v[i], &ev->fields[i]);
 		}
 		*p++ = '\n';
 		out_done(o, p);
@@ -457,7 +463,7 @@ static void print_event(struct view *w, const struct st_event *ev)
 		else if (f->kind == ST_FIELD_BYTES)
 			out_bytes(o, v->ptr, v->len);
 		else
-			out_done(o, put_int(out_room(o, INT_TEXT_MAX), f, v));
+			out_done(o, put_num(out_room(o, NUM_TEXT_MAX), f, v));
 	}
 	*out_room(o, 1) = '\n';
 	o->len++;

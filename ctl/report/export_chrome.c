@@ -11,7 +11,9 @@
  *     locking (a, b, unlock a) gives holds that overlap without nesting,
  *     which a thread's track cannot show;
  *   - instants ("i") for allocations and frees, and for events that are
- *     neither (thread_create, exec...), with their fields as args;
+ *     neither (thread_create, exec...), with their fields as args (a
+ *     floating-point one as a number, NaN and the infinities as the
+ *     strings "NaN", "Infinity", "-Infinity": ctl/common/numtext.h);
  *   - the process and thread names ("M"; a Java thread's name from its
  *     jvm:thread_start, in a second record when the thread was drawn
  *     before it);
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "ctl/common/escape.h"
+#include "ctl/common/numtext.h"
 #include "ctl/report/export_chrome.h"
 #include "ctl/report/pass.h"
 
@@ -96,6 +99,7 @@ static void span_stack(struct exp *x, struct st_tl *tl, const struct st_tl_span 
 static void args_open(struct exp *x, struct st_tl *tl, const struct st_event *ev)
 {
 	const struct st_plan *p = &ev->cls->fields;
+	char num[ST_DOUBLE_TEXT_MAX];
 
 	fputs("{", x->o);
 	for (uint32_t i = 0; i < p->n; i++) {
@@ -114,6 +118,8 @@ static void args_open(struct exp *x, struct st_tl *tl, const struct st_event *ev
 			fprintf(x->o, "\"0x%" PRIx64 "\"", v->u);
 		else if (f->kind == ST_FIELD_UINT)
 			fprintf(x->o, "%" PRIu64, v->u);
+		else if (f->kind == ST_FIELD_FLOAT)
+			fwrite(num, 1, st_double_json(num, st_value_double(f, v)), x->o);
 		else
 			fputs("null", x->o);
 	}

@@ -247,6 +247,8 @@ static void args(struct pf *x, struct st_tl *tl, const struct st_event *ev)
 			st_pb_varint(&x->out, ST_PF_ANN_INT, (uint64_t)v->i);
 		else if (f->kind == ST_FIELD_HEX)
 			st_pb_varint(&x->out, ST_PF_ANN_POINTER, v->u);
+		else if (f->kind == ST_FIELD_FLOAT)
+			st_pb_double(&x->out, ST_PF_ANN_DOUBLE, st_value_double(f, v));
 		else
 			st_pb_varint(&x->out, ST_PF_ANN_UINT, v->u);
 		st_pb_end(&x->out, m);

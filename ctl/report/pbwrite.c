@@ -6,7 +6,7 @@
 
 #include "ctl/report/pbwrite.h"
 
-enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2 };
 
 /* Room for n more bytes; false when out of memory (then failed). */
 static bool room(struct st_pb *b, size_t n)
@@ -63,6 +63,18 @@ void st_pb_varint(struct st_pb *b, uint32_t field, uint64_t v)
 {
 	raw_varint(b, (uint64_t)field << 3 | WIRE_VARINT);
 	raw_varint(b, v);
+}
+
+void st_pb_double(struct st_pb *b, uint32_t field, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, 8);
+	raw_varint(b, (uint64_t)field << 3 | WIRE_I64);
+	if (!room(b, 8))
+		return;
+	for (int i = 0; i < 8; i++)
+		b->v[b->n++] = (uint8_t)(bits >> 8 * i); /* little-endian */
 }
 
 void st_pb_bytes(struct st_pb *b, uint32_t field, const void *p, size_t n)

@@ -1,6 +1,6 @@
 /*
- * Protocol buffers, written (pbwrite.c): the wire format's varints and
- * length-delimited fields, into a buffer that grows; for the Perfetto
+ * Protocol buffers, written (pbwrite.c): the wire format's varints, doubles
+ * and length-delimited fields, into a buffer that grows; for the Perfetto
  * export, which needs nothing of protobuf's libraries but this.
  *
  * A nested message is begun (st_pb_begin) and ended (st_pb_end): its
@@ -25,6 +25,9 @@ struct st_pb {
 /* Field field, wire type varint: uint32/64, bool, enum; an int64 or
  * int32 as its two's complement (negative: ten bytes), as protobuf has it. */
 void st_pb_varint(struct st_pb *b, uint32_t field, uint64_t v);
+/* Field field, wire type I64: a double, its 8 bytes little-endian (NaN
+ * and the infinities as they are). */
+void st_pb_double(struct st_pb *b, uint32_t field, double v);
 /* Field field, length-delimited: bytes, a string (without its NUL), or
  * a message written before. */
 void st_pb_bytes(struct st_pb *b, uint32_t field, const void *p, size_t n);

@@ -56,6 +56,7 @@ enum {
 	ST_PF_ANN_NAME = 1, /* name_iid */
 	ST_PF_ANN_UINT = 3,
 	ST_PF_ANN_INT = 4,
+	ST_PF_ANN_DOUBLE = 5,
 	ST_PF_ANN_STRING = 6,
 	ST_PF_ANN_POINTER = 7,
 	ST_PF_ANN_STRING_IID = 17, /* string_value_iid */

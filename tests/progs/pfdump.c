@@ -25,9 +25,11 @@
  *   slice thread|hold PID TID CAT NAME TS DUR AT STACK
  *   instant PID TID CAT NAME TS AT
  *   counter PID TS VALUE
+ *   double NAME BITS          (an annotation: before the event it is of)
  *   packets N
  *   interned names N categories N annotation-names N strings N functions N frames N callstacks N mappings N
- * AT is the "at" annotation ("-": none); STACK the slice's callstack,
+ * AT is the "at" annotation ("-": none); BITS a double's, as 0x and 16
+ * hex digits; STACK the slice's callstack,
  * innermost frame first, " <- " between, each frame's function name
  * ("-": none).
  *
@@ -424,23 +426,36 @@ static char *stack_text(uint64_t iid)
 	return s;
 }
 
-/* A debug annotation: its value when it is the call site ("at"). */
+/* A debug annotation: its value when it is the call site ("at"). A
+ * double's is printed ("double" line) as its bits. */
 static const char *annotation(struct msg m)
 {
 	struct field f;
 	const char *name = NULL, *value = NULL;
+	bool is_double = false;
+	uint64_t bits = 0;
 
 	while (next(&m, &f))
-		if (f.no == 1)
+		if (f.no == 1) {
 			name = string_of(T_ANNOTATION, f.v);
-		else if (f.no == 17)
+		} else if (f.no == 17) {
 			value = string_of(T_STRING, f.v);
-		else if (f.no == 6 && f.len)
+		} else if (f.no == 6 && f.len) {
 			value = text(&f);
-		else if (f.no != 3 && f.no != 4 && f.no != 7)
+		} else if (f.no == 5) {
+			/* double_value: wire type I64, little-endian */
+			if (f.len || f.sub.end - f.sub.p != 8)
+				die("a debug annotation's double_value is not 8 bytes");
+			for (int i = 7; i >= 0; i--)
+				bits = bits << 8 | f.sub.p[i];
+			is_double = true;
+		} else if (f.no != 3 && f.no != 4 && f.no != 7) {
 			die("a debug annotation's field %u", f.no);
+		}
 	if (!name)
 		die("a debug annotation without its name");
+	if (is_double)
+		printf("double\t%s\t0x%016" PRIx64 "\n", name, bits);
 	return strcmp(name, "at") == 0 ? value : NULL;
 }
 

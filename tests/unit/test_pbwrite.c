@@ -2,9 +2,10 @@
  * The protobuf writer of the Perfetto export (ctl/report/pbwrite.c): the
  * bytes of known encodings (protobuf's documented examples), nested
  * messages whose length takes one byte, two, three, nested in each other,
- * and a negative int64 in ten bytes.
+ * a negative int64 in ten bytes, and doubles in eight.
  */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "ctl/report/pbwrite.h"
@@ -38,6 +39,12 @@ START_TEST(known)
 	b.n = 0;
 	st_pb_varint(&b, 60, 0); /* (a field number of two bytes) */
 	BYTES(&b, 0xe0, 0x03, 0x00);
+	b.n = 0;
+	st_pb_double(&b, 5, 1.0); /* wire type 1: 8 bytes, little-endian */
+	BYTES(&b, 0x29, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f);
+	b.n = 0;
+	st_pb_double(&b, 5, -INFINITY);
+	BYTES(&b, 0x29, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0xff);
 	ck_assert(!b.failed);
 	st_pb_free(&b);
 }
