@@ -175,8 +175,8 @@ struct spec {
 	int quiet; /* some wrapper is quiet */
 };
 
-static const char *types[] = { "U8",  "U16",   "U32",    "U64",  "S8", "S16",
-			       "S32", "S64", "HEX64", "STRING", "SIZE", "STACK", NULL };
+static const char *types[] = { "U8",  "U16",   "U32",    "U64",  "S8",    "S16",    "S32",
+			       "S64", "HEX64", "STRING", "SIZE", "STACK", "DOUBLE", NULL };
 
 static const char *base_name(const char *path)
 {

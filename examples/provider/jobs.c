@@ -3,7 +3,8 @@
  * jobs-tp.h), the example of shimtrace-events(7).
  *
  * It runs N jobs; each one checksums a buffer of a size that depends on its
- * number, and is bracketed by jobs:job_begin and jobs:job_end. A
+ * number and finds the mean of its bytes, and is bracketed by
+ * jobs:job_begin and jobs:job_end. A
  * tracepoint no session enables costs one load and one branch, so the
  * program can ship with them.
  *
@@ -42,25 +43,37 @@ static uint64_t checksum(const unsigned char *p, size_t n)
 	return sum;
 }
 
+/* The mean value of the bytes. */
+static double mean(const unsigned char *p, size_t n)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += p[i];
+	return n ? (double)total / (double)n : 0.0;
+}
+
 static int run_job(uint32_t id)
 {
 	size_t size = 1000 + 100 * (size_t)id;
 	unsigned char *buf = malloc(size);
 	uint64_t sum;
+	double m;
 
 	st_tracepoint(jobs, job_begin, id, id % 2 ? "odd" : "even", size);
 	if (!buf) {
-		st_tracepoint(jobs, job_end, id, -1, 0);
+		st_tracepoint(jobs, job_end, id, -1, 0, 0.0);
 		return -1;
 	}
 	for (size_t i = 0; i < size; i++)
 		buf[i] = (unsigned char)(i + id);
 	sum = checksum(buf, size);
+	m = mean(buf, size);
 	free(buf);
 	pthread_mutex_lock(&results_lock);
 	results += sum;
 	pthread_mutex_unlock(&results_lock);
-	st_tracepoint(jobs, job_end, id, 0, sum);
+	st_tracepoint(jobs, job_end, id, 0, sum, m);
 	return 0;
 }
 

@@ -27,7 +27,9 @@
  * Field types: U8 U16 U32 U64 S8 S16 S32 S64, HEX64 (an unsigned 64-bit value
  * shown in hexadecimal: addresses), SIZE (a count of bytes, a size_t: an
  * unsigned 64-bit value that the trace's metadata types as size_t, so that
- * readers can tell byte counts from other numbers) and STRING
+ * readers can tell byte counts from other numbers), DOUBLE (a C double,
+ * an IEEE 754 binary64, recorded bit for bit: NaN, infinities, -0.0 and
+ * subnormals included; a CTF floating_point in the trace) and STRING
  * (NUL-terminated, truncated to ST_STRING_MAX - 1 bytes, a truncated one
  * ending in "...").
  *
@@ -63,7 +65,7 @@ enum st_type {
 };
 
 /* The highest valid type, for checks of descriptors. */
-#define ST_TYPE_LAST ST_TYPE_STACK
+#define ST_TYPE_LAST ST_TYPE_DOUBLE
 
 /* The most frames a STACK field holds. */
 #define ST_STACK_MAX 32
@@ -213,6 +215,7 @@ typedef uint64_t st__ctype_HEX64;
 typedef uint64_t st__ctype_SIZE;
 typedef const char *st__ctype_STRING;
 typedef const void *st__ctype_STACK; /* the call site the stack is taken above */
+typedef double st__ctype_DOUBLE;
 
 /* Largest serialised size of a field. */
 #define st__maxsize_U8 1
@@ -227,6 +230,7 @@ typedef const void *st__ctype_STACK; /* the call site the stack is taken above *
 #define st__maxsize_SIZE 8
 #define st__maxsize_STRING ST_STRING_MAX
 #define st__maxsize_STACK (2 + 8 * ST_STACK_MAX)
+#define st__maxsize_DOUBLE 8
 
 #define ST__DEFINE_PUT(T)                                          \
 	static inline uint8_t *st__put_##T(uint8_t *p, st__ctype_##T v) \
@@ -244,6 +248,7 @@ ST__DEFINE_PUT(S32)
 ST__DEFINE_PUT(S64)
 ST__DEFINE_PUT(HEX64)
 ST__DEFINE_PUT(SIZE)
+ST__DEFINE_PUT(DOUBLE) /* its 8 bytes as they are, as U64's */
 #undef ST__DEFINE_PUT
 
 static inline uint8_t *st__put_STRING(uint8_t *p, const char *s)

@@ -29,7 +29,7 @@ static const struct st_evfield all_types[] = {
 	{ "d", ST_TYPE_U64 },  { "e", ST_TYPE_S8 },    { "f", ST_TYPE_S16 },
 	{ "g", ST_TYPE_S32 },  { "h", ST_TYPE_S64 },   { "x", ST_TYPE_HEX64 },
 	{ "s", ST_TYPE_STRING }, { "align", ST_TYPE_U32 }, /* a TSDL keyword as a name */
-	{ "z", ST_TYPE_SIZE },
+	{ "z", ST_TYPE_SIZE }, { "r", ST_TYPE_DOUBLE },
 };
 
 struct fixture {
@@ -88,6 +88,7 @@ static size_t record_all(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev, i
 	uint16_t b = 60000;
 	uint32_t c = 4000000000u, al = 7;
 	uint64_t d = 18000000000000000000ull, x = 0xdeadbeefcafe, z = 1ull << 40;
+	double r = k ? -0.0 : 3.141592653589793;
 	int8_t e = -100;
 	int16_t f = -30000;
 	int32_t g = -2000000000 + k;
@@ -106,6 +107,7 @@ static size_t record_all(uint8_t *p, uint32_t id, uint64_t ts, uint64_t *prev, i
 	n += put(p + n, "say \"hi\"\n", 10);
 	n += put(p + n, &al, 4);
 	n += put(p + n, &z, 8);
+	n += put(p + n, &r, 8);
 	return n;
 }
 
@@ -238,6 +240,10 @@ START_TEST(round_trip)
 			ck_assert_str_eq(FIELD("s").ptr, "say \"hi\"\n");
 			ck_assert_uint_eq(FIELD("align").u, 7);
 			ck_assert_uint_eq(FIELD("z").u, 1ull << 40);
+			/* a double, bit for bit */
+			ck_assert_uint_eq(FIELD("r").u, k ? 0x8000000000000000ull : 0x400921fb54442d18ull);
+			ck_assert_int_eq(ev->cls->fields.v[st_event_class_field(ev->cls, "r")].kind,
+					 ST_FIELD_FLOAT);
 #undef FIELD
 		}
 		events++;
@@ -316,6 +322,40 @@ START_TEST(classes_interned_once)
 	/* the declaration it is charged for is the one written */
 	ck_assert_uint_ge(a->decl_bytes, st_class_decl(NULL, 0, a, ST_EV_BUILTIN_COUNT));
 	st_evreg_free(&reg);
+}
+END_TEST
+
+/* A DOUBLE is 8 bytes in records, a CTF binary64 in the metadata under
+ * the name the metadata's top declares. */
+START_TEST(double_declared)
+{
+	static const struct st_evfield f[] = { { "n", ST_TYPE_U32 }, { "ratio", ST_TYPE_DOUBLE } };
+	struct st_evreg reg;
+	struct st_evclass *c;
+	char decl[512], path[128], meta[8192];
+	struct fixture fx;
+	FILE *in;
+	size_t n;
+
+	ck_assert_int_eq(st_evreg_init(&reg), 0);
+	c = st_evreg_intern(&reg, "p", "d", f, 2);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->fixed_size, 12);
+	st_class_decl(decl, sizeof(decl), c, 50);
+	ck_assert_ptr_nonnull(strstr(decl, "\t\tdouble _ratio;\n"));
+	st_evreg_free(&reg);
+
+	setup(&fx);
+	snprintf(path, sizeof(path), "%s/metadata", fx.dir);
+	in = fopen(path, "r");
+	ck_assert_ptr_nonnull(in);
+	n = fread(meta, 1, sizeof(meta) - 1, in);
+	fclose(in);
+	meta[n] = '\0';
+	ck_assert_ptr_nonnull(strstr(meta, "typealias floating_point { exp_dig = 11; mant_dig = 53; "
+					   "byte_order = le; align = 8; } := double;\n"));
+	ck_assert_ptr_nonnull(strstr(meta, "\t\tdouble _r;\n"));
+	teardown(&fx);
 }
 END_TEST
 
@@ -452,5 +492,5 @@ int main(void)
 {
 	return st_run_tests("metadata", ST_TESTS(round_trip, classes_and_clock_declared, stack_fields_checked,
 						 classes_interned_once, classes_counted_and_freed,
-						 trace_classes_per_uid));
+						 trace_classes_per_uid, double_declared));
 }

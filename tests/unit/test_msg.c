@@ -126,10 +126,16 @@ START_TEST(provider_inconsistent_rejected)
 	buf[n] = 0;
 	h->hdr.len = (uint32_t)n + 1;
 	ck_assert_int_eq(st_msg_parse_provider(buf, n + 1, &m, &err), -1);
-	/* an unknown field type */
+	/* an unknown field type: the last one is the highest */
 	n = build_provider(buf, sizeof(buf));
 	memcpy(buf + sizeof(*h) + 8 + sizeof("mutex_lock"), &(uint32_t){ 99 }, 4);
 	ck_assert_int_eq(st_msg_parse_provider(buf, n, &m, &err), -1);
+	memcpy(buf + sizeof(*h) + 8 + sizeof("mutex_lock"), &(uint32_t){ ST_TYPE_LAST + 1 }, 4);
+	ck_assert_int_eq(st_msg_parse_provider(buf, n, &m, &err), -1);
+	memcpy(buf + sizeof(*h) + 8 + sizeof("mutex_lock"), &(uint32_t){ ST_TYPE_DOUBLE }, 4);
+	ck_assert_int_eq(st_msg_parse_provider(buf, n, &m, &err), 0);
+	ck_assert_uint_eq(m.tps[0].fields[0].type, ST_TYPE_DOUBLE);
+	free(m.tps);
 }
 END_TEST
 

@@ -22,7 +22,7 @@
 #include "tests/unit/run.h"
 
 #define ONE_TRACEPOINTS(TP, F)                                  \
-	TP(one, first, F(U8, a) F(S16, b) F(HEX64, c) F(STRING, s)) \
+	TP(one, first, F(U8, a) F(S16, b) F(HEX64, c) F(STRING, s) F(DOUBLE, r)) \
 	TP(one, second, )
 ST_PROVIDER_DECLARE(one, ONE_TRACEPOINTS)
 ST_PROVIDER_DEFINE(one, ONE_TRACEPOINTS)
@@ -84,12 +84,13 @@ START_TEST(registered_and_described)
 
 		if (strcmp(tp->name, "first") == 0) {
 			ck_assert_uint_eq(tp->slot, st__slot_one_first);
-			ck_assert_uint_eq(tp->nfields, 4);
+			ck_assert_uint_eq(tp->nfields, 5);
 			ck_assert_str_eq(tp->fields[0].name, "a");
 			ck_assert_uint_eq(tp->fields[0].type, ST_TYPE_U8);
 			ck_assert_uint_eq(tp->fields[1].type, ST_TYPE_S16);
 			ck_assert_uint_eq(tp->fields[2].type, ST_TYPE_HEX64);
 			ck_assert_uint_eq(tp->fields[3].type, ST_TYPE_STRING);
+			ck_assert_uint_eq(tp->fields[4].type, ST_TYPE_DOUBLE);
 		} else {
 			ck_assert_str_eq(tp->name, "second");
 			ck_assert_uint_eq(tp->slot, st__slot_one_second);
@@ -129,17 +130,19 @@ static const struct st_tracepoint bad_tps[] = {
 	{ "bad", "fields", bad_fields, 2, 1, &bad_state },      /* field name */
 	{ "bad", "slot", NULL, 0, ST_PROVIDER_MAX_TRACEPOINTS, &bad_state },
 	{ "bad", "type", (const struct st_field[]){ { "x", 99 } }, 1, 2, &bad_state },
+	{ "bad", "next", (const struct st_field[]){ { "x", ST_TYPE_LAST + 1 } }, 1, 3, &bad_state },
 };
 
 START_TEST(invalid_descriptors_refused)
 {
-	const struct st_tracepoint *v[] = { &bad_tps[0], &bad_tps[1], &bad_tps[2], &bad_tps[3], NULL };
+	const struct st_tracepoint *v[] = { &bad_tps[0], &bad_tps[1], &bad_tps[2], &bad_tps[3],
+					    &bad_tps[4], NULL };
 	int sock = harness_daemon();
 	struct st_msg_provider m[8];
 	int n;
 
 	/* the last one is a NULL pointer in the section */
-	st_tracepoints_register(v, v + 5);
+	st_tracepoints_register(v, v + 6);
 	harness_announce();
 	n = providers(sock, m, 8);
 	ck_assert_ptr_null(find(m, n, "bad"));

@@ -44,7 +44,8 @@
 
 /* ---- the metadata declaration of a class ---- */
 
-static const char *int_decl(uint32_t type)
+/* The declaration of a field of a fixed-size type. */
+static const char *scalar_decl(uint32_t type)
 {
 	switch (type) {
 	case ST_TYPE_U8:
@@ -67,6 +68,8 @@ static const char *int_decl(uint32_t type)
 		return "integer { size = 64; align = 8; signed = false; base = 16; }";
 	case ST_TYPE_SIZE:
 		return "size_t"; /* declared at the top: byte counts are told by its name */
+	case ST_TYPE_DOUBLE:
+		return "double"; /* declared at the top: an IEEE 754 binary64 */
 	default:
 		return NULL;
 	}
@@ -108,7 +111,7 @@ size_t st_class_decl(char *buf, size_t cap, const struct st_evclass *c, uint32_t
 				   "_%s[__%s_length];\n",
 				   fld->type == ST_TYPE_STACK ? 16 : 64, fld->name, fld->name, fld->name);
 		else
-			n = append(buf, cap, n, "\t\t%s _%s;\n", int_decl(fld->type), fld->name);
+			n = append(buf, cap, n, "\t\t%s _%s;\n", scalar_decl(fld->type), fld->name);
 	}
 	return append(buf, cap, n, "\t};\n};\n\n");
 }
@@ -410,6 +413,7 @@ static int64_t field_size(uint32_t type)
 	case ST_TYPE_S64:
 	case ST_TYPE_HEX64:
 	case ST_TYPE_SIZE:
+	case ST_TYPE_DOUBLE:
 		return 8;
 	default:
 		return -1;

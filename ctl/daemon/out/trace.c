@@ -303,7 +303,9 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct meta_
 		   "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
 		   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
 		   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-		   "typealias integer { size = 64; align = 8; signed = false; } := size_t;\n\n");
+		   "typealias integer { size = 64; align = 8; signed = false; } := size_t;\n"
+		   "typealias floating_point { exp_dig = 11; mant_dig = 53; byte_order = le; "
+		   "align = 8; } := double;\n\n");
 	fprintf(f,
 		"trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"%s\";\n\tbyte_order = le;\n"
 		"\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
