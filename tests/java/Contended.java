@@ -8,7 +8,11 @@
  * monitor of its own) at the start and the end of each round.
  *
  * Prints the sum of the workers' blocked counts as the JVM counts them
- * (ThreadMXBean), read while they are alive, and the counters.
+ * (ThreadMXBean) over the rounds: read while they are alive, less what
+ * they were before the first round, once every worker waits at its
+ * start (a thread's start may block on the JVM's own monitors, the locks
+ * of classes being initialised, which JVMTI does not always tell), and
+ * the counters.
  * (jvm.test finds the contended line by its marker comment.)
  */
 import java.lang.management.ManagementFactory;
@@ -68,9 +72,9 @@ public class Contended {
 		}
 	}
 
-	static void untilBlocked(Thread[] threads) throws InterruptedException {
+	static void until(Thread[] threads, Thread.State state) throws InterruptedException {
 		for (Thread t : threads)
-			while (t.getState() != Thread.State.BLOCKED)
+			while (t.getState() != state)
 				Thread.sleep(1);
 	}
 
@@ -86,10 +90,13 @@ public class Contended {
 			threads[i] = new Thread(workers[i], "worker-" + i);
 			threads[i].start();
 		}
+		until(threads, Thread.State.WAITING); /* at the first start */
+		for (Thread t : threads)
+			blocked -= mx.getThreadInfo(t.getId()).getBlockedCount();
 		for (int r = 0; r < ROUNDS; r++) {
 			synchronized (shared) {
 				starts[r].countDown();
-				untilBlocked(threads);
+				until(threads, Thread.State.BLOCKED);
 			}
 			/* (the round's end: shared is free when main takes it again) */
 			ends[r].countDown();

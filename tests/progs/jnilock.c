@@ -1,0 +1,43 @@
+/*
+ * libjnilock.so: the native half of tests/java/Mixed.java, a pthread
+ * mutex that Java threads take through JNI, so that one lock-order graph
+ * holds a Java monitor and a native lock.
+ *
+ *   Mixed.lockP()         pthread_mutex_lock on the mutex P
+ *   Mixed.unlockP()       pthread_mutex_unlock
+ *   Mixed.awaitWaiterP()  returns once another thread blocks on P (the
+ *                         mutex's word says it has waiters): the holder
+ *                         lets it go only then, so the wait is certain
+ */
+#include <jni.h>
+#include <pthread.h>
+#include <unistd.h>
+
+JNIEXPORT void JNICALL Java_Mixed_lockP(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_Mixed_unlockP(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls);
+
+static pthread_mutex_t p = PTHREAD_MUTEX_INITIALIZER;
+
+JNIEXPORT void JNICALL Java_Mixed_lockP(JNIEnv *env, jclass cls)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_lock(&p);
+}
+
+JNIEXPORT void JNICALL Java_Mixed_unlockP(JNIEnv *env, jclass cls)
+{
+	(void)env;
+	(void)cls;
+	pthread_mutex_unlock(&p);
+}
+
+JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls)
+{
+	(void)env;
+	(void)cls;
+	/* (glibc: 2 in the lock word, a thread sleeps in the futex) */
+	while (__atomic_load_n(&p.__data.__lock, __ATOMIC_ACQUIRE) != 2)
+		usleep(100);
+}
