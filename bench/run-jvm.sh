@@ -12,14 +12,18 @@
 #                  threshold 0 ms (every contended enter, with its stack)
 #   JFR, default   the default profile: jdk.JavaMonitorEnter above 20 ms
 #
-# Two workloads: `park`, where the holder parks 20 us inside the block
+# Three workloads: `park`, where the holder parks 20 us inside the block
 # every PARK-th enter, so that the others block (the contention a tracer
-# must see); `spin`, no parking: HotSpot's adaptive spinning takes most
-# contended enters without blocking, and what is measured is the cost on
-# a hot monitor. Columns: the loop's time (ms, from the program), the
-# slowdown against untraced, the contended enters the JVM counted
-# (ThreadInfo.getBlockedCount, summed over the workers) and the events the
-# tool recorded for them.
+# must see); `yield`, where the holder gives up its CPU inside the block
+# at every enter (Thread.yield), so that the others block as often as
+# they can: the most contended enters a second, the tracer's cost laid
+# bare; `spin`, neither: HotSpot's adaptive spinning takes most contended
+# enters without blocking, and what is measured is the cost on a hot
+# monitor. Columns: the loop's time (ms, from the program), the
+# slowdown against untraced, the contended enters the JVM counted in the
+# loop (ThreadInfo.getBlockedCount, summed over the workers) and those the
+# tool recorded of the bench's monitor (shimtrace: report locks' contended
+# count of MonitorBench$BenchLock; JFR: its jdk.JavaMonitorEnter events).
 #
 # Usage: bench/run-jvm.sh [--threads T] [--ops N] [--reps R] [--park P] [--build DIR]
 #
@@ -61,16 +65,20 @@ export SHIMTRACE_RUNDIR=$TMP/run # no daemon there: the agent, off, finds none
 
 # run ROW WORKLOAD REP: one run; "ms blocked events" appended to ROW.WORKLOAD
 run() {
-	local row=$1 wl=$2 rep=$3 park=0 events=- out=$TMP/out.$1.$2.$3
+	local row=$1 wl=$2 rep=$3 park=0 yield=0 events=- out=$TMP/out.$1.$2.$3
 	[[ $wl == park ]] && park=$PARK
-	local props=(-Dinside=200 -Doutside=2000 -DparkEvery=$park -cp "$TMP" MonitorBench "$THREADS" "$OPS")
+	[[ $wl == yield ]] && yield=1
+	local props=(-Dinside=200 -Doutside=2000 -DparkEvery=$park -DyieldEvery=$yield -cp "$TMP"
+		MonitorBench "$THREADS" "$OPS")
 	case $row in
 	untraced) java "${props[@]}" >"$out" 2>/dev/null ;;
 	agent-off) java "-agentpath:$JVM_LIB" "${props[@]}" >"$out" 2>/dev/null ;;
 	shimtrace)
 		rm -rf "trace.$rep"
 		"$SHIMTRACE" record -q --wrap jvm -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
-		events=$("$SHIMTRACE" view "trace.$rep" 2>/dev/null | grep -c 'jvm:monitor_contended_entered')
+		events=$("$SHIMTRACE" report locks --json "trace.$rep" 2>/dev/null | python3 -c '
+import json, sys
+print(sum(l["contended"] for l in json.load(sys.stdin)["locks"] if l.get("class") == "MonitorBench$BenchLock"))')
 		;;
 	jfr-all | jfr-default)
 		local settings=$TMP/all.jfc
@@ -78,7 +86,8 @@ run() {
 		rm -f rec.jfr
 		java "-XX:StartFlightRecording=filename=$TMP/rec.jfr,settings=$settings" "${props[@]}" \
 			>"$out" 2>/dev/null
-		events=$("$JFR" summary rec.jfr 2>/dev/null | awk '$1 == "jdk.JavaMonitorEnter" { print $2 }')
+		events=$("$JFR" print --events jdk.JavaMonitorEnter rec.jfr 2>/dev/null |
+			grep -c 'monitorClass = MonitorBench\$BenchLock (')
 		;;
 	esac
 	local ms blocked
@@ -93,7 +102,7 @@ declare -A WHY
 [[ -r $JVM_LIB ]] || { WHY[agent-off]="no $JVM_LIB (build with a JDK)"; WHY[shimtrace]=${WHY[agent-off]}; }
 [[ -x $JFR ]] || { WHY[jfr-all]="no jfr tool"; WHY[jfr-default]="no jfr tool"; }
 
-for wl in park spin; do
+for wl in park yield spin; do
 	for ((rep = 0; rep < REPS; rep++)); do
 		for row in "${ROWS[@]}"; do # interleaved: a busy moment hits every row
 			[[ -n ${WHY[$row]:-} ]] || run "$row" "$wl" "$rep"
@@ -112,7 +121,7 @@ echo "# $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(
 echo
 echo "| workload | tool | loop ms | slowdown | contended enters (JVM) | recorded |"
 echo "|---|---|---|---|---|---|"
-for wl in park spin; do
+for wl in park yield spin; do
 	base=$(med_run untraced "$wl" | cut -d' ' -f1)
 	for row in "${ROWS[@]}"; do
 		if [[ -n ${WHY[$row]:-} ]]; then

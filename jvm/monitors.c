@@ -46,17 +46,32 @@ struct site {
  * back (a contended enter happens at a monitorenter or at the entry of a
  * synchronized method, never after another instruction).
  */
+/* The thread's last answer: a thread that blocks again is most often at
+ * the same place, and GetBytecodes copies the method's whole code. */
+static __thread __attribute__((tls_model("global-dynamic"))) struct {
+	jmethodID method;
+	jlocation loc, at;
+} last_enter;
+
 static jlocation monitorenter_at(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
 {
 	unsigned char *code = NULL;
+	jlocation at = loc;
 	jint n = 0;
 
-	if (loc <= 0 || (*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
+	if (loc <= 0)
+		return loc;
+	if (last_enter.method == method && last_enter.loc == loc)
+		return last_enter.at;
+	if ((*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
 		return loc;
 	if (loc <= n && (loc == n || code[loc] != MONITORENTER) && code[loc - 1] == MONITORENTER)
-		loc--;
+		at = loc - 1;
 	(*jvmti)->Deallocate(jvmti, code);
-	return loc;
+	last_enter.method = method;
+	last_enter.loc = loc;
+	last_enter.at = at;
+	return at;
 }
 
 /* The site of the frame at depth (enter: the frame blocks at a monitor
@@ -176,18 +191,31 @@ static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, 
 
 #define ABOUT(a) SITE((a).site), (a).monitor, (a).class_no, (a).site.method, (a).site.bci
 
+/* What this thread's contended_enter found of its monitor, for its
+ * contended_entered: JVMTI pairs the two in the thread, and the entered
+ * comes once the thread holds the monitor, so it must take no longer
+ * than a clock read and a write (a tracer that lengthens the holds
+ * changes the contention it measures). */
+static __thread __attribute__((tls_model("global-dynamic"))) struct about pending;
+
 void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
 	uint32_t m = st_jvm_mask(monitor_contended_enter), h = st_jvm_mask(monitor_held);
-	struct about a;
+	uint32_t e = st_jvm_mask(monitor_contended_entered);
 
-	if (!(m | h | st_jvm_mask(monitor_contended_entered)) || st__jvm_dead())
+	enter_ts = 0;
+	if (!(m | h | e) || st__jvm_dead())
 		return;
-	enter_ts = st_clock_read();
 	if (h)
 		st__jvm_held(jvmti, jni, thread, h);
-	if (m && about(jvmti, jni, thread, object, false, m, &a))
-		st_jvm_emit(monitor_contended_enter, m, ABOUT(a));
+	/* (the statedump for the sessions of both events: the entered's
+	 * names what this one found) */
+	if ((m | e) && about(jvmti, jni, thread, object, false, m | e, &pending)) {
+		if (m)
+			st_jvm_emit(monitor_contended_enter, m, ABOUT(pending));
+		/* (last: the wait is from here) */
+		enter_ts = st_clock_read();
+	}
 }
 
 /* The time since *since (nanoseconds; 0 when unknown), which is reset. */
@@ -203,24 +231,37 @@ void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread 
 					  jobject object)
 {
 	uint32_t m = st_jvm_mask(monitor_contended_entered);
+	bool paired = enter_ts != 0;
 	uint64_t wait_ns = elapsed(&enter_ts);
 	struct about a;
 
-	if (m && !st__jvm_dead() && about(jvmti, jni, thread, object, false, m, &a))
+	if (!m || st__jvm_dead())
+		return;
+	/* (no enter seen: the tracing began while the thread waited; the
+	 * monitor is told at the cost of the lookups, once) */
+	if (paired)
+		st_jvm_emit(monitor_contended_entered, m, ABOUT(pending), wait_ns);
+	else if (about(jvmti, jni, thread, object, false, m, &a))
 		st_jvm_emit(monitor_contended_entered, m, ABOUT(a), wait_ns);
 }
+
+/* The same for Object.wait: the waited comes once the thread holds the
+ * monitor again. */
+static __thread __attribute__((tls_model("global-dynamic"))) struct about pending_wait;
 
 void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
 			     jlong timeout)
 {
-	uint32_t m = st_jvm_mask(monitor_wait);
-	struct about a;
+	uint32_t m = st_jvm_mask(monitor_wait), w = st_jvm_mask(monitor_waited);
 
-	if (!(m | st_jvm_mask(monitor_waited)) || st__jvm_dead())
+	wait_ts = 0;
+	if (!(m | w) || st__jvm_dead())
 		return;
-	wait_ts = st_clock_read();
-	if (m && about(jvmti, jni, thread, object, true, m, &a))
-		st_jvm_emit(monitor_wait, m, ABOUT(a), (int64_t)timeout);
+	if (about(jvmti, jni, thread, object, true, m | w, &pending_wait)) {
+		if (m)
+			st_jvm_emit(monitor_wait, m, ABOUT(pending_wait), (int64_t)timeout);
+		wait_ts = st_clock_read();
+	}
 }
 
 /* (a waited with no wait before it: a wait inside the JVM, a class's
@@ -229,9 +270,14 @@ void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
 			       jboolean timed_out)
 {
 	uint32_t m = st_jvm_mask(monitor_waited);
+	bool paired = wait_ts != 0;
 	uint64_t wait_ns = elapsed(&wait_ts);
 	struct about a;
 
-	if (m && !st__jvm_dead() && about(jvmti, jni, thread, object, true, m, &a))
+	if (!m || st__jvm_dead())
+		return;
+	if (paired)
+		st_jvm_emit(monitor_waited, m, ABOUT(pending_wait), (uint8_t)(timed_out != 0), wait_ns);
+	else if (about(jvmti, jni, thread, object, true, m, &a))
 		st_jvm_emit(monitor_waited, m, ABOUT(a), (uint8_t)(timed_out != 0), wait_ns);
 }

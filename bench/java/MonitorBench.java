@@ -8,9 +8,10 @@
  * held all the time.
  *
  * Prints one line: the wall time of the loops (ms), the enters per second,
- * and the contended enters the JVM itself counted (the sum over the
- * workers of ThreadInfo.getBlockedCount(): each time a thread blocked to
- * enter a monitor), to compare with what a tracer recorded.
+ * and the contended enters the JVM itself counted in the loops (the sum
+ * over the workers of ThreadInfo.getBlockedCount(): each time a thread
+ * blocked to enter a monitor), to compare with what a tracer recorded of
+ * the monitor (its class: MonitorBench$BenchLock).
  *
  *   usage: java MonitorBench THREADS OPS
  */
@@ -21,13 +22,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 
 public final class MonitorBench {
-	private static final Object LOCK = new Object();
+	/* the monitor, of a class of its own: the tools' counts are of it */
+	static final class BenchLock {
+	}
+
+	private static final BenchLock LOCK = new BenchLock();
 	private static long shared;
 	private static volatile long sink;
 	private static final int INSIDE = Integer.getInteger("inside", 2000);
 	private static final int OUTSIDE = Integer.getInteger("outside", 2000);
 	private static final int PARK_EVERY = Integer.getInteger("parkEvery", 0);
 	private static final long PARK_NS = Long.getLong("parkNs", 20000);
+	private static final int YIELD_EVERY = Integer.getInteger("yieldEvery", 0);
 
 	private static long work(long x, int n) {
 		for (int i = 0; i < n; i++)
@@ -61,6 +67,8 @@ public final class MonitorBench {
 						shared = work(shared, INSIDE);
 						if (PARK_EVERY > 0 && i % PARK_EVERY == 0)
 							LockSupport.parkNanos(PARK_NS);
+						if (YIELD_EVERY > 0 && i % YIELD_EVERY == 0)
+							Thread.yield();
 					}
 					x = work(x, OUTSIDE);
 				}
@@ -71,13 +79,22 @@ public final class MonitorBench {
 			}, "bench-worker-" + t);
 			workers[t].start();
 		}
+		/* the workers' blocks before the loop (a thread's start may block
+		 * on the JVM's own locks) are not the loop's: read once every
+		 * worker waits at the start */
+		long before = 0;
+		for (Thread w : workers) {
+			while (w.getState() != Thread.State.WAITING)
+				Thread.sleep(1);
+			before += mx.getThreadInfo(w.getId()).getBlockedCount();
+		}
 		long t0 = System.nanoTime();
 		start.countDown();
 		for (Thread w : workers)
 			w.join();
 		long ns = System.nanoTime() - t0;
 
-		long blocked = 0;
+		long blocked = -before;
 		for (long b : blockedBy)
 			blocked += b;
 		System.out.printf("ms %.1f enters_per_s %.0f blocked %d%n", ns / 1e6,
