@@ -254,7 +254,9 @@ static bool made(const struct st_jsyms *j, int32_t pid, struct jmethod *m)
 	char *full;
 
 	if (!m->sorted) {
-		qsort(m->lines, m->nlines, sizeof(*m->lines), by_bci);
+		/* (no table: qsort is not given a NULL array) */
+		if (m->nlines)
+			qsort(m->lines, m->nlines, sizeof(*m->lines), by_bci);
 		m->sorted = true;
 	}
 	if (m->full && !m->class_missing)
