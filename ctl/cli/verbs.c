@@ -663,10 +663,11 @@ const struct st_verb st_verbs[] = {
 	  "terminal, --batch N prints N refreshes, as text or JSON (--json: {trace, view, sort, "
 	  "from_ns, to_ns, waiting, finished, events, lost, late, behind_bytes, damaged, "
 	  "incomplete, locks: [{pid, process, kind, address, name, holders, holder, waiting, "
-	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns}, sites, site: "
+	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns, java_name}, sites, site: "
 	  "{wait_ns, at: a call site as report locks --json gives it}}]}). A Java monitor (kind "
 	  "monitor, the jvm provider's) is shown as monitor of CLASS, its contended enters only: "
-	  "its acquired and hold are unknown (- in text, null in JSON).\n"
+	  "its acquired and hold are unknown (- in text, null in JSON); a Java thread is shown "
+	  "with its name (java_name, null for another thread).\n"
 	  "A directory, session or option that is not there is a one-line error and exit status "
 	  "1 (2 for a bad option).",
 	  top_opts, st_cmd_top },

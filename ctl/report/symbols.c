@@ -518,6 +518,10 @@ void st_site_format(const struct st_site *site, char *buf, size_t n)
 		if (site->function) {
 			st_esc_cat(buf, n, site->function);
 			snprintf(tail, sizeof(tail), " (bci %" PRId32 ")", site->bci);
+		} else if (site->method == 0) {
+			/* (the agent found no Java frame: the JVM's own code,
+			 * a thread's end that takes its Thread's monitor) */
+			snprintf(tail, sizeof(tail), "(no Java frame)");
 		} else {
 			snprintf(tail, sizeof(tail), "java method %" PRIu32 " (bci %" PRId32 ")",
 				 site->method, site->bci);

@@ -100,8 +100,9 @@ static void row_text(struct st_top *t, const struct st_top_view *v, const struct
 {
 	const struct st_top_figs *f = figs(r, v);
 	const struct st_lock *l = &t->ls.locks[r->lock];
-	char wait[32], hold[32], lock[128], proc[64], held[24], thread[40], site[512], more[32];
-	char acquired[24];
+	char wait[32], hold[32], lock[128], proc[64], held[24], thread[96], site[512], more[32];
+	char acquired[24], esc[ST_ESC_SIZE(40)];
+	const char *java;
 
 	lock_text(t, l, lock, sizeof(lock));
 	/* (a monitor's uncontended enters, exits and holds are not told) */
@@ -119,8 +120,11 @@ static void row_text(struct st_top *t, const struct st_top_view *v, const struct
 		snprintf(held, sizeof(held), "%" PRId32, r->holder);
 	else
 		snprintf(held, sizeof(held), "-");
+	/* (a Java thread: its name, jvm:thread_start's) */
+	java = f->threads ? st_jsyms_thread(st_syms_java(t->pass.syms), l->pid, f->tid) : NULL;
 	if (f->threads)
-		snprintf(thread, sizeof(thread), "%" PRId32 "%s", f->tid, f->threads > 1 ? " +" : "");
+		snprintf(thread, sizeof(thread), "%" PRId32 "%s%s%s", f->tid, java ? " " : "",
+			 java ? st_esc(esc, sizeof(esc), java) : "", f->threads > 1 ? " +" : "");
 	else
 		snprintf(thread, sizeof(thread), "-");
 	if (f->sites)
@@ -248,9 +252,17 @@ static void figs_json(struct st_top *t, const struct st_lock *l, const struct st
 	else
 		fprintf(o, ", \"acquired\": %" PRIu64 ", \"hold_ns\": %" PRIu64, f->acquired, f->hold);
 	fprintf(o, ", \"threads\": %" PRIu32 ", \"thread\": ", f->threads);
-	if (f->threads)
-		fprintf(o, "{\"tid\": %" PRId32 ", \"wait_ns\": %" PRIu64 "}", f->tid, f->tid_wait);
-	else
+	if (f->threads) {
+		const char *java = st_jsyms_thread(st_syms_java(t->pass.syms), l->pid, f->tid);
+
+		fprintf(o, "{\"tid\": %" PRId32 ", \"wait_ns\": %" PRIu64 ", \"java_name\": ", f->tid,
+			f->tid_wait);
+		if (java)
+			st_json_write(o, java);
+		else
+			fputs("null", o);
+		fputs("}", o);
+	} else
 		fputs("null", o);
 	fprintf(o, ", \"sites\": %" PRIu32 ", \"site\": ", f->sites);
 	if (f->sites) {
