@@ -180,11 +180,55 @@ struct about {
 	struct site site;
 };
 
+/*
+ * The thread's last monitor, its number and its class: a thread that
+ * blocks again most often blocks on the same monitor, and the lookups
+ * take the JVM's tag map lock (GetTag) and make local references. Known
+ * again with IsSameObject on a weak reference (the cache keeps nothing
+ * alive: a collected object is never the same); the class's statedump
+ * is checked again for the sessions of the event. Freed at the thread's
+ * end (st__jvm_monitors_thread_end).
+ */
+static __thread __attribute__((tls_model("global-dynamic"))) struct {
+	jweak object;
+	uint64_t monitor;
+	struct st_jvm_id class_id;
+} last_monitor;
+
+static void monitor_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t mask, struct about *a)
+{
+	struct st_jvm_id id;
+
+	if (last_monitor.object && last_monitor.class_id.dumped &&
+	    (*jni)->IsSameObject(jni, last_monitor.object, object) &&
+	    !st__jvm_ids_needed(last_monitor.class_id, mask)) {
+		a->monitor = last_monitor.monitor;
+		a->class_no = last_monitor.class_id.number;
+		return;
+	}
+	a->monitor = st__jvm_tag(jvmti, object);
+	id = st__jvm_class_of_told(jvmti, jni, object, mask);
+	a->class_no = id.number;
+	if (!a->monitor || !id.number || !id.dumped)
+		return;
+	if (last_monitor.object)
+		(*jni)->DeleteWeakGlobalRef(jni, last_monitor.object);
+	last_monitor.object = (*jni)->NewWeakGlobalRef(jni, object);
+	last_monitor.monitor = a->monitor;
+	last_monitor.class_id = id;
+}
+
+void st__jvm_monitors_thread_end(JNIEnv *jni)
+{
+	if (last_monitor.object)
+		(*jni)->DeleteWeakGlobalRef(jni, last_monitor.object);
+	last_monitor.object = NULL;
+}
+
 static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, bool waiting,
 		  uint32_t mask, struct about *a)
 {
-	a->monitor = st__jvm_tag(jvmti, object);
-	a->class_no = st__jvm_class_of(jvmti, jni, object, mask);
+	monitor_of(jvmti, jni, object, mask, a);
 	a->site = site_at(jvmti, thread, waiting ? waiter_depth(jvmti, thread) : 0, !waiting, mask);
 	return a->monitor != 0;
 }

@@ -21,6 +21,9 @@ void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
  * thread (NULL: this one) owns, at the frame that owns it. */
 void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask);
 
+/* At a thread's end (in it): what it kept of its last monitor. */
+void st__jvm_monitors_thread_end(JNIEnv *jni);
+
 /* Finds Object's wait methods (VMInit: the live phase, in a thread that
  * may call JNI). */
 void st__jvm_monitors_init(jvmtiEnv *jvmti, JNIEnv *jni);

@@ -49,7 +49,7 @@ void st__jvm_class_name(const char *sig, char *out, size_t n)
 	out[len] = '\0';
 }
 
-uint32_t st__jvm_class(jvmtiEnv *jvmti, jclass klass, uint32_t mask)
+struct st_jvm_id st__jvm_class_told(jvmtiEnv *jvmti, jclass klass, uint32_t mask)
 {
 	struct st_jvm_id id = st__jvm_class_id(jvmti, klass);
 	uint32_t need = st__jvm_ids_needed(id, mask), m = st_jvm_mask(class) & need;
@@ -57,23 +57,34 @@ uint32_t st__jvm_class(jvmtiEnv *jvmti, jclass klass, uint32_t mask)
 
 	if (m) {
 		if ((*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) != JVMTI_ERROR_NONE)
-			return 0;
+			return (struct st_jvm_id){ 0, NULL };
 		st__jvm_class_name(sig, name, sizeof(name));
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 		st_jvm_emit(class, m, 0, id.number, name);
 	}
 	st__jvm_ids_dumped(id, need);
-	return id.number;
+	return id;
+}
+
+uint32_t st__jvm_class(jvmtiEnv *jvmti, jclass klass, uint32_t mask)
+{
+	return st__jvm_class_told(jvmti, klass, mask).number;
+}
+
+struct st_jvm_id st__jvm_class_of_told(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t mask)
+{
+	jclass klass = object ? (*jni)->GetObjectClass(jni, object) : NULL;
+	struct st_jvm_id id = klass ? st__jvm_class_told(jvmti, klass, mask)
+				    : (struct st_jvm_id){ 0, NULL };
+
+	if (klass)
+		(*jni)->DeleteLocalRef(jni, klass);
+	return id;
 }
 
 uint32_t st__jvm_class_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t mask)
 {
-	jclass klass = object ? (*jni)->GetObjectClass(jni, object) : NULL;
-	uint32_t n = klass ? st__jvm_class(jvmti, klass, mask) : 0;
-
-	if (klass)
-		(*jni)->DeleteLocalRef(jni, klass);
-	return n;
+	return st__jvm_class_of_told(jvmti, jni, object, mask).number;
 }
 
 /* The method's line table as jvm:method_line events. */
