@@ -67,6 +67,24 @@
  * setgid program connects to. */
 #define ST_ABI_SYSTEM_RUNDIR "/run/shimtrace"
 #define ST_ABI_SOCKET_NAME "shimtrace.sock"
+
+/*
+ * Beside the socket, ST_ABI_ACTIVE_NAME exists while the daemon has a
+ * session started: a registering process waits for the daemon's answer
+ * (READY: its enable bits are written) only then, SHIMTRACE_TIMEOUT_MS at
+ * most. It holds ST_ABI_ACTIVE_BLOCKING while a started session is
+ * --blocking: such a session must not lose the events of a process that
+ * stopped waiting (they are not counted anywhere), so the process waits
+ * as long as a live daemon can take to answer, ST_ABI_ANSWER_WAIT_MS:
+ * the daemon defers an answer only for the objects it reads, and those
+ * ST_ABI_OBJECTS_DEADLINE_MS at most (ctl/daemon/objects/maps.c); the
+ * rest is room for a daemon that a busy machine runs late.
+ */
+#define ST_ABI_ACTIVE_NAME "active"
+#define ST_ABI_ACTIVE_BLOCKING "blocking\n"
+#define ST_ABI_OBJECTS_DEADLINE_MS 5000
+#define ST_ABI_ANSWER_WAIT_MS (2 * ST_ABI_OBJECTS_DEADLINE_MS)
+
 #define ST_ABI_NAME_MAX 64 /* provider, tracepoint and field names, NUL included */
 #define ST_ABI_MSG_MAX 65536 /* largest control message */
 

@@ -46,6 +46,7 @@
 #include "sys.h"
 
 static bool secure; /* AT_SECURE: a setuid or setgid program */
+static bool attached; /* by an inspector: its bound on our waits is the attach's */
 static uint64_t sync_seq, acked;
 static int timeout_ms = 500;
 
@@ -106,6 +107,7 @@ void st__reg_setup(void)
 		if (st__control)
 			st_store_release(&st__control->attach_state, ST_ABI_DETACHED);
 		add_path(rundir);
+		attached = true;
 		if (st_attach_args.timeout_ms)
 			timeout_ms = (int)st_attach_args.timeout_ms;
 		return;
@@ -134,7 +136,7 @@ void st__reg_setup(void)
 
 /* The "active" file beside the socket of the daemon we connected to, and
  * that socket. */
-static char active_path[sizeof(paths[0].sun_path) + 8];
+static char active_path[sizeof(paths[0].sun_path) + sizeof(ST_ABI_ACTIVE_NAME)];
 static char connected_path[sizeof(paths[0].sun_path)];
 
 static void set_active_path(const char *sock)
@@ -146,7 +148,7 @@ static void set_active_path(const char *sock)
 	connected_path[sizeof(connected_path) - 1] = '\0';
 
 	memcpy(active_path, sock, n);
-	memcpy(active_path + n, "/active", sizeof("/active"));
+	memcpy(active_path + n, "/" ST_ABI_ACTIVE_NAME, sizeof("/" ST_ABI_ACTIVE_NAME));
 }
 
 /* What the daemon has answered, for reusing status pages: everything when
@@ -158,13 +160,41 @@ static uint64_t answered(void)
 	return acked;
 }
 
-static int sync_now(void)
+/*
+ * How long to wait for the daemon's answer, from its "active" file
+ * (core/abi.h): 0 when no session is started (no need to), the process's
+ * own bound, or while a --blocking session is started as long as a live
+ * daemon may take (a process that stopped waiting would miss events that
+ * nothing counts, in a session that promised to lose none). An attach
+ * keeps the bound its inspector set: the inspector waits for us.
+ */
+static int answer_wait_ms(void)
+{
+	char buf[sizeof(ST_ABI_ACTIVE_BLOCKING) - 1];
+	long fd, n;
+
+	if (!active_path[0])
+		return timeout_ms;
+	/* (O_NONBLOCK: whatever is there, opening it never waits) */
+	fd = st__sys3(SYS_open, active_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return timeout_ms;
+	n = st__sys3(SYS_read, fd, buf, sizeof(buf));
+	st__sys1(SYS_close, fd);
+	if (attached || n != (long)sizeof(buf) || memcmp(buf, ST_ABI_ACTIVE_BLOCKING, sizeof(buf)) != 0)
+		return timeout_ms;
+	return timeout_ms > ST_ABI_ANSWER_WAIT_MS ? timeout_ms : ST_ABI_ANSWER_WAIT_MS;
+}
+
+static int sync_now(int wait_ms)
 {
 	struct st_abi_sync m = { { ST_MSG_SYNC, sizeof(m) }, ++sync_seq };
 	int ret = st__transport_send(&m, sizeof(m), -1);
 
 	if (ret == 0)
-		ret = st__transport_wait_ready(m.seq, timeout_ms);
+		ret = st__transport_wait_ready(m.seq, wait_ms);
 	if (ret == 0)
 		acked = m.seq;
 	/* (the daemon says so: what it enables for this comes late) */
@@ -293,9 +323,9 @@ static void pools_offer_active(void)
  */
 static void synced(void)
 {
-	if (active_path[0] && st__sys2(SYS_access, active_path, F_OK) == -ENOENT)
-		return;
-	if (sync_now() < 0)
+	int wait_ms = answer_wait_ms();
+
+	if (wait_ms == 0 || sync_now(wait_ms) < 0)
 		return;
 	st__clock_configure();
 	pools_offer_active();
@@ -416,8 +446,10 @@ void st__reg_objects_changed(uint32_t kind, uint64_t ts_tsc, uint64_t ts_mono)
 	st__conn_lock();
 	reattach();
 	if (st__transport_up()) {
+		int wait_ms = answer_wait_ms();
+
 		maps_changed(kind, ts_tsc, ts_mono);
-		sync_now();
+		sync_now(wait_ms ? wait_ms : timeout_ms);
 	}
 	st__conn_unlock();
 }

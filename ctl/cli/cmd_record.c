@@ -621,7 +621,8 @@ static const char *tmp_dir(void)
 /* What a record leaves in its directory (the daemon's files, the lock). */
 static void rundir_empty(int dirfd)
 {
-	static const char *const names[] = { ST_PROC_SOCKET, "active", LOCK_NAME };
+	static const char *const names[] = { ST_PROC_SOCKET, ST_ABI_ACTIVE_NAME,
+					      ST_ABI_ACTIVE_NAME ".new", LOCK_NAME };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		unlinkat(dirfd, names[i], 0);

@@ -35,6 +35,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/abi.h"
 #include "ctl/common/checks.h"
 #include "ctl/common/control.h"
 #include "ctl/daemon/base/clock.h"
@@ -365,7 +366,7 @@ void st_daemon_fini(struct st_daemon *d)
 	if (d->rundir[0]) {
 		char path[ST_PATH_MAX + 16];
 
-		snprintf(path, sizeof(path), "%s/active", d->rundir);
+		snprintf(path, sizeof(path), "%s/" ST_ABI_ACTIVE_NAME, d->rundir);
 		unlink(path);
 	}
 	if (d->cfd >= 0) {

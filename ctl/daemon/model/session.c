@@ -239,24 +239,37 @@ int st_session_create(struct st_daemon *d, const struct st_session_config *cfg,
 
 /*
  * RUNDIR/active exists while a session is started: a registering process
- * waits for the daemon's answer (its enable bits) only then.
+ * waits for the daemon's answer (its enable bits) only then; it says
+ * "blocking" while one of them is --blocking, and the process then waits
+ * for the answer as long as a live daemon may take (core/abi.h). Written
+ * beside and renamed, so that a process never reads it half written.
  */
 void st_session_mark_active(struct st_daemon *d)
 {
-	char path[ST_PATH_MAX + 16];
-	bool any = false;
+	char path[ST_PATH_MAX + 16], tmp[ST_PATH_MAX + 32];
+	bool any = false, blocking = false;
+	const size_t len = strlen(ST_ABI_ACTIVE_BLOCKING);
+	bool written;
+	int fd;
 
 	for (const struct st_session *ses = d->sessions; ses; ses = ses->next)
-		any |= ses->active;
-	snprintf(path, sizeof(path), "%s/active", d->rundir);
-	if (any) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			close(fd);
-	} else {
+		if (ses->active) {
+			any = true;
+			blocking |= ses->block_ms != 0;
+		}
+	snprintf(path, sizeof(path), "%s/" ST_ABI_ACTIVE_NAME, d->rundir);
+	if (!any) {
 		unlink(path);
+		return;
 	}
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	written = !blocking || write(fd, ST_ABI_ACTIVE_BLOCKING, len) == (ssize_t)len;
+	close(fd);
+	if (!written || rename(tmp, path) < 0)
+		unlink(tmp);
 }
 
 void st_session_buffers_text(const struct st_session *ses, char *buf, size_t n)

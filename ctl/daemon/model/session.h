@@ -187,7 +187,8 @@ struct st_session_stats *st_session_stats_for(struct st_session *s, struct st_pr
 /* Whether ses traces p: it may (st_session_covers), it is started, and an
  * enable rule selects p. */
 bool st_session_traces(const struct st_session *ses, const struct st_proc *p);
-/* RUNDIR/active exists while a session is started. */
+/* RUNDIR/active exists while a session is started, and says whether one
+ * of them is --blocking (core/abi.h). */
 void st_session_mark_active(struct st_daemon *d);
 
 #endif

@@ -58,7 +58,8 @@
 #include "ctl/daemon/wire/inspect_msg.h"
 #include "ctl/daemon/wire/record.h"
 
-#define OBJECTS_DEADLINE_MS 5000
+/* (a process of a --blocking session waits for its answer with this in mind) */
+#define OBJECTS_DEADLINE_MS ST_ABI_OBJECTS_DEADLINE_MS
 #define WAIT_MS 3000 /* consumption waits for objects and lines at most this */
 
 void st_objects_forget(struct st_proc *p)
