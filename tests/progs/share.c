@@ -3,16 +3,28 @@
  * giving back one shared mutex PAIRS times, with nothing in between: the
  * contention a lock tracer is for, which a tracer that stalls a thread's
  * first event hides (the first thread is done before the others start).
+ * The first lock taken is held until another thread waits for it, so
+ * that at least one acquisition is contended whatever the scheduler does
+ * (on a busy machine the threads may well run one after the other).
  * Prints the pairs made.
  * usage: share THREADS PAIRS
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start;
-static long pairs, total;
+static long threads, pairs, total;
+static int first = 1;
+
+/* glibc's mutex word: 2 once a thread is about to sleep in the kernel for
+ * the lock (a wrapper's failed try, and its wait event, came before) */
+static int someone_waits(void)
+{
+	return __atomic_load_n(&lock.__data.__lock, __ATOMIC_RELAXED) == 2;
+}
 
 static void *work(void *arg)
 {
@@ -21,6 +33,11 @@ static void *work(void *arg)
 	for (long i = 0; i < pairs; i++) {
 		pthread_mutex_lock(&lock);
 		total++;
+		if (first && threads > 1) {
+			first = 0; /* (under the lock) */
+			while (!someone_waits())
+				sched_yield();
+		}
 		pthread_mutex_unlock(&lock);
 	}
 	return NULL;
@@ -28,7 +45,6 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-	long threads;
 	pthread_t *t;
 
 	if (argc != 3 || (threads = atol(argv[1])) < 1 || (pairs = atol(argv[2])) < 1) {
