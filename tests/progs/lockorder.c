@@ -18,7 +18,8 @@
  *                        (holds that overlap without nesting)
  *   lockorder conds      a background thread whose timed condition waits
  *                        expire 6 times, 50 ms each (idle), and a consumer
- *                        woken 50 times by a producer (waits for work)
+ *                        woken 50 times by a producer (waits for work:
+ *                        each item is made once the consumer waits for it)
  *   lockorder idle       two workers park in a condition wait for work
  *                        that never comes; the program exits 0 meanwhile
  *   lockorder deadlock   two threads deadlock for real; prints "blocked"
@@ -146,7 +147,7 @@ static void *idle_worker(void *arg)
 }
 
 static pthread_cond_t tick = PTHREAD_COND_INITIALIZER, ready = PTHREAD_COND_INITIALIZER;
-static int items;
+static int items, consumer_waits; /* (under d) */
 
 /* Waits on tick, which nobody signals: each wait times out. */
 static void *ticker(void *arg)
@@ -174,8 +175,10 @@ static void *consumer(void *arg)
 	(void)arg;
 	for (int i = 0; i < 50; i++) {
 		pthread_mutex_lock(&d);
-		while (!items)
+		while (!items) {
+			consumer_waits = 1;
 			pthread_cond_wait(&ready, &d); /* LINE: ready-wait */
+		}
 		items--;
 		pthread_mutex_unlock(&d);
 	}
@@ -235,6 +238,14 @@ int main(int argc, char **argv)
 
 			nanosleep(&pause, NULL);
 			pthread_mutex_lock(&d);
+			/* (it let d go in the wait: it is in it, whatever a
+			 * busy machine's scheduler did) */
+			while (!consumer_waits) {
+				pthread_mutex_unlock(&d);
+				nanosleep(&pause, NULL);
+				pthread_mutex_lock(&d);
+			}
+			consumer_waits = 0;
 			items++;
 			pthread_cond_signal(&ready);
 			pthread_mutex_unlock(&d);
