@@ -232,8 +232,8 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 	return 0;
 }
 
-/* The families the catalog knows, in its order, then the JVM's (an
- * agent, not a preload library: attachlibs.h). */
+/* The families the catalog knows, in its order (the JVM's among them: an
+ * agent the JVM loads, not a preload library). */
 static void families_known(struct families *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -254,7 +254,7 @@ static void families_known(struct families *f)
 static bool agent_built(const char *name)
 {
 #ifdef ST_JVM_AGENT
-	return strcmp(name, "jvm") == 0;
+	return strcmp(name, ST_JVM_FAMILY) == 0;
 #else
 	(void)name;
 	return false;
@@ -913,22 +913,23 @@ static int libraries_of(const struct families *fam, bool probes, struct st_attac
  * after an error message. */
 static int agent_of(const struct families *fam, char *agent, size_t n)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], why[PATH_MAX + 128];
 
 	agent[0] = '\0';
-	for (size_t f = 0; f < fam->n; f++) {
-		if (!fam->wrapped[f] || !fam->agent[f])
-			continue;
-		snprintf(rel, sizeof(rel), "%s/libshimtrace-%s.so", st_libdir_wrappers(), fam->name[f]);
-		if (st_absolute_path(rel, agent, n) < 0 || access(agent, R_OK) < 0) {
-			st_err(V, "cannot find %s: %s", rel, strerror(errno));
-			return -1;
-		}
-		/* (the JVM splits JAVA_TOOL_OPTIONS at white space) */
-		if (strpbrk(agent, " \t\n")) {
-			st_err(V, "cannot give the JVM %s: its path has white space", agent);
-			return -1;
-		}
+	if (!family_wrapped(fam, ST_JVM_FAMILY))
+		return 0;
+	if (st_jvm_agent(st_libdir_wrappers(), rel, why, sizeof(why)) < 0) {
+		st_err(V, "%s", why);
+		return -1;
+	}
+	if (st_absolute_path(rel, agent, n) < 0) {
+		st_err(V, "cannot find %s: %s", rel, strerror(errno));
+		return -1;
+	}
+	/* (the JVM splits JAVA_TOOL_OPTIONS at white space) */
+	if (strpbrk(agent, " \t\n")) {
+		st_err(V, "cannot give the JVM %s: its path has white space", agent);
+		return -1;
 	}
 	return 0;
 }
