@@ -252,3 +252,9 @@ relayd_kill() {
 pid_of() {
 	sed -n 's/^ready //p' "$1"
 }
+
+# java_marker PROGRAM NAME: the line of tests/java/PROGRAM.java that ends
+# in "// NAME" (the Java tests find their known lines so).
+java_marker() {
+	grep -n "// $2\$" "$top_srcdir/tests/java/$1.java" | cut -d: -f1
+}
