@@ -19,18 +19,22 @@
 # they can: the most contended enters a second, the tracer's cost laid
 # bare; `spin`, neither: HotSpot's adaptive spinning takes most contended
 # enters without blocking, and what is measured is the cost on a hot
-# monitor. Columns: the loop's time (ms, from the program), the
-# slowdown against untraced, the contended enters the JVM counted in the
-# loop (ThreadInfo.getBlockedCount, summed over the workers) and those the
+# monitor; `deep`, yield with the loop DEPTH frames down the stack (a
+# real program's stacks are deep, and a tracer may walk them at each
+# enter: JFR for its stack trace, shimtrace for the monitors held).
+# Columns: the loop's time (ms, from the program), the slowdown against
+# untraced, the contended enters the JVM counted in the loop
+# (ThreadInfo.getBlockedCount, summed over the workers) and those the
 # tool recorded of the bench's monitor (shimtrace: report locks' contended
 # count of MonitorBench$BenchLock; JFR: its jdk.JavaMonitorEnter events).
 #
-# Usage: bench/run-jvm.sh [--threads T] [--ops N] [--reps R] [--park P] [--build DIR]
+# Usage: bench/run-jvm.sh [--threads T] [--ops N] [--reps R] [--park P] [--depth D] [--build DIR]
 #
 #   --threads T  worker threads (default 4)
 #   --ops N      enters per thread (default 20000)
 #   --reps R     runs per row; the median is shown (default 5)
 #   --park P     park inside the block every P-th enter (default 10)
+#   --depth D    the deep workload's frames below the loop (default 60)
 #   --build DIR  build directory (default .)
 #
 # A benchmark, not a test: it always exits 0 once it has printed its
@@ -41,10 +45,11 @@ THREADS=4
 OPS=20000
 REPS=5
 PARK=10
+DEPTH=60
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
-USAGE=24,30
-bench_args threads:THREADS:count ops:OPS:count reps:REPS:count park:PARK:count -- "$@"
+USAGE=31,38
+bench_args threads:THREADS:count ops:OPS:count reps:REPS:count park:PARK:count depth:DEPTH:count -- "$@"
 JVM_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-jvm.so
 command -v javac >/dev/null || die "no javac: install openjdk-17-jdk-headless"
 JFR=$(dirname "$(readlink -f "$(command -v javac)")")/jfr
@@ -65,10 +70,11 @@ export SHIMTRACE_RUNDIR=$TMP/run # no daemon there: the agent, off, finds none
 
 # run ROW WORKLOAD REP: one run; "ms blocked events" appended to ROW.WORKLOAD
 run() {
-	local row=$1 wl=$2 rep=$3 park=0 yield=0 events=- out=$TMP/out.$1.$2.$3
+	local row=$1 wl=$2 rep=$3 park=0 yield=0 depth=0 events=- out=$TMP/out.$1.$2.$3
 	[[ $wl == park ]] && park=$PARK
-	[[ $wl == yield ]] && yield=1
-	local props=(-Dinside=200 -Doutside=2000 -DparkEvery=$park -DyieldEvery=$yield -cp "$TMP"
+	[[ $wl == yield || $wl == deep ]] && yield=1
+	[[ $wl == deep ]] && depth=$DEPTH
+	local props=(-Dinside=200 -Doutside=2000 -DparkEvery=$park -DyieldEvery=$yield -Ddepth=$depth -cp "$TMP"
 		MonitorBench "$THREADS" "$OPS")
 	case $row in
 	untraced) java "${props[@]}" >"$out" 2>/dev/null ;;
@@ -102,7 +108,7 @@ declare -A WHY
 [[ -r $JVM_LIB ]] || { WHY[agent-off]="no $JVM_LIB (build with a JDK)"; WHY[shimtrace]=${WHY[agent-off]}; }
 [[ -x $JFR ]] || { WHY[jfr-all]="no jfr tool"; WHY[jfr-default]="no jfr tool"; }
 
-for wl in park yield spin; do
+for wl in park yield spin deep; do
 	for ((rep = 0; rep < REPS; rep++)); do
 		for row in "${ROWS[@]}"; do # interleaved: a busy moment hits every row
 			[[ -n ${WHY[$row]:-} ]] || run "$row" "$wl" "$rep"
@@ -121,7 +127,7 @@ echo "# $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(
 echo
 echo "| workload | tool | loop ms | slowdown | contended enters (JVM) | recorded |"
 echo "|---|---|---|---|---|---|"
-for wl in park yield spin; do
+for wl in park yield spin deep; do
 	base=$(med_run untraced "$wl" | cut -d' ' -f1)
 	for row in "${ROWS[@]}"; do
 		if [[ -n ${WHY[$row]:-} ]]; then

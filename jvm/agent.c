@@ -28,7 +28,8 @@
  *
  * Capabilities: can_generate_monitor_events, can_tag_objects,
  * can_get_line_numbers, can_get_source_file_name and can_get_bytecodes
- * (a contended enter's exact bytecode index, monitors.c) are HotSpot's
+ * (a contended enter's exact bytecode index, monitors.c; which methods
+ * can own monitors, lockscan.c) are HotSpot's
  * "always" capabilities (OnLoad or attach); can_get_owned_monitor_stack_
  * depth_info only at OnLoad: a JVM joined later gets no monitor_held.
  * Without monitor events or tags the agent stays loaded and silent, after
@@ -40,6 +41,7 @@
 #include "core/atomic.h"
 #include "jvm/agent.h"
 #include "jvm/ids.h"
+#include "jvm/jnimonitors.h"
 #include "jvm/monitors.h"
 #include "jvm/nativehook.h"
 
@@ -81,6 +83,7 @@ static void thread_event(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, bool star
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
+	st__jvm_jni_monitors_thread_start();
 	thread_event(jvmti, jni, thread, true);
 }
 
@@ -93,6 +96,7 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)thread;
+	st__jvm_jni_monitors_install(jvmti);
 	st__jvm_monitors_init(jvmti, jni);
 	st__jvm_nativehook_init(jvmti, jni);
 }
@@ -177,8 +181,10 @@ static jint start(JavaVM *vm, bool live)
 		return JNI_OK;
 	}
 	/* (attached to a live JVM: VMInit is past, Object is there now) */
-	if (live && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni)
+	if (live && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni) {
+		st__jvm_jni_monitors_install(jvmti);
 		st__jvm_monitors_init(jvmti, jni);
+	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
 	return JNI_OK;

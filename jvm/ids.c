@@ -48,7 +48,7 @@
 struct slot {
 	uint64_t key;	 /* 0: empty */
 	uint32_t dumped; /* session bits */
-	uint32_t pad;
+	uint32_t facts;	 /* st_jvm_id's facts */
 };
 
 struct table {
@@ -105,10 +105,10 @@ static struct st_jvm_id table_id(struct table *t, uint64_t key)
 		if (k == 0 && st_cas_seq_cst(&s->key, &k, key))
 			k = key;
 		if (k == key)
-			return (struct st_jvm_id){ at + 1, &s->dumped };
+			return (struct st_jvm_id){ at + 1, &s->dumped, &s->facts };
 	}
 	st_fetch_add_relaxed(&st__jvm_ids_overflows, 1);
-	return (struct st_jvm_id){ st_fetch_add_relaxed(&next_overflow, 1), NULL };
+	return (struct st_jvm_id){ st_fetch_add_relaxed(&next_overflow, 1), NULL, NULL };
 }
 
 uint64_t st__jvm_tag(jvmtiEnv *jvmti, jobject object)
@@ -132,12 +132,12 @@ struct st_jvm_id st__jvm_class_id(jvmtiEnv *jvmti, jclass klass)
 {
 	uint64_t tag = st__jvm_tag(jvmti, klass);
 
-	return tag ? table_id(&classes, tag) : (struct st_jvm_id){ 0, NULL };
+	return tag ? table_id(&classes, tag) : (struct st_jvm_id){ 0, NULL, NULL };
 }
 
 struct st_jvm_id st__jvm_method_id(jmethodID method)
 {
-	return method ? table_id(&methods, (uint64_t)(uintptr_t)method) : (struct st_jvm_id){ 0, NULL };
+	return method ? table_id(&methods, (uint64_t)(uintptr_t)method) : (struct st_jvm_id){ 0, NULL, NULL };
 }
 
 static void forget(const struct table *t, uint32_t bit)

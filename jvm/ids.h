@@ -17,11 +17,14 @@ int st__jvm_ids_init(jvmtiEnv *jvmti);
  * A class or method's number and the sessions its statedump was written
  * for. dumped is NULL when its table is full: the number is then a new
  * one at each call, and the statedump is written each time (still
- * correct, only longer; st__jvm_ids_overflows counts them).
+ * correct, only longer; st__jvm_ids_overflows counts them). facts: a
+ * word kept with the key, 0 until its user stores there (methods: what
+ * their frames can own, lockscan.c); NULL with dumped.
  */
 struct st_jvm_id {
 	uint32_t number;
 	uint32_t *dumped;
+	uint32_t *facts;
 };
 
 /* The object's tag, given now (from 1) if it had none: the monitor

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "jvm/agent.h"
+#include "jvm/bytecode.h"
 #include "jvm/ids.h"
+#include "jvm/lockscan.h"
 #include "jvm/monitors.h"
 #include "jvm/statedump.h"
 
@@ -36,7 +38,6 @@ struct site {
 	int32_t bci;
 };
 
-#define MONITORENTER 0xc2
 
 /*
  * The monitorenter a thread blocks at: HotSpot's interpreter moves its
@@ -65,7 +66,7 @@ static jlocation monitorenter_at(jvmtiEnv *jvmti, jmethodID method, jlocation lo
 		return last_enter.at;
 	if ((*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
 		return loc;
-	if (loc <= n && (loc == n || code[loc] != MONITORENTER) && code[loc - 1] == MONITORENTER)
+	if (loc <= n && (loc == n || code[loc] != ST_JVM_MONITORENTER) && code[loc - 1] == ST_JVM_MONITORENTER)
 		at = loc - 1;
 	(*jvmti)->Deallocate(jvmti, code);
 	last_enter.method = method;
@@ -74,22 +75,37 @@ static jlocation monitorenter_at(jvmtiEnv *jvmti, jmethodID method, jlocation lo
 	return at;
 }
 
+/* The location a frame blocked at a monitor entry is at. */
+static jlocation enter_location(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
+{
+	return st__jvm_can_bytecodes ? monitorenter_at(jvmti, method, loc) : loc;
+}
+
+/* The site of a frame at method and location (its statedump first). */
+static struct site site_of(jvmtiEnv *jvmti, jmethodID method, jlocation loc, uint32_t mask)
+{
+	struct site s = { st__jvm_method(jvmti, method, mask), -1 };
+
+	s.bci = loc >= 0 && loc <= 0xffff ? (int32_t)loc : -1;
+	return s;
+}
+
 /* The site of the frame at depth (enter: the frame blocks at a monitor
- * entry). */
-static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool enter, uint32_t mask)
+ * entry), from the thread's stack trace frames[0..n) when it is there
+ * (its top frame's location already that of the entry). */
+static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool enter, uint32_t mask,
+			   const jvmtiFrameInfo *frames, jint n)
 {
 	jmethodID method = NULL;
 	jlocation loc = -1;
-	struct site s = { 0, -1 };
 
-	if (depth >= 0 &&
-	    (*jvmti)->GetFrameLocation(jvmti, thread, depth, &method, &loc) == JVMTI_ERROR_NONE) {
-		if (enter && st__jvm_can_bytecodes)
-			loc = monitorenter_at(jvmti, method, loc);
-		s.method = st__jvm_method(jvmti, method, mask);
-		s.bci = loc >= 0 && loc <= 0xffff ? (int32_t)loc : -1;
-	}
-	return s;
+	if (depth < 0)
+		return (struct site){ 0, -1 };
+	if (depth < n)
+		return site_of(jvmti, frames[depth].method, frames[depth].location, mask);
+	if ((*jvmti)->GetFrameLocation(jvmti, thread, depth, &method, &loc) != JVMTI_ERROR_NONE)
+		return (struct site){ 0, -1 };
+	return site_of(jvmti, method, enter ? enter_location(jvmti, method, loc) : loc, mask);
 }
 
 #define SITE(s) ST_JVM_SITE((s).method, (s).bci)
@@ -148,20 +164,21 @@ static jint waiter_depth(jvmtiEnv *jvmti, jthread thread)
 }
 
 /* One monitor_held per monitor the thread owns. */
-void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask)
+void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask,
+		  const jvmtiFrameInfo *frames, jint n)
 {
 	jvmtiMonitorStackDepthInfo *info = NULL;
-	jint n = 0;
+	jint owned = 0;
 
 	if (!st__jvm_can_held ||
-	    (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, thread, &n, &info) != JVMTI_ERROR_NONE)
+	    (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, thread, &owned, &info) != JVMTI_ERROR_NONE)
 		return;
-	for (jint i = 0; i < n; i++) {
+	for (jint i = 0; i < owned; i++) {
 		uint64_t monitor = st__jvm_tag(jvmti, info[i].monitor);
 		/* (depth -1: entered with JNI MonitorEnter, no frame; 0: the
 		 * frame that now blocks at a monitorenter) */
 		struct site s = site_at(jvmti, thread, info[i].stack_depth,
-					info[i].stack_depth == 0, mask);
+					info[i].stack_depth == 0, mask, frames, n);
 		uint32_t class_no = st__jvm_class_of(jvmti, jni, info[i].monitor, mask);
 
 		if (monitor)
@@ -229,7 +246,8 @@ static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, 
 		  uint32_t mask, struct about *a)
 {
 	monitor_of(jvmti, jni, object, mask, a);
-	a->site = site_at(jvmti, thread, waiting ? waiter_depth(jvmti, thread) : 0, !waiting, mask);
+	a->site = site_at(jvmti, thread, waiting ? waiter_depth(jvmti, thread) : 0, !waiting, mask,
+			  NULL, 0);
 	return a->monitor != 0;
 }
 
@@ -242,19 +260,36 @@ static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, 
  * changes the contention it measures). */
 static __thread __attribute__((tls_model("global-dynamic"))) struct about pending;
 
+/* The frames of a stack trace a contended enter reads: deeper stacks
+ * take the owned-monitor walk. */
+#define ENTER_FRAMES 128
+
 void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
 	uint32_t m = st_jvm_mask(monitor_contended_enter), h = st_jvm_mask(monitor_held);
 	uint32_t e = st_jvm_mask(monitor_contended_entered);
+	jvmtiFrameInfo frames[ENTER_FRAMES];
+	jlocation top = -1;
+	jint n = 0;
 
 	enter_ts = 0;
 	if (!(m | h | e) || st__jvm_dead())
 		return;
-	if (h)
-		st__jvm_held(jvmti, jni, thread, h);
+	/* (one stack trace: the site, and most often the proof that the
+	 * thread owns nothing, lockscan.c) */
+	if ((*jvmti)->GetStackTrace(jvmti, thread, 0, ENTER_FRAMES, frames, &n) != JVMTI_ERROR_NONE)
+		n = 0;
+	if (n > 0)
+		top = frames[0].location = enter_location(jvmti, frames[0].method, frames[0].location);
+	if (h && !(n < ENTER_FRAMES && st__jvm_owns_nothing(jvmti, frames, n, top)))
+		st__jvm_held(jvmti, jni, thread, h, frames, n);
 	/* (the statedump for the sessions of both events: the entered's
 	 * names what this one found) */
-	if ((m | e) && about(jvmti, jni, thread, object, false, m | e, &pending)) {
+	if (!(m | e))
+		return;
+	monitor_of(jvmti, jni, object, m | e, &pending);
+	pending.site = n > 0 ? site_of(jvmti, frames[0].method, top, m | e) : (struct site){ 0, -1 };
+	if (pending.monitor) {
 		if (m)
 			st_jvm_emit(monitor_contended_enter, m, ABOUT(pending));
 		/* (last: the wait is from here) */

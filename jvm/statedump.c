@@ -57,7 +57,7 @@ struct st_jvm_id st__jvm_class_told(jvmtiEnv *jvmti, jclass klass, uint32_t mask
 
 	if (m) {
 		if ((*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) != JVMTI_ERROR_NONE)
-			return (struct st_jvm_id){ 0, NULL };
+			return (struct st_jvm_id){ 0, NULL, NULL };
 		st__jvm_class_name(sig, name, sizeof(name));
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 		st_jvm_emit(class, m, 0, id.number, name);
@@ -75,7 +75,7 @@ struct st_jvm_id st__jvm_class_of_told(jvmtiEnv *jvmti, JNIEnv *jni, jobject obj
 {
 	jclass klass = object ? (*jni)->GetObjectClass(jni, object) : NULL;
 	struct st_jvm_id id = klass ? st__jvm_class_told(jvmti, klass, mask)
-				    : (struct st_jvm_id){ 0, NULL };
+				    : (struct st_jvm_id){ 0, NULL, NULL };
 
 	if (klass)
 		(*jni)->DeleteLocalRef(jni, klass);

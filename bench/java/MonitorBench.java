@@ -34,10 +34,32 @@ public final class MonitorBench {
 	private static final int PARK_EVERY = Integer.getInteger("parkEvery", 0);
 	private static final long PARK_NS = Long.getLong("parkNs", 20000);
 	private static final int YIELD_EVERY = Integer.getInteger("yieldEvery", 0);
+	private static final int DEPTH = Integer.getInteger("depth", 0);
 
 	private static long work(long x, int n) {
 		for (int i = 0; i < n; i++)
 			x = x * 6364136223846793005L + 1442695040888963407L;
+		return x;
+	}
+
+	/* the loop, DEPTH frames below the thread's run: the stacks of a
+	 * real program are deeper than a bench's, and what a tracer does
+	 * per contended enter may walk them */
+	private static long at(int depth, int ops, long x) {
+		return depth > 0 ? at(depth - 1, ops, x) + 1 : loop(ops, x);
+	}
+
+	private static long loop(int ops, long x) {
+		for (int i = 0; i < ops; i++) {
+			synchronized (LOCK) {
+				shared = work(shared, INSIDE);
+				if (PARK_EVERY > 0 && i % PARK_EVERY == 0)
+					LockSupport.parkNanos(PARK_NS);
+				if (YIELD_EVERY > 0 && i % YIELD_EVERY == 0)
+					Thread.yield();
+			}
+			x = work(x, OUTSIDE);
+		}
 		return x;
 	}
 
@@ -62,17 +84,7 @@ public final class MonitorBench {
 				} catch (InterruptedException e) {
 					return;
 				}
-				for (int i = 0; i < ops; i++) {
-					synchronized (LOCK) {
-						shared = work(shared, INSIDE);
-						if (PARK_EVERY > 0 && i % PARK_EVERY == 0)
-							LockSupport.parkNanos(PARK_NS);
-						if (YIELD_EVERY > 0 && i % YIELD_EVERY == 0)
-							Thread.yield();
-					}
-					x = work(x, OUTSIDE);
-				}
-				sink += x;
+				sink += at(DEPTH, ops, x);
 				/* the thread's own count, read before it ends */
 				ThreadInfo info = mx.getThreadInfo(Thread.currentThread().getId());
 				blockedBy[me] = info == null ? 0 : info.getBlockedCount();

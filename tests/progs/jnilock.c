@@ -1,7 +1,8 @@
 /*
  * libjnilock.so: the native half of tests/java/Mixed.java, a pthread
  * mutex that Java threads take through JNI, so that one lock-order graph
- * holds a Java monitor and a native lock.
+ * holds a Java monitor and a native lock; and of tests/java/Held.java, a
+ * monitor entered with JNI's MonitorEnter that outlives the native call.
  *
  *   Mixed.lockP()         pthread_mutex_lock on the mutex P
  *   Mixed.unlockP()       pthread_mutex_unlock
@@ -16,6 +17,8 @@
 JNIEXPORT void JNICALL Java_Mixed_lockP(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_Mixed_unlockP(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_Held_jniEnter(JNIEnv *env, jclass cls, jobject o);
+JNIEXPORT void JNICALL Java_Held_jniExit(JNIEnv *env, jclass cls, jobject o);
 
 static pthread_mutex_t p = PTHREAD_MUTEX_INITIALIZER;
 
@@ -40,4 +43,18 @@ JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls)
 	/* (glibc: 2 in the lock word, a thread sleeps in the futex) */
 	while (__atomic_load_n(&p.__data.__lock, __ATOMIC_ACQUIRE) != 2)
 		usleep(100);
+}
+
+/*   Held.jniEnter(o)      (*env)->MonitorEnter(o), kept after the return
+ *   Held.jniExit(o)       (*env)->MonitorExit(o) */
+JNIEXPORT void JNICALL Java_Held_jniEnter(JNIEnv *env, jclass cls, jobject o)
+{
+	(void)cls;
+	(*env)->MonitorEnter(env, o);
+}
+
+JNIEXPORT void JNICALL Java_Held_jniExit(JNIEnv *env, jclass cls, jobject o)
+{
+	(void)cls;
+	(*env)->MonitorExit(env, o);
 }

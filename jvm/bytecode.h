@@ -1,0 +1,19 @@
+/*
+ * A method's bytecode, decoded (bytecode.c).
+ */
+#ifndef ST_JVM_BYTECODE_H
+#define ST_JVM_BYTECODE_H
+
+#include <stdint.h>
+
+#define ST_JVM_MONITORENTER 0xc2
+
+/*
+ * The monitorenter instructions of a method's bytecode (code, n bytes):
+ * their number (0, 1, ...), and in *first the bytecode index of the
+ * first. -1 when the code does not decode (an unknown opcode, an
+ * instruction past the end).
+ */
+int st__jvm_monitorenters(const unsigned char *code, uint32_t n, uint32_t *first);
+
+#endif

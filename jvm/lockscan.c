@@ -1,0 +1,95 @@
+/*
+ * Whether a thread owns a monitor, read from its stack trace: the answer
+ * that spares most contended enters JVMTI's owned-monitor walk.
+ *
+ * GetOwnedMonitorStackDepthInfo is the agent's dearest call: HotSpot 17
+ * walks the whole stack twice (an escape barrier that deoptimizes objects
+ * the compiler made local, then each frame's monitors), about 2 us a call
+ * on the bench's VM against 0.8 us for a short stack trace, which the
+ * enter needs anyway for its site (monitors.c). A frame owns monitors
+ * only when its method is synchronized, is native (JNI's MonitorEnter) or
+ * has a monitorenter; what each method has is read once from its bytecode
+ * and kept with its number (ids.c's facts):
+ *
+ *   NONE     neither: its frames own nothing;
+ *   ONE(B)   not synchronized, not native, a single monitorenter, at B:
+ *            its frame blocked at B owns nothing (javac's locking is
+ *            structured, as HotSpot requires of the code it compiles: at
+ *            its only monitorenter, a frame has entered nothing yet);
+ *   MAY      anything else.
+ *
+ * The thread owns nothing when its top frame is NONE, or ONE at its own
+ * index, every frame below it NONE, the stack trace whole, and it holds
+ * no monitor entered through JNI (jnimonitors.c). Anything else, or
+ * anything JVMTI refuses: it may own one, and the walk says which.
+ */
+#include "core/atomic.h"
+#include "jvm/bytecode.h"
+#include "jvm/ids.h"
+#include "jvm/jnimonitors.h"
+#include "jvm/lockscan.h"
+#include "jvm/monitors.h"
+
+#define ACC_SYNCHRONIZED 0x0020
+#define ACC_NATIVE 0x0100
+
+/* A method's facts (0: not read yet). */
+#define FACTS_NONE 1u
+#define FACTS_MAY 2u
+#define FACTS_ONE(bci) (3u | (uint32_t)(bci) << 2)
+#define FACTS_IS_ONE(f) (((f) & 3u) == 3u)
+#define FACTS_BCI(f) ((f) >> 2)
+
+/* What a method's frames can own, from its modifiers and bytecode. */
+static uint32_t facts_read(jvmtiEnv *jvmti, jmethodID method)
+{
+	unsigned char *code = NULL;
+	uint32_t first = 0, facts = FACTS_MAY;
+	jint modifiers = 0, n = 0;
+	int enters;
+
+	if (!st__jvm_can_bytecodes ||
+	    (*jvmti)->GetMethodModifiers(jvmti, method, &modifiers) != JVMTI_ERROR_NONE ||
+	    (modifiers & (ACC_SYNCHRONIZED | ACC_NATIVE)) ||
+	    (*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
+		return FACTS_MAY;
+	enters = n > 0 ? st__jvm_monitorenters(code, (uint32_t)n, &first) : -1;
+	if (enters == 0)
+		facts = FACTS_NONE;
+	else if (enters == 1 && first <= 0xffff)
+		facts = FACTS_ONE(first);
+	(*jvmti)->Deallocate(jvmti, code);
+	return facts;
+}
+
+/* A method's facts, read once (a table full: MAY, the walk is right). */
+static uint32_t facts_of(jvmtiEnv *jvmti, jmethodID method)
+{
+	struct st_jvm_id id = st__jvm_method_id(method);
+	uint32_t facts;
+
+	if (!id.facts)
+		return FACTS_MAY;
+	facts = st_load_relaxed(id.facts);
+	if (facts == 0) {
+		/* (two threads that read it at once store the same) */
+		facts = facts_read(jvmti, method);
+		st_store_relaxed(id.facts, facts);
+	}
+	return facts;
+}
+
+bool st__jvm_owns_nothing(jvmtiEnv *jvmti, const jvmtiFrameInfo *frames, jint n, jlocation top_bci)
+{
+	uint32_t top;
+
+	if (n <= 0 || !st__jvm_jni_monitors_none())
+		return false;
+	top = facts_of(jvmti, frames[0].method);
+	if (top != FACTS_NONE && !(FACTS_IS_ONE(top) && top_bci == (jlocation)FACTS_BCI(top)))
+		return false;
+	for (jint i = 1; i < n; i++)
+		if (facts_of(jvmti, frames[i].method) != FACTS_NONE)
+			return false;
+	return true;
+}
