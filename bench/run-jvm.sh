@@ -7,7 +7,10 @@
 #   untraced       java, nothing else
 #   agent, off     the agent loaded (-agentpath:libshimtrace-jvm.so) and
 #                  no session recording: what it costs when disabled
-#   shimtrace      shimtrace record --wrap jvm: every contended enter
+#   shimtrace      shimtrace record --wrap jvm: every contended enter, and
+#                  the monitors the thread holds at each (the lock order)
+#   shimtrace-no-order  the same without the lock order (no
+#                  jvm:monitor_held): the contention alone, as JFR's rows
 #   JFR, all       -XX:StartFlightRecording with jdk.JavaMonitorEnter at
 #                  threshold 0 ms (every contended enter, with its stack)
 #   JFR, default   the default profile: jdk.JavaMonitorEnter above 20 ms
@@ -48,7 +51,7 @@ PARK=10
 DEPTH=60
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
-USAGE=31,38
+USAGE=34,41
 bench_args threads:THREADS:count ops:OPS:count reps:REPS:count park:PARK:count depth:DEPTH:count -- "$@"
 JVM_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-jvm.so
 command -v javac >/dev/null || die "no javac: install openjdk-17-jdk-headless"
@@ -79,9 +82,11 @@ run() {
 	case $row in
 	untraced) java "${props[@]}" >"$out" 2>/dev/null ;;
 	agent-off) java "-agentpath:$JVM_LIB" "${props[@]}" >"$out" 2>/dev/null ;;
-	shimtrace)
+	shimtrace | shimtrace-no-order)
+		local only=()
+		[[ $row == shimtrace-no-order ]] && only=(-e 'jvm:monitor_contended_*' -e 'jvm:monitor_wait*' -e 'jvm:thread_*')
 		rm -rf "trace.$rep"
-		"$SHIMTRACE" record -q --wrap jvm -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
+		"$SHIMTRACE" record -q --wrap jvm "${only[@]}" -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
 		events=$("$SHIMTRACE" report locks --json "trace.$rep" 2>/dev/null | python3 -c '
 import json, sys
 print(sum(l["contended"] for l in json.load(sys.stdin)["locks"] if l.get("class") == "MonitorBench$BenchLock"))')
@@ -103,9 +108,12 @@ print(sum(l["contended"] for l in json.load(sys.stdin)["locks"] if l.get("class"
 	echo "$ms ${blocked:-?} ${events:-0}" >>"$TMP/$row.$wl"
 }
 
-ROWS=(untraced agent-off shimtrace jfr-all jfr-default)
+ROWS=(untraced agent-off shimtrace shimtrace-no-order jfr-all jfr-default)
 declare -A WHY
-[[ -r $JVM_LIB ]] || { WHY[agent-off]="no $JVM_LIB (build with a JDK)"; WHY[shimtrace]=${WHY[agent-off]}; }
+[[ -r $JVM_LIB ]] || {
+	WHY[agent-off]="no $JVM_LIB (build with a JDK)"
+	WHY[shimtrace]=${WHY[agent-off]} WHY[shimtrace-no-order]=${WHY[agent-off]}
+}
 [[ -x $JFR ]] || { WHY[jfr-all]="no jfr tool"; WHY[jfr-default]="no jfr tool"; }
 
 for wl in park yield spin deep; do

@@ -5,7 +5,7 @@
  * GetOwnedMonitorStackDepthInfo is the agent's dearest call: HotSpot 17
  * walks the whole stack twice (an escape barrier that deoptimizes objects
  * the compiler made local, then each frame's monitors), about 2 us a call
- * on the bench's VM against 0.8 us for a short stack trace, which the
+ * on the bench's VM against about 1 us for a short stack trace, which the
  * enter needs anyway for its site (monitors.c). A frame owns monitors
  * only when its method is synchronized, is native (JNI's MonitorEnter) or
  * has a monitorenter; what each method has is read once from its bytecode

@@ -308,6 +308,16 @@ static int operand_items(struct control *c, int nops, char **argv, int first)
 				return -1;
 		}
 	}
+	/* (the names of what the jvm events number: an enable's patterns
+	 * that select those events get them) */
+	if (c->rules && strcmp(verb, "enable") == 0) {
+		const char *names[ST_CATALOG_NAMES_MAX];
+		int k = st_catalog_names((const char *const *)argv + first, nops, names);
+
+		for (int i = 0; i < k; i++)
+			if (add(&c->it, "pattern", names[i]) < 0)
+				return -1;
+	}
 	return 0;
 }
 

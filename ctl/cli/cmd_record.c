@@ -1027,7 +1027,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[PATH_MAX + 128], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
-	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX];
+	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
@@ -1058,6 +1058,8 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 			}
 	if (check_patterns(&r, &fam) < 0)
 		return 2;
+	/* (the names of what the jvm events number) */
+	r.npatterns += st_catalog_names(r.patterns, r.npatterns, r.patterns + r.npatterns);
 	/* each probe is recorded: it was asked for */
 	for (int i = 0; i < r.nprobes; i++) {
 		st_probe_opt_pattern(&r.probes[i], probe_patterns[i], sizeof(probe_patterns[i]));

@@ -41,6 +41,17 @@ static inline bool st_catalog_match(const struct st_catalog_entry *e, const char
 	return fnmatch(pattern, full, 0) == 0;
 }
 
+/* The most st_catalog_names adds. */
+#define ST_CATALOG_NAMES_MAX 3
+
+/*
+ * The tracepoints that give the names of what other tracepoints number
+ * (the JVM agent's statedump, catalog_names.c) that patterns[0..n) leave
+ * out although they select one of those: their full names into add (room
+ * for ST_CATALOG_NAMES_MAX), their number returned.
+ */
+int st_catalog_names(const char *const *patterns, int n, const char **add);
+
 /*
  * Whether pattern names a family's provider exactly (pthread:...,
  * malloc:...) but none of its tracepoints: a typo (the family's
