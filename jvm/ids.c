@@ -38,6 +38,7 @@
 
 #include "core/atomic.h"
 #include "jvm/ids.h"
+#include "jvm/jvm-tp.h"
 #include "shimtrace/tracepoint.h"
 
 #define CLASS_SLOTS (1u << 14)
@@ -93,22 +94,38 @@ static uint32_t hash(uint64_t k)
 	return (uint32_t)k;
 }
 
-static struct st_jvm_id table_id(struct table *t, uint64_t key)
+/* key's slot, claimed if it had none; NULL when the table is full for it. */
+static struct slot *table_slot(struct table *t, uint64_t key)
 {
 	uint32_t h = hash(key);
 
 	for (uint32_t i = 0; i < MAX_PROBE; i++) {
-		uint32_t at = (h + i) & (t->n - 1);
-		struct slot *s = &t->slots[at];
+		struct slot *s = &t->slots[(h + i) & (t->n - 1)];
 		uint64_t k = st_load_acquire(&s->key);
 
 		if (k == 0 && st_cas_seq_cst(&s->key, &k, key))
 			k = key;
 		if (k == key)
-			return (struct st_jvm_id){ at + 1, &s->dumped, &s->facts };
+			return s;
 	}
+	return NULL;
+}
+
+static struct st_jvm_id table_id(struct table *t, uint64_t key)
+{
+	struct slot *s = table_slot(t, key);
+	uint32_t number;
+
+	if (s)
+		return (struct st_jvm_id){ (uint32_t)(s - t->slots) + 1, &s->dumped, &s->facts };
 	st_fetch_add_relaxed(&st__jvm_ids_overflows, 1);
-	return (struct st_jvm_id){ st_fetch_add_relaxed(&next_overflow, 1), NULL, NULL };
+	/* (a number past ST_JVM_METHOD_MAX would not fit in a site: 0,
+	 * untold, once they run out; the counter is not moved then, so
+	 * that it never wraps round to numbers in use) */
+	if (st_load_relaxed(&next_overflow) > ST_JVM_METHOD_MAX)
+		return (struct st_jvm_id){ 0, NULL, NULL };
+	number = st_fetch_add_relaxed(&next_overflow, 1);
+	return (struct st_jvm_id){ number <= ST_JVM_METHOD_MAX ? number : 0, NULL, NULL };
 }
 
 uint64_t st__jvm_tag(jvmtiEnv *jvmti, jobject object)
@@ -138,6 +155,13 @@ struct st_jvm_id st__jvm_class_id(jvmtiEnv *jvmti, jclass klass)
 struct st_jvm_id st__jvm_method_id(jmethodID method)
 {
 	return method ? table_id(&methods, (uint64_t)(uintptr_t)method) : (struct st_jvm_id){ 0, NULL, NULL };
+}
+
+uint32_t *st__jvm_method_facts(jmethodID method)
+{
+	struct slot *s = method ? table_slot(&methods, (uint64_t)(uintptr_t)method) : NULL;
+
+	return s ? &s->facts : NULL;
 }
 
 static void forget(const struct table *t, uint32_t bit)

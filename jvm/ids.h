@@ -38,6 +38,10 @@ struct st_jvm_id st__jvm_class_id(jvmtiEnv *jvmti, jclass klass);
  * lives and never reused by HotSpot). */
 struct st_jvm_id st__jvm_method_id(jmethodID method);
 
+/* The method's facts word (st_jvm_id's), its slot claimed if it had
+ * none: NULL when the table is full for it (no number is spent). */
+uint32_t *st__jvm_method_facts(jmethodID method);
+
 /*
  * The sessions of mask that have not had id's statedump yet. Sessions
  * whose slot changed hands since the agent last looked (a new generation)

@@ -17,6 +17,7 @@
  */
 #include "core/atomic.h"
 #include "jvm/jnimonitors.h"
+#include "jvm/monitors.h"
 
 static jint(JNICALL *real_enter)(JNIEnv *, jobject);
 static jint(JNICALL *real_exit)(JNIEnv *, jobject);
@@ -29,19 +30,19 @@ static __thread __attribute__((tls_model("global-dynamic"))) struct {
 
 static jint JNICALL monitor_enter(JNIEnv *env, jobject object)
 {
-	jint r = real_enter(env, object);
+	jint r = st_load_acquire(&real_enter)(env, object);
 
 	if (r == JNI_OK)
 		jni_monitors.held++;
 	return r;
 }
 
-/* (an exit JNI refuses, one of a monitor not entered through JNI, leaves
- * the count; the count never goes below 0: then it counts too many, and
- * the thread only takes the walk) */
+/* (an exit JNI refuses leaves the count, which never goes below 0. One
+ * of a monitor taken in Java, which JNI forbids but HotSpot lets pass,
+ * counts one too few: lockscan.c takes that on trust) */
 static jint JNICALL monitor_exit(JNIEnv *env, jobject object)
 {
-	jint r = real_exit(env, object);
+	jint r = st_load_acquire(&real_exit)(env, object);
 
 	if (r == JNI_OK && jni_monitors.held)
 		jni_monitors.held--;
@@ -52,11 +53,13 @@ void st__jvm_jni_monitors_install(jvmtiEnv *jvmti)
 {
 	jniNativeInterface *table = NULL;
 
-	if (st_load_acquire(&installed) ||
+	/* (no use without the owned-monitor walk to spare: a JVM joined
+	 * later, which HotSpot does not give it) */
+	if (!st__jvm_can_held || st_load_acquire(&installed) ||
 	    (*jvmti)->GetJNIFunctionTable(jvmti, &table) != JVMTI_ERROR_NONE || !table)
 		return;
-	real_enter = table->MonitorEnter;
-	real_exit = table->MonitorExit;
+	st_store_release(&real_enter, table->MonitorEnter);
+	st_store_release(&real_exit, table->MonitorExit);
 	table->MonitorEnter = monitor_enter;
 	table->MonitorExit = monitor_exit;
 	if ((*jvmti)->SetJNIFunctionTable(jvmti, table) == JVMTI_ERROR_NONE) {
@@ -72,7 +75,9 @@ void st__jvm_jni_monitors_thread_start(void)
 	jni_monitors.held = 0;
 }
 
-bool st__jvm_jni_monitors_none(void)
+/* (and the table still ours: another agent may set one it read before) */
+bool st__jvm_jni_monitors_none(JNIEnv *jni)
 {
-	return jni_monitors.counted && jni_monitors.held == 0;
+	return jni_monitors.counted && jni_monitors.held == 0 && (*jni)->MonitorEnter == monitor_enter &&
+	       (*jni)->MonitorExit == monitor_exit;
 }

@@ -22,7 +22,27 @@
  * index, every frame below it NONE, the stack trace whole, and it holds
  * no monitor entered through JNI (jnimonitors.c). Anything else, or
  * anything JVMTI refuses: it may own one, and the walk says which.
+ *
+ * The top frame's index is the one JVMTI gives: compiled code blocks at
+ * B itself; HotSpot's interpreter is one past B when it blocks there,
+ * which is also where a frame that has entered at B stands when it
+ * contends for a lock of the JVM's (a class's initialisation): an
+ * interpreted frame at B + 1 takes the walk. loadClass methods are MAY:
+ * HotSpot calls them holding a loader's lock or a class's initialisation
+ * lock, which no frame shows.
+ *
+ * What it takes on trust, and would miss: a method redefined (JVMTI
+ * RedefineClasses, a debugger's hot swap) after its facts were read to
+ * add a synchronized block (its jmethodID stays; knowing would take
+ * ClassFileLoadHook, which slows every class load); bytecode that locks
+ * unstructured (not javac's; HotSpot then only interprets it); JNI code
+ * that exits with MonitorExit a monitor taken in Java, which JNI forbids
+ * and HotSpot lets pass (jnimonitors.c); another agent's callback that
+ * enters a monitor with JNI and contends at B + 1 (taken by the walk
+ * above).
  */
+#include <string.h>
+
 #include "core/atomic.h"
 #include "jvm/bytecode.h"
 #include "jvm/ids.h"
@@ -40,18 +60,27 @@
 #define FACTS_IS_ONE(f) (((f) & 3u) == 3u)
 #define FACTS_BCI(f) ((f) >> 2)
 
-/* What a method's frames can own, from its modifiers and bytecode. */
+/* What a method's frames can own, from its modifiers, name and bytecode. */
 static uint32_t facts_read(jvmtiEnv *jvmti, jmethodID method)
 {
 	unsigned char *code = NULL;
 	uint32_t first = 0, facts = FACTS_MAY;
 	jint modifiers = 0, n = 0;
+	char *name = NULL;
+	bool loader;
 	int enters;
 
 	if (!st__jvm_can_bytecodes ||
 	    (*jvmti)->GetMethodModifiers(jvmti, method, &modifiers) != JVMTI_ERROR_NONE ||
 	    (modifiers & (ACC_SYNCHRONIZED | ACC_NATIVE)) ||
-	    (*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
+	    (*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) != JVMTI_ERROR_NONE)
+		return FACTS_MAY;
+	/* (HotSpot calls a class loader's loadClass holding the loader's
+	 * lock, or a class's initialisation lock while it links the class:
+	 * monitors of no frame) */
+	loader = strcmp(name, "loadClass") == 0;
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+	if (loader || (*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
 		return FACTS_MAY;
 	enters = n > 0 ? st__jvm_monitorenters(code, (uint32_t)n, &first) : -1;
 	if (enters == 0)
@@ -65,28 +94,28 @@ static uint32_t facts_read(jvmtiEnv *jvmti, jmethodID method)
 /* A method's facts, read once (a table full: MAY, the walk is right). */
 static uint32_t facts_of(jvmtiEnv *jvmti, jmethodID method)
 {
-	struct st_jvm_id id = st__jvm_method_id(method);
-	uint32_t facts;
+	uint32_t *word = st__jvm_method_facts(method), facts;
 
-	if (!id.facts)
+	if (!word)
 		return FACTS_MAY;
-	facts = st_load_relaxed(id.facts);
+	facts = st_load_relaxed(word);
 	if (facts == 0) {
 		/* (two threads that read it at once store the same) */
 		facts = facts_read(jvmti, method);
-		st_store_relaxed(id.facts, facts);
+		st_store_relaxed(word, facts);
 	}
 	return facts;
 }
 
-bool st__jvm_owns_nothing(jvmtiEnv *jvmti, const jvmtiFrameInfo *frames, jint n, jlocation top_bci)
+bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
+			  jlocation top)
 {
-	uint32_t top;
+	uint32_t facts;
 
-	if (n <= 0 || !st__jvm_jni_monitors_none())
+	if (n <= 0 || !st__jvm_jni_monitors_none(jni))
 		return false;
-	top = facts_of(jvmti, frames[0].method);
-	if (top != FACTS_NONE && !(FACTS_IS_ONE(top) && top_bci == (jlocation)FACTS_BCI(top)))
+	facts = facts_of(jvmti, frames[0].method);
+	if (facts != FACTS_NONE && !(FACTS_IS_ONE(facts) && top == (jlocation)FACTS_BCI(facts)))
 		return false;
 	for (jint i = 1; i < n; i++)
 		if (facts_of(jvmti, frames[i].method) != FACTS_NONE)

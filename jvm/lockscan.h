@@ -12,10 +12,12 @@
 #include <stdint.h>
 
 /*
- * Whether the thread of this stack trace (frames[0..n), the whole stack,
- * frames[0] blocked at bytecode index top_bci) owns no monitor. false
- * whenever it cannot tell.
+ * Whether the thread of this stack trace (frames[0..n), the whole stack;
+ * top: frames[0]'s location as JVMTI gave it, the thread blocked there
+ * on a monitor; jni: its JNIEnv) owns no monitor. false whenever it
+ * cannot tell.
  */
-bool st__jvm_owns_nothing(jvmtiEnv *jvmti, const jvmtiFrameInfo *frames, jint n, jlocation top_bci);
+bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
+			  jlocation top);
 
 #endif

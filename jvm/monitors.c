@@ -269,7 +269,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	uint32_t m = st_jvm_mask(monitor_contended_enter), h = st_jvm_mask(monitor_held);
 	uint32_t e = st_jvm_mask(monitor_contended_entered);
 	jvmtiFrameInfo frames[ENTER_FRAMES];
-	jlocation top = -1;
+	jlocation top = -1, raw = -1;
 	jint n = 0;
 
 	enter_ts = 0;
@@ -286,10 +286,12 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 					      &frames[0].location) == JVMTI_ERROR_NONE) {
 		n = 1;
 	}
-	if (n > 0)
-		top = frames[0].location = enter_location(jvmti, frames[0].method, frames[0].location);
+	if (n > 0) {
+		raw = frames[0].location;
+		top = frames[0].location = enter_location(jvmti, frames[0].method, raw);
+	}
 	if (h && st__jvm_can_held &&
-	    !(n < ENTER_FRAMES && st__jvm_owns_nothing(jvmti, frames, n, top)))
+	    !(n < ENTER_FRAMES && st__jvm_owns_nothing(jvmti, jni, frames, n, raw)))
 		st__jvm_held(jvmti, jni, thread, h, frames, n);
 	/* (the statedump for the sessions of both events: the entered's
 	 * names what this one found) */

@@ -6,7 +6,9 @@
  * these would make a trace whose reports say "java method 13633 (bci 5)"
  * where they could say "Pool.take (Pool.java:88)": record and enable add
  * them (a statedump is written once per method and session, not per
- * event).
+ * event). Only for a pattern that names the jvm provider (jvm:...), the
+ * one that loads the JVM agent into a process attached to (sessattach.c):
+ * '*wait*' must not make a session want a JVM.
  */
 #include <string.h>
 
@@ -34,15 +36,38 @@ static bool matched(const char *const *patterns, int n, const char *full)
 	return false;
 }
 
+/* Whether the entry has a field called name ("TYPE name, TYPE name"). */
+static bool has_field(const struct st_catalog_entry *e, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *f = e->fields; (f = strstr(f, name)); f += len)
+		if (f > e->fields && f[-1] == ' ' && (f[len] == ',' || f[len] == '\0'))
+			return true;
+	return false;
+}
+
+/* Whether pattern (one that names the jvm provider) selects an event
+ * that numbers a class or a method. */
+static bool numbers(const char *pattern)
+{
+	if (strncmp(pattern, "jvm:", 4) != 0)
+		return false;
+	for (unsigned e = 0; e < st_catalog_count; e++)
+		if (strcmp(st_catalog[e].provider, "jvm") == 0 && !is_name(&st_catalog[e]) &&
+		    (has_field(&st_catalog[e], "class") || has_field(&st_catalog[e], "method")) &&
+		    st_catalog_match(&st_catalog[e], pattern))
+			return true;
+	return false;
+}
+
 int st_catalog_names(const char *const *patterns, int n, const char **add)
 {
 	bool numbered = false;
 	int k = 0;
 
-	for (unsigned e = 0; e < st_catalog_count && !numbered; e++)
-		if (strcmp(st_catalog[e].provider, "jvm") == 0 && !is_name(&st_catalog[e]))
-			for (int i = 0; i < n && !numbered; i++)
-				numbered = st_catalog_match(&st_catalog[e], patterns[i]);
+	for (int i = 0; i < n && !numbered; i++)
+		numbered = numbers(patterns[i]);
 	if (!numbered)
 		return 0;
 	for (size_t i = 0; i < NNAMES; i++)

@@ -1,10 +1,11 @@
 /*
  * Unit tests of the names record and enable add to the patterns
- * (ctl/common/catalog_names.c): patterns that select a jvm event that
- * numbers classes and methods get jvm:class, jvm:method and
- * jvm:method_line, those a pattern already selects are not added twice,
- * and patterns that select no such event (other families, the names
- * alone) get nothing.
+ * (ctl/common/catalog_names.c): patterns naming the jvm provider that
+ * select an event that numbers classes and methods get jvm:class,
+ * jvm:method and jvm:method_line, those a pattern already selects are not
+ * added twice, and patterns that select no such event (other families,
+ * the thread events, the names alone) or do not name the provider
+ * ('*wait*', which must not make a session want a JVM) get nothing.
  */
 #include <check.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static const char *added(const char *const *patterns, int n)
 START_TEST(jvm_events)
 {
 	ck_assert_str_eq(ADDED("jvm:monitor_contended_*"), "jvm:class jvm:method jvm:method_line");
-	ck_assert_str_eq(ADDED("pthread:*", "jvm:thread_start"), "jvm:class jvm:method jvm:method_line");
+	ck_assert_str_eq(ADDED("pthread:*", "jvm:monitor_wait"), "jvm:class jvm:method jvm:method_line");
 	ck_assert_str_eq(ADDED("jvm:monitor_*", "jvm:class"), "jvm:method jvm:method_line");
 	ck_assert_str_eq(ADDED("jvm:monitor_*", "jvm:method*"), "jvm:class");
 }
@@ -46,6 +47,9 @@ START_TEST(nothing)
 	ck_assert_str_eq(ADDED("*"), "");
 	ck_assert_str_eq(ADDED("pthread:*", "malloc:*"), "");
 	ck_assert_str_eq(ADDED("jvm:class"), "");
+	ck_assert_str_eq(ADDED("jvm:thread_*"), "");
+	ck_assert_str_eq(ADDED("*wait*"), "");
+	ck_assert_str_eq(ADDED("*:monitor_contended_enter"), "");
 	ck_assert_str_eq(added(NULL, 0), "");
 }
 END_TEST
