@@ -42,6 +42,7 @@
 #include "jvm/agent.h"
 #include "jvm/ids.h"
 #include "jvm/jnimonitors.h"
+#include "jvm/lockscan.h"
 #include "jvm/monitors.h"
 #include "jvm/nativehook.h"
 
@@ -97,6 +98,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)thread;
 	st__jvm_jni_monitors_install(jvmti);
+	st__jvm_lockscan_init(jni);
 	st__jvm_monitors_init(jvmti, jni);
 	st__jvm_nativehook_init(jvmti, jni);
 }
@@ -183,6 +185,7 @@ static jint start(JavaVM *vm, bool live)
 	/* (attached to a live JVM: VMInit is past, Object is there now) */
 	if (live && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni) {
 		st__jvm_jni_monitors_install(jvmti);
+		st__jvm_lockscan_init(jni);
 		st__jvm_monitors_init(jvmti, jni);
 	}
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)

@@ -23,13 +23,17 @@
  * no monitor entered through JNI (jnimonitors.c). Anything else, or
  * anything JVMTI refuses: it may own one, and the walk says which.
  *
- * The top frame's index is the one JVMTI gives: compiled code blocks at
- * B itself; HotSpot's interpreter is one past B when it blocks there,
- * which is also where a frame that has entered at B stands when it
- * contends for a lock of the JVM's (a class's initialisation): an
- * interpreted frame at B + 1 takes the walk. loadClass methods are MAY:
- * HotSpot calls them holding a loader's lock or a class's initialisation
- * lock, which no frame shows.
+ * The top frame's index is the one JVMTI gives: B, or one past it (B + 1:
+ * HotSpot 17's interpreter, and its compiled code too, say so of a frame
+ * blocked at B). B + 1 is also where a frame that has entered at B stands
+ * when the instruction after contends for a lock of the JVM's own: a
+ * class's initialisation lock (an int[]), a constant pool's resolution
+ * lock (an Object[]), a class loader, a class's mirror. So B + 1 proves
+ * nothing when the contended monitor's class is one the JVM locks (an
+ * array, Class, a ClassLoader: read once per class, kept in its facts);
+ * a program's own monitor of those classes takes the walk. loadClass
+ * methods are MAY: HotSpot calls them holding a loader's lock or a
+ * class's initialisation lock, which no frame shows.
  *
  * What it takes on trust, and would miss: a method redefined (JVMTI
  * RedefineClasses, a debugger's hot swap) after its facts were read to
@@ -38,8 +42,7 @@
  * unstructured (not javac's; HotSpot then only interprets it); JNI code
  * that exits with MonitorExit a monitor taken in Java, which JNI forbids
  * and HotSpot lets pass (jnimonitors.c); another agent's callback that
- * enters a monitor with JNI and contends at B + 1 (taken by the walk
- * above).
+ * enters a monitor with JNI in a program's object at B + 1.
  */
 #include <string.h>
 
@@ -107,15 +110,64 @@ static uint32_t facts_of(jvmtiEnv *jvmti, jmethodID method)
 	return facts;
 }
 
+/* A class's facts: what HotSpot may lock of its objects. */
+#define CLASS_PROGRAMS 1u
+#define CLASS_JVMS 2u
+
+static jclass class_loader; /* java.lang.ClassLoader, a global reference */
+
+void st__jvm_lockscan_init(JNIEnv *jni)
+{
+	jclass c = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+
+	if (!c) {
+		(*jni)->ExceptionClear(jni);
+		return;
+	}
+	class_loader = (jclass)(*jni)->NewGlobalRef(jni, c);
+	(*jni)->DeleteLocalRef(jni, c);
+}
+
+static uint32_t class_facts_read(jvmtiEnv *jvmti, JNIEnv *jni, jobject object)
+{
+	jclass klass = (*jni)->GetObjectClass(jni, object);
+	uint32_t facts = CLASS_JVMS;
+	char *sig = NULL;
+
+	if (!klass)
+		return CLASS_JVMS;
+	if (class_loader && (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL) == JVMTI_ERROR_NONE &&
+	    sig[0] != '[' && strcmp(sig, "Ljava/lang/Class;") != 0 &&
+	    !(*jni)->IsAssignableFrom(jni, klass, class_loader))
+		facts = CLASS_PROGRAMS;
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	(*jni)->DeleteLocalRef(jni, klass);
+	return facts;
+}
+
+bool st__jvm_jvm_locks(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t *facts)
+{
+	uint32_t f = facts ? st_load_relaxed(facts) : 0;
+
+	if (f == 0) {
+		f = class_facts_read(jvmti, jni, object);
+		if (facts)
+			st_store_relaxed(facts, f);
+	}
+	return f != CLASS_PROGRAMS;
+}
+
 bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
-			  jlocation top)
+			  jlocation top, bool jvm_lock)
 {
 	uint32_t facts;
+	jlocation b;
 
 	if (n <= 0 || !st__jvm_jni_monitors_none(jni))
 		return false;
 	facts = facts_of(jvmti, frames[0].method);
-	if (facts != FACTS_NONE && !(FACTS_IS_ONE(facts) && top == (jlocation)FACTS_BCI(facts)))
+	b = FACTS_IS_ONE(facts) ? (jlocation)FACTS_BCI(facts) : -2;
+	if (facts != FACTS_NONE && !(top == b || (top == b + 1 && !jvm_lock)))
 		return false;
 	for (jint i = 1; i < n; i++)
 		if (facts_of(jvmti, frames[i].method) != FACTS_NONE)

@@ -14,10 +14,18 @@
 /*
  * Whether the thread of this stack trace (frames[0..n), the whole stack;
  * top: frames[0]'s location as JVMTI gave it, the thread blocked there
- * on a monitor; jni: its JNIEnv) owns no monitor. false whenever it
- * cannot tell.
+ * on a monitor whose class the JVM may lock itself if jvm_lock; jni: its
+ * JNIEnv) owns no monitor. false whenever it cannot tell.
  */
 bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
-			  jlocation top);
+			  jlocation top, bool jvm_lock);
+
+/* Whether HotSpot may lock objects of object's class itself (arrays,
+ * Class, ClassLoaders; true when it cannot tell); read once per class,
+ * kept in *facts (its st_jvm_id's; NULL: read each time). */
+bool st__jvm_jvm_locks(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t *facts);
+
+/* Finds java.lang.ClassLoader (VMInit, or the attach: the live phase). */
+void st__jvm_lockscan_init(JNIEnv *jni);
 
 #endif

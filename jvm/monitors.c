@@ -194,6 +194,7 @@ void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask,
 struct about {
 	uint64_t monitor;
 	uint32_t class_no;
+	bool jvm_lock; /* a class HotSpot may lock itself (lockscan.c) */
 	struct site site;
 };
 
@@ -210,6 +211,7 @@ static __thread __attribute__((tls_model("global-dynamic"))) struct {
 	jweak object;
 	uint64_t monitor;
 	struct st_jvm_id class_id;
+	bool jvm_lock;
 } last_monitor;
 
 static void monitor_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t mask, struct about *a)
@@ -221,11 +223,13 @@ static void monitor_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t ma
 	    !st__jvm_ids_needed(last_monitor.class_id, mask)) {
 		a->monitor = last_monitor.monitor;
 		a->class_no = last_monitor.class_id.number;
+		a->jvm_lock = last_monitor.jvm_lock;
 		return;
 	}
 	a->monitor = st__jvm_tag(jvmti, object);
 	id = st__jvm_class_of_told(jvmti, jni, object, mask);
 	a->class_no = id.number;
+	a->jvm_lock = st__jvm_jvm_locks(jvmti, jni, object, id.facts);
 	if (!a->monitor || !id.number || !id.dumped)
 		return;
 	if (last_monitor.object)
@@ -233,6 +237,7 @@ static void monitor_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t ma
 	last_monitor.object = (*jni)->NewWeakGlobalRef(jni, object);
 	last_monitor.monitor = a->monitor;
 	last_monitor.class_id = id;
+	last_monitor.jvm_lock = a->jvm_lock;
 }
 
 void st__jvm_monitors_thread_end(JNIEnv *jni)
@@ -275,6 +280,10 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	enter_ts = 0;
 	if (!(m | h | e) || st__jvm_dead())
 		return;
+	/* (the monitor first, with the statedump for the sessions of both
+	 * events, the entered's names what this one found: its class tells
+	 * the proof below what the JVM may lock) */
+	monitor_of(jvmti, jni, object, m | e, &pending);
 	/* (the lock order: one stack trace, the site and most often the
 	 * proof that the thread owns nothing, lockscan.c; without it, only
 	 * the top frame, which costs a third less) */
@@ -291,13 +300,11 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 		top = frames[0].location = enter_location(jvmti, frames[0].method, raw);
 	}
 	if (h && st__jvm_can_held &&
-	    !(n < ENTER_FRAMES && st__jvm_owns_nothing(jvmti, jni, frames, n, raw)))
+	    !(n < ENTER_FRAMES &&
+	      st__jvm_owns_nothing(jvmti, jni, frames, n, raw, pending.jvm_lock)))
 		st__jvm_held(jvmti, jni, thread, h, frames, n);
-	/* (the statedump for the sessions of both events: the entered's
-	 * names what this one found) */
 	if (!(m | e))
 		return;
-	monitor_of(jvmti, jni, object, m | e, &pending);
 	pending.site = n > 0 ? site_of(jvmti, frames[0].method, top, m | e) : (struct site){ 0, -1 };
 	if (pending.monitor) {
 		if (m)

@@ -13,7 +13,7 @@
  * callers decide. Each wait is made certain: main holds the Target until
  * the worker is seen BLOCKED. Prints one line per phase.
  *
- *   usage: java -Xbatch -Djnilock=/path/libjnilock.so Held
+ *   usage: java -Djnilock=/path/libjnilock.so Held
  */
 import java.util.concurrent.Semaphore;
 
@@ -90,13 +90,6 @@ public final class Held {
 
 	public static void main(String[] args) throws Exception {
 		System.load(System.getProperty("jnilock"));
-		/* take() compiled (run with -Xbatch: the compilation is waited
-		 * for): HotSpot's interpreter stands one past a monitorenter it
-		 * blocks at, where the agent cannot tell it from a frame that
-		 * has entered, and takes the walk; compiled code stands at it */
-		for (int i = 0; i < 20000; i++)
-			take();
-		taken = 0;
 		Thread worker = new Thread(() -> {
 			for (int n = 1; n <= 4; n++) {
 				go.acquireUninterruptibly();
