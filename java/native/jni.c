@@ -35,36 +35,42 @@ static const struct st_tracepoint *tracepoint(jlong handle)
 
 /* Whether fields of this kind can be recorded by the libshimtrace this
  * was built with. */
+static bool kind_ok(jint kind)
+{
+	return kind >= 0 && kind < KIND_COUNT && type_of_kind[kind] <= ST_TYPE_LAST;
+}
+
 JNIEXPORT jboolean JNICALL Java_org_shimtrace_Native_canRecord(JNIEnv *env, jclass cls, jint kind)
 {
 	(void)env;
 	(void)cls;
-	return kind >= 0 && kind < KIND_COUNT && type_of_kind[kind] <= ST_TYPE_LAST;
+	return kind_ok(kind);
 }
 
-/* The UTF-8 of the strings of array, into out (n of them); false, with
- * what was taken released, if the JVM is out of memory. */
-static bool names_take(JNIEnv *env, jobjectArray array, jsize n, const char **out)
+/* The strings of array (n of them), each kept in strs and its UTF-8 in
+ * out until names_give; false, with what was taken given back, if the JVM
+ * is out of memory. */
+static void names_give(JNIEnv *env, jsize n, jstring *strs, const char **names)
 {
 	for (jsize i = 0; i < n; i++) {
-		jstring s = (*env)->GetObjectArrayElement(env, array, i);
+		(*env)->ReleaseStringUTFChars(env, strs[i], names[i]);
+		(*env)->DeleteLocalRef(env, strs[i]);
+	}
+}
 
-		out[i] = s ? (*env)->GetStringUTFChars(env, s, NULL) : NULL;
+static bool names_take(JNIEnv *env, jobjectArray array, jsize n, jstring *strs, const char **out)
+{
+	for (jsize i = 0; i < n; i++) {
+		strs[i] = (*env)->GetObjectArrayElement(env, array, i);
+		out[i] = strs[i] ? (*env)->GetStringUTFChars(env, strs[i], NULL) : NULL;
 		if (!out[i]) {
-			while (i-- > 0)
-				(*env)->ReleaseStringUTFChars(
-					env, (*env)->GetObjectArrayElement(env, array, i), out[i]);
+			if (strs[i])
+				(*env)->DeleteLocalRef(env, strs[i]);
+			names_give(env, i, strs, out);
 			return false;
 		}
 	}
 	return true;
-}
-
-static void names_give(JNIEnv *env, jobjectArray array, jsize n, const char **names)
-{
-	for (jsize i = 0; i < n; i++)
-		(*env)->ReleaseStringUTFChars(env, (*env)->GetObjectArrayElement(env, array, i),
-					      names[i]);
 }
 
 /*
@@ -77,6 +83,7 @@ JNIEXPORT jlong JNICALL Java_org_shimtrace_Native_define(JNIEnv *env, jclass cls
 {
 	jsize n = (*env)->GetArrayLength(env, fields);
 	const char *prov = NULL, *tp_name = NULL, *names[256];
+	jstring strs[256];
 	uint32_t types[256];
 	jint k[256];
 	const struct st_tracepoint *tp = NULL;
@@ -86,15 +93,15 @@ JNIEXPORT jlong JNICALL Java_org_shimtrace_Native_define(JNIEnv *env, jclass cls
 		return 0;
 	(*env)->GetIntArrayRegion(env, kinds, 0, n, k);
 	for (jsize i = 0; i < n; i++) {
-		if (k[i] < 0 || k[i] >= KIND_COUNT || type_of_kind[k[i]] > ST_TYPE_LAST)
+		if (!kind_ok(k[i]))
 			return 0;
 		types[i] = type_of_kind[k[i]];
 	}
 	prov = (*env)->GetStringUTFChars(env, provider, NULL);
 	tp_name = prov ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
-	if (tp_name && names_take(env, fields, n, names)) {
+	if (tp_name && names_take(env, fields, n, strs, names)) {
 		tp = st_dyn_define(prov, tp_name, (uint32_t)n, names, types);
-		names_give(env, fields, n, names);
+		names_give(env, n, strs, names);
 	}
 	if (tp_name)
 		(*env)->ReleaseStringUTFChars(env, name, tp_name);
