@@ -94,13 +94,21 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	st__jvm_monitors_thread_end(jni);
 }
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+/* What needs the live phase: VMInit, or the attach to a live JVM
+ * (where HotSpot grants no owned-monitor walk: the JNI wrappers and the
+ * native hook, which only spare or take it, say no). */
+static void live_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-	(void)thread;
 	st__jvm_jni_monitors_install(jvmti);
 	st__jvm_lockscan_init(jni);
 	st__jvm_monitors_init(jvmti, jni);
 	st__jvm_nativehook_init(jvmti, jni);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)thread;
+	live_init(jvmti, jni);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -183,11 +191,8 @@ static jint start(JavaVM *vm, bool live)
 		return JNI_OK;
 	}
 	/* (attached to a live JVM: VMInit is past, Object is there now) */
-	if (live && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni) {
-		st__jvm_jni_monitors_install(jvmti);
-		st__jvm_lockscan_init(jni);
-		st__jvm_monitors_init(jvmti, jni);
-	}
+	if (live && (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni)
+		live_init(jvmti, jni);
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
 	return JNI_OK;

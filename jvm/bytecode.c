@@ -105,3 +105,21 @@ int st__jvm_monitorenters(const unsigned char *code, uint32_t n, uint32_t *first
 	}
 	return count;
 }
+
+int64_t st__jvm_monitorenter_at(const unsigned char *code, uint32_t n, uint32_t loc)
+{
+	int64_t prev = -1;
+	uint32_t at = 0;
+
+	while (at < loc && at < n) {
+		uint64_t length = length_at(code, n, at);
+
+		if (length == 0 || at + length > n)
+			return loc;
+		prev = at;
+		at += (uint32_t)length;
+	}
+	if (at != loc || (loc < n && code[loc] == MONITORENTER))
+		return loc;
+	return prev >= 0 && code[prev] == MONITORENTER ? prev : loc;
+}

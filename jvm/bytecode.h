@@ -16,4 +16,12 @@
  */
 int st__jvm_monitorenters(const unsigned char *code, uint32_t n, uint32_t *first);
 
+/*
+ * Where a frame blocked at a monitorenter stands, from the location loc
+ * JVMTI gives: loc when it is a monitorenter, else the instruction before
+ * it when that is one (HotSpot's interpreter stands past the instruction
+ * it blocks at), else loc (also when loc is not an instruction of code).
+ */
+int64_t st__jvm_monitorenter_at(const unsigned char *code, uint32_t n, uint32_t loc);
+
 #endif

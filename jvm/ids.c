@@ -62,7 +62,6 @@ static jrawMonitorID tag_lock;
 static uint64_t next_tag = 1;	   /* under tag_lock */
 static uint32_t next_overflow;	   /* numbers past both tables' */
 static uint32_t known_gen[MAX_SESSIONS];
-uint64_t st__jvm_ids_overflows;
 
 static int table_init(struct table *t, uint32_t n)
 {
@@ -118,7 +117,6 @@ static struct st_jvm_id table_id(struct table *t, uint64_t key)
 
 	if (s)
 		return (struct st_jvm_id){ (uint32_t)(s - t->slots) + 1, &s->dumped, &s->facts };
-	st_fetch_add_relaxed(&st__jvm_ids_overflows, 1);
 	/* (a number past ST_JVM_METHOD_MAX would not fit in a site: 0,
 	 * untold, once they run out; the counter is not moved then, so
 	 * that it never wraps round to numbers in use) */

@@ -17,7 +17,7 @@ int st__jvm_ids_init(jvmtiEnv *jvmti);
  * A class or method's number and the sessions its statedump was written
  * for. dumped is NULL when its table is full: the number is then a new
  * one at each call, and the statedump is written each time (still
- * correct, only longer; st__jvm_ids_overflows counts them). facts: a
+ * correct, only longer). facts: a
  * word kept with the key, 0 until its user stores there (methods: what
  * their frames can own, lockscan.c); NULL with dumped.
  */
@@ -52,8 +52,5 @@ uint32_t st__jvm_ids_needed(struct st_jvm_id id, uint32_t mask);
 /* Records that the sessions of mask got id's statedump (after it was
  * written: a racing thread writes it twice, never an event before it). */
 void st__jvm_ids_dumped(struct st_jvm_id id, uint32_t mask);
-
-/* Classes and methods that found their table full. */
-extern uint64_t st__jvm_ids_overflows;
 
 #endif

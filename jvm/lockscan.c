@@ -24,8 +24,8 @@
  * anything JVMTI refuses: it may own one, and the walk says which.
  *
  * The top frame's index is the one JVMTI gives: B, or one past it (B + 1:
- * HotSpot 17's interpreter, and its compiled code too, say so of a frame
- * blocked at B). B + 1 is also where a frame that has entered at B stands
+ * HotSpot 17's interpreter says so of a frame blocked at B, and so did
+ * every contended enter of bench/run-jvm.sh's loops). B + 1 is also where a frame that has entered at B stands
  * when the instruction after contends for a lock of the JVM's own: a
  * class's initialisation lock (an int[]), a constant pool's resolution
  * lock (an Object[]), a class loader, a class's mirror. So B + 1 proves
@@ -155,6 +155,41 @@ bool st__jvm_jvm_locks(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t *f
 			st_store_relaxed(facts, f);
 	}
 	return f != CLASS_PROGRAMS;
+}
+
+/* The thread's last answer of the code, for a MAY method: a thread that
+ * blocks again is most often at the same place, and GetBytecodes copies
+ * the method's whole code. */
+static __thread __attribute__((tls_model("global-dynamic"))) struct {
+	jmethodID method;
+	jlocation loc, at;
+} last_enter;
+
+jlocation st__jvm_enter_location(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
+{
+	unsigned char *code = NULL;
+	uint32_t facts;
+	jlocation at = loc;
+	jint n = 0;
+
+	if (loc <= 0 || loc > 0xffff || !st__jvm_can_bytecodes)
+		return loc;
+	facts = facts_of(jvmti, method);
+	if (facts == FACTS_NONE)
+		return loc;
+	if (FACTS_IS_ONE(facts))
+		return loc == (jlocation)FACTS_BCI(facts) + 1 ? loc - 1 : loc;
+	if (last_enter.method == method && last_enter.loc == loc)
+		return last_enter.at;
+	if ((*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
+		return loc;
+	if (n > 0)
+		at = st__jvm_monitorenter_at(code, (uint32_t)n, (uint32_t)loc);
+	(*jvmti)->Deallocate(jvmti, code);
+	last_enter.method = method;
+	last_enter.loc = loc;
+	last_enter.at = at;
+	return at;
 }
 
 bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,

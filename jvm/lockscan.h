@@ -25,6 +25,15 @@ bool st__jvm_owns_nothing(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *fr
  * kept in *facts (its st_jvm_id's; NULL: read each time). */
 bool st__jvm_jvm_locks(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, uint32_t *facts);
 
+/*
+ * The monitorenter a frame of method blocked at a monitor entry stands
+ * at, from the location loc JVMTI gives (HotSpot's interpreter stands
+ * past it: a contended enter would be told at the next line). A method
+ * with one monitorenter or none is answered from its facts; others from
+ * their code (bytecode.c), the thread's last answer kept.
+ */
+jlocation st__jvm_enter_location(jvmtiEnv *jvmti, jmethodID method, jlocation loc);
+
 /* Finds java.lang.ClassLoader (VMInit, or the attach: the live phase). */
 void st__jvm_lockscan_init(JNIEnv *jni);
 

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "jvm/agent.h"
-#include "jvm/bytecode.h"
 #include "jvm/ids.h"
 #include "jvm/lockscan.h"
 #include "jvm/monitors.h"
@@ -37,49 +36,6 @@ struct site {
 	uint32_t method;
 	int32_t bci;
 };
-
-
-/*
- * The monitorenter a thread blocks at: HotSpot's interpreter moves its
- * frame's bytecode index past the instruction before it locks (compiled
- * code does not), so that a contended enter would be told at the next
- * line. A location that is not a monitorenter but follows one is moved
- * back (a contended enter happens at a monitorenter or at the entry of a
- * synchronized method, never after another instruction).
- */
-/* The thread's last answer: a thread that blocks again is most often at
- * the same place, and GetBytecodes copies the method's whole code. */
-static __thread __attribute__((tls_model("global-dynamic"))) struct {
-	jmethodID method;
-	jlocation loc, at;
-} last_enter;
-
-static jlocation monitorenter_at(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
-{
-	unsigned char *code = NULL;
-	jlocation at = loc;
-	jint n = 0;
-
-	if (loc <= 0)
-		return loc;
-	if (last_enter.method == method && last_enter.loc == loc)
-		return last_enter.at;
-	if ((*jvmti)->GetBytecodes(jvmti, method, &n, &code) != JVMTI_ERROR_NONE)
-		return loc;
-	if (loc <= n && (loc == n || code[loc] != ST_JVM_MONITORENTER) && code[loc - 1] == ST_JVM_MONITORENTER)
-		at = loc - 1;
-	(*jvmti)->Deallocate(jvmti, code);
-	last_enter.method = method;
-	last_enter.loc = loc;
-	last_enter.at = at;
-	return at;
-}
-
-/* The location a frame blocked at a monitor entry is at. */
-static jlocation enter_location(jvmtiEnv *jvmti, jmethodID method, jlocation loc)
-{
-	return st__jvm_can_bytecodes ? monitorenter_at(jvmti, method, loc) : loc;
-}
 
 /* The site of a frame at method and location (its statedump first). */
 static struct site site_of(jvmtiEnv *jvmti, jmethodID method, jlocation loc, uint32_t mask)
@@ -105,7 +61,7 @@ static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool ent
 		return site_of(jvmti, frames[depth].method, frames[depth].location, mask);
 	if ((*jvmti)->GetFrameLocation(jvmti, thread, depth, &method, &loc) != JVMTI_ERROR_NONE)
 		return (struct site){ 0, -1 };
-	return site_of(jvmti, method, enter ? enter_location(jvmti, method, loc) : loc, mask);
+	return site_of(jvmti, method, enter ? st__jvm_enter_location(jvmti, method, loc) : loc, mask);
 }
 
 #define SITE(s) ST_JVM_SITE((s).method, (s).bci)
@@ -150,17 +106,19 @@ static bool is_wait(jmethodID m)
 	return false;
 }
 
-/* The depth of the frame that called Object.wait (0 if unknown). */
-static jint waiter_depth(jvmtiEnv *jvmti, jthread thread)
-{
-	jvmtiFrameInfo frames[4];
-	jint n = 0, d = 0;
+/* The depth of the frame that called Object.wait (0 if unknown), from
+ * the thread's top frames, read into frames[0..*n) (WAIT_FRAMES). */
+#define WAIT_FRAMES 4
 
-	if ((*jvmti)->GetStackTrace(jvmti, thread, 0, 4, frames, &n) != JVMTI_ERROR_NONE)
-		return 0;
-	while (d < n && is_wait(frames[d].method))
+static jint waiter_depth(jvmtiEnv *jvmti, jthread thread, jvmtiFrameInfo *frames, jint *n)
+{
+	jint d = 0;
+
+	if ((*jvmti)->GetStackTrace(jvmti, thread, 0, WAIT_FRAMES, frames, n) != JVMTI_ERROR_NONE)
+		*n = 0;
+	while (d < *n && is_wait(frames[d].method))
 		d++;
-	return d < n ? d : 0;
+	return d < *n ? d : 0;
 }
 
 /* One monitor_held per monitor the thread owns. */
@@ -250,9 +208,11 @@ void st__jvm_monitors_thread_end(JNIEnv *jni)
 static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, bool waiting,
 		  uint32_t mask, struct about *a)
 {
+	jvmtiFrameInfo frames[WAIT_FRAMES];
+	jint n = 0, depth = waiting ? waiter_depth(jvmti, thread, frames, &n) : 0;
+
 	monitor_of(jvmti, jni, object, mask, a);
-	a->site = site_at(jvmti, thread, waiting ? waiter_depth(jvmti, thread) : 0, !waiting, mask,
-			  NULL, 0);
+	a->site = site_at(jvmti, thread, depth, !waiting, mask, frames, n);
 	return a->monitor != 0;
 }
 
@@ -297,7 +257,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	}
 	if (n > 0) {
 		raw = frames[0].location;
-		top = frames[0].location = enter_location(jvmti, frames[0].method, raw);
+		top = frames[0].location = st__jvm_enter_location(jvmti, frames[0].method, raw);
 	}
 	if (h && st__jvm_can_held &&
 	    !(n < ENTER_FRAMES &&

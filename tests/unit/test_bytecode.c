@@ -6,7 +6,9 @@
  * not decode (an unknown opcode, an instruction past the end, a switch
  * whose bounds lie) is refused; every truncation of a good method and
  * random bytes are read within bounds (AddressSanitizer in a build with
- * --enable-sanitizers).
+ * --enable-sanitizers). Where a frame blocked at a monitorenter stands:
+ * at it, or one past it (HotSpot's interpreter), never after an operand
+ * byte 0xc2.
  */
 #include <check.h>
 #include <stdint.h>
@@ -93,6 +95,24 @@ START_TEST(refused)
 }
 END_TEST
 
+START_TEST(enter_at)
+{
+	/* sipush 0xc2, then nop at 3; javac's block: monitorenter at 3 */
+	static const unsigned char operand[] = { 0x11, 0x00, 0xc2, 0x00, 0xb1 };
+
+	ck_assert_int_eq(st__jvm_monitorenter_at(javac_block, sizeof(javac_block), 4), 3);
+	ck_assert_int_eq(st__jvm_monitorenter_at(javac_block, sizeof(javac_block), 3), 3);
+	ck_assert_int_eq(st__jvm_monitorenter_at(javac_block, sizeof(javac_block), 5), 5);
+	ck_assert_int_eq(st__jvm_monitorenter_at(javac_block, sizeof(javac_block), 2), 2);
+	/* (the byte before 3 is sipush's operand, not an instruction) */
+	ck_assert_int_eq(st__jvm_monitorenter_at(operand, sizeof(operand), 3), 3);
+	/* (2 is inside sipush: not an instruction, as given) */
+	ck_assert_int_eq(st__jvm_monitorenter_at(operand, sizeof(operand), 2), 2);
+	/* (past the end: the last instruction, a monitorenter) */
+	ck_assert_int_eq(st__jvm_monitorenter_at(javac_block, 4, 4), 3);
+}
+END_TEST
+
 START_TEST(bounds)
 {
 	uint32_t first;
@@ -112,6 +132,7 @@ START_TEST(bounds)
 		for (size_t k = 0; k < n; k++)
 			copy[k] = (unsigned char)random();
 		ck_assert_int_le(st__jvm_monitorenters(copy, (uint32_t)n, &first), (int)n);
+		ck_assert_int_le(st__jvm_monitorenter_at(copy, (uint32_t)n, (uint32_t)(i % 70)), i % 70);
 		free(copy);
 	}
 }
@@ -119,5 +140,5 @@ END_TEST
 
 int main(void)
 {
-	return st_run_tests("bytecode", ST_TESTS(javac, operands, switches, refused, bounds));
+	return st_run_tests("bytecode", ST_TESTS(javac, operands, switches, refused, enter_at, bounds));
 }

@@ -29,6 +29,7 @@
 #include "ctl/daemon/objects/callsite.h"
 #include "ctl/daemon/objects/linecache.h"
 #include "ctl/daemon/objects/maps.h"
+#include "jvm/jvm-tp.h"
 
 #define CACHE 1024 /* entries per process */
 
@@ -77,6 +78,9 @@ uint64_t st_callsite(struct st_daemon *d, struct st_proc *p, uint64_t ip, bool *
 		return ip;
 	/* a Java site: no code address, the method and the bytecode index
 	 * as the agent wrote them (core/abi.h) */
+	_Static_assert(ST_ABI_IP_JAVA == ST_JVM_RECORD_BIT &&
+			       1ull << ST_ABI_IP_JAVA_FROM == ST_JVM_SITE_BIT,
+		       "the agent's Java sites and the ring's agree");
 	if (ip & ST_ABI_IP_JAVA)
 		return (ip & ~ST_ABI_IP_JAVA) | 1ull << ST_ABI_IP_JAVA_FROM;
 	/* (the cache holds the answers for the objects as they were) */
