@@ -25,10 +25,11 @@
  *
  * The top frame's index is the one JVMTI gives: B, or one past it (B + 1:
  * HotSpot 17's interpreter says so of a frame blocked at B, and so did
- * every contended enter of bench/run-jvm.sh's loops). B + 1 is also where a frame that has entered at B stands
- * when the instruction after contends for a lock of the JVM's own: a
- * class's initialisation lock (an int[]), a constant pool's resolution
- * lock (an Object[]), a class loader, a class's mirror. So B + 1 proves
+ * every contended enter of bench/run-jvm.sh's loops). B + 1 is also where
+ * a frame that has entered at B stands when the instruction after
+ * contends for a lock of the JVM's own: a class's initialisation lock
+ * (an int[]), a constant pool's resolution lock (an Object[]), a class
+ * loader, a class's mirror. So B + 1 proves
  * nothing when the contended monitor's class is one the JVM locks (an
  * array, Class, a ClassLoader: read once per class, kept in its facts);
  * a program's own monitor of those classes takes the walk. loadClass
