@@ -135,3 +135,11 @@ void st_json_write(FILE *f, const char *s)
 		st_esc_write(f, s, strlen(s), ST_ESC_JSON);
 	fputc('"', f);
 }
+
+void st_json_write_or_null(FILE *f, const char *s)
+{
+	if (s)
+		st_json_write(f, s);
+	else
+		fputs("null", f);
+}

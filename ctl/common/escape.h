@@ -80,5 +80,7 @@ const char *st_esc(char *dst, size_t cap, const char *s);
 void st_esc_write(FILE *f, const void *s, size_t n, unsigned flags);
 /* s as a JSON string, quotes included, on f. */
 void st_json_write(FILE *f, const char *s);
+/* The same, or null when s is NULL. */
+void st_json_write_or_null(FILE *f, const char *s);
 
 #endif

@@ -68,7 +68,6 @@ struct st_lock {
 	int32_t pid;
 	enum st_lock_kind kind;
 	uint64_t addr;	    /* a monitor: its tag */
-	uint32_t jclass;    /* a monitor: its object's class (javasyms.h) */
 	uint64_t first_ip;  /* where it was initialised, else first used */
 	uint64_t acquired;  /* acquisitions (a condition variable: its waits) */
 	uint64_t hold_total, hold_max, holds;
@@ -78,6 +77,8 @@ struct st_lock {
 	uint64_t near_threads;
 	uint32_t *far_threads;
 	uint32_t ntids, nfar, far_cap;
+	uint32_t jclass; /* a monitor: its object's class (javasyms.h; read by
+			  * the reports only, out of the first line) */
 	bool from_init;
 	uint64_t contended; /* of those, after a wait */
 	uint64_t failed;    /* blocking calls that did not acquire (timeouts) */

@@ -167,8 +167,6 @@ int st_pass_item(struct st_pass *pass, const struct st_item *it, st_report_fn fn
 	return fn(ctx, ev);
 }
 
-/* What the pass over r ending with ret (0, or a negative errno) says:
- * 0, or -1 with the message in err. */
 /* A list of families for people: "pthread,futex,jvm" as "pthread, futex
  * or jvm". */
 static void family_names(const char *families, char *out, size_t n)
@@ -185,6 +183,8 @@ static void family_names(const char *families, char *out, size_t n)
 	}
 }
 
+/* What the pass over r ending with ret (0, or a negative errno) says:
+ * 0, or -1 with the message in err. */
 static int pass_end(struct st_pass *pass, struct st_reader *r, int ret, char *err, size_t errlen)
 {
 	const struct st_report_opts *opts = pass->opts;
@@ -354,10 +354,7 @@ void st_pass_json_head(const struct st_pass *pass, FILE *o)
 	st_json_write(o, pass->dir);
 	fprintf(o, ", \"events\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"incomplete\": ", pass->events,
 		pass->lost);
-	if (pass->incomplete)
-		st_json_write(o, pass->incomplete);
-	else
-		fputs("null", o);
+	st_json_write_or_null(o, pass->incomplete);
 	fprintf(o, ", \"damaged\": %u, \"damage\": [", pass->damaged);
 	for (uint32_t i = 0; i < pass->ndamage; i++) {
 		fputs(i ? ", " : "", o);

@@ -190,7 +190,6 @@ static void lock_name_text(struct ctx *c, const struct st_lock *l, char *buf, si
 	}
 }
 
-/* "block": the heap block lock l lay in, or null. */
 /* What lock l is, for text: "mutex 0xADDR (name)", "monitor of
  * com.acme.Pool (tag 3)", "Object.wait on monitor of com.acme.Pool (tag
  * 3)". */
@@ -221,10 +220,7 @@ static void lock_name_json(struct ctx *c, const struct st_lock *l, FILE *o)
 		return;
 	}
 	name = st_syms_data_name(c->pass.syms, l->pid, l->addr);
-	if (name)
-		st_json_write(o, name);
-	else
-		fputs("null", o);
+	st_json_write_or_null(o, name);
 }
 
 /* Lock l in a line that says more of it: "mutex 0xADDR", or a monitor
@@ -237,6 +233,7 @@ static void lock_short(struct ctx *c, const struct st_lock *l, char *buf, size_t
 		snprintf(buf, n, "%s 0x%" PRIx64, st_lock_kind_name(l->kind), l->addr);
 }
 
+/* "block": the heap block lock l lay in, or null. */
 static void lock_block_json(struct ctx *c, const struct st_lock *l, FILE *o)
 {
 	const struct lock_block *b = &c->blocks[l - c->ls.locks];
@@ -528,10 +525,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 	if (is_monitor(l)) {
 		name = st_jsyms_class(st_syms_java(c->pass.syms), l->pid, l->jclass);
 		fprintf(o, ", \"monitor\": %" PRIu64 ", \"class\": ", l->addr);
-		if (name)
-			st_json_write(o, name);
-		else
-			fputs("null", o);
+		st_json_write_or_null(o, name);
 	}
 	lock_block_json(c, l, o);
 	fprintf(o, ", \"%s\": ", l->from_init ? "initialised_at" : "first_used_at");
@@ -616,10 +610,7 @@ static void locks_json(struct ctx *c, FILE *o)
 			   ", \"java_name\": ",
 			t->acquired, t->contended, t->wait_total);
 		java = st_jsyms_thread(st_syms_java(c->pass.syms), t->pid, t->tid);
-		if (java)
-			st_json_write(o, java);
-		else
-			fputs("null", o);
+		st_json_write_or_null(o, java);
 		fputs("}", o);
 	}
 	for (int in = 0; in < IN_KINDS; in++) {

@@ -19,10 +19,7 @@ void st_site_text(struct st_syms *syms, int32_t pid, uint64_t ip, char *buf, siz
 static void json_opt(FILE *o, const char *key, const char *s)
 {
 	fprintf(o, ", \"%s\": ", key);
-	if (s)
-		st_json_write(o, s);
-	else
-		fputs("null", o);
+	st_json_write_or_null(o, s);
 }
 
 void st_site_json(struct st_syms *syms, int32_t pid, uint64_t ip, FILE *o)

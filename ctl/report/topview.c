@@ -257,10 +257,7 @@ static void figs_json(struct st_top *t, const struct st_lock *l, const struct st
 
 		fprintf(o, "{\"tid\": %" PRId32 ", \"wait_ns\": %" PRIu64 ", \"java_name\": ", f->tid,
 			f->tid_wait);
-		if (java)
-			st_json_write(o, java);
-		else
-			fputs("null", o);
+		st_json_write_or_null(o, java);
 		fputs("}", o);
 	} else
 		fputs("null", o);
@@ -308,10 +305,7 @@ void st_top_json(struct st_top *t, const struct st_top_view *v, uint32_t max, FI
 		st_json_write(o, st_pass_name(&t->pass, l->pid));
 		fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"name\": ",
 			st_lock_kind_name(l->kind), l->addr);
-		if (name)
-			st_json_write(o, name);
-		else
-			fputs("null", o);
+		st_json_write_or_null(o, name);
 		fprintf(o, ", \"holders\": %" PRIu32 ", \"holder\": ", r->holders);
 		if (r->holders)
 			fprintf(o, "%" PRId32, r->holder);
