@@ -1,7 +1,8 @@
 /*
  * Object.wait and notify with known counts: ROUNDS waits that a notify
- * ends (main notifies only once the waiter is seen WAITING, so each wait
- * really waits) and one timed wait that times out.
+ * ends (main notifies only once the waiter has taken the last one and is
+ * seen WAITING, so each wait really waits and no notify is lost) and one
+ * timed wait that times out.
  */
 public class Waits {
 	static final class Mailbox {
@@ -34,13 +35,19 @@ public class Waits {
 		}, "waiter");
 
 		waiter.start();
-		for (int r = 0; r < ROUNDS; r++) {
-			while (waiter.getState() != Thread.State.WAITING)
-				Thread.sleep(1);
+		/* (HotSpot says a notified thread WAITING until it has entered
+		 * the monitor again: only an empty box and a waiter WAITING,
+		 * seen under the lock, say that it waits for the next notify) */
+		for (int r = 0; r < ROUNDS;) {
 			synchronized (box) {
-				box.full = true;
-				box.notify();
+				if (!box.full && waiter.getState() == Thread.State.WAITING) {
+					box.full = true;
+					box.notify();
+					r++;
+					continue;
+				}
 			}
+			Thread.sleep(1);
 		}
 		waiter.join();
 		System.out.println("notified " + ROUNDS + " waits and one timed out");

@@ -6,8 +6,17 @@
 #ifndef ST_TESTS_PROGS_BLOCKED_H
 #define ST_TESTS_PROGS_BLOCKED_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Whether a thread sleeps, or is about to, in glibc's lock of m: its
+ * word says so (2; a wrapper's failed try, and its wait event, came
+ * before). */
+static inline int mutex_has_waiter(pthread_mutex_t *m)
+{
+	return __atomic_load_n(&m->__data.__lock, __ATOMIC_ACQUIRE) == 2;
+}
 
 /* Whether thread tid is in system call nr with first argument arg, from
  * /proc/self/task/TID/syscall (a thread blocked in it: the tracer's own

@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 JNIEXPORT void JNICALL Java_Mixed_lockP(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_Mixed_unlockP(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls);
@@ -40,8 +42,7 @@ JNIEXPORT void JNICALL Java_Mixed_awaitWaiterP(JNIEnv *env, jclass cls)
 {
 	(void)env;
 	(void)cls;
-	/* (glibc: 2 in the lock word, a thread sleeps in the futex) */
-	while (__atomic_load_n(&p.__data.__lock, __ATOMIC_ACQUIRE) != 2)
+	while (!mutex_has_waiter(&p))
 		usleep(100);
 }
 

@@ -14,17 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "blocked.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start;
 static long threads, pairs, total;
 static int first = 1;
-
-/* glibc's mutex word: 2 once a thread is about to sleep in the kernel for
- * the lock (a wrapper's failed try, and its wait event, came before) */
-static int someone_waits(void)
-{
-	return __atomic_load_n(&lock.__data.__lock, __ATOMIC_RELAXED) == 2;
-}
 
 static void *work(void *arg)
 {
@@ -35,7 +30,7 @@ static void *work(void *arg)
 		total++;
 		if (first && threads > 1) {
 			first = 0; /* (under the lock) */
-			while (!someone_waits())
+			while (!mutex_has_waiter(&lock))
 				sched_yield();
 		}
 		pthread_mutex_unlock(&lock);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "blocked.h"
+
 #include <shimtrace/tracepoint.h>
 
 #define WAITHOOK_TRACEPOINTS(TP, F) TP(waithook, held, F(U32, round))
@@ -56,9 +58,10 @@ int main(int argc, char **argv)
 		called = 0;
 		pthread_mutex_lock(&lock);
 		pthread_create(&t, NULL, locker, NULL);
-		/* untraced, nothing calls the hook: the thread blocks in the
-		 * lock all the same, and 20 ms is enough for this test's purpose */
-		for (int i = 0; i < 2000 && !__atomic_load_n(&called, __ATOMIC_ACQUIRE); i++)
+		/* (until the hook is called, or untraced, where nothing calls
+		 * it, the thread sleeps in the lock: however long a busy
+		 * machine takes to run it. Traced, the hook comes first) */
+		while (!__atomic_load_n(&called, __ATOMIC_ACQUIRE) && !mutex_has_waiter(&lock))
 			usleep(10);
 		waited += called;
 		pthread_mutex_unlock(&lock);
