@@ -26,7 +26,7 @@ CALLS=200000
 ROUNDS=5
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
-USAGE=16,20
+USAGE=14,21
 bench_args calls:CALLS:count rounds:ROUNDS:count -- "$@"
 bench_paths "$BUILD"
 JAR=$BUILD/java/shimtrace.jar

@@ -27,7 +27,7 @@ OPS=20000000
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
 
-USAGE=14,19
+USAGE=13,18
 bench_args reps:REPS:count threads:THREADS:count ops:OPS:count -- "$@"
 AGENT=${SHIMTRACE_LIBDIR:-$BUILD/wrappers/.libs}/libshimtrace-jvm.so
 [[ -f $AGENT ]] || die "no $AGENT (configure found no JDK?)"

@@ -15,7 +15,7 @@
 #                  threshold 0 ms (every contended enter, with its stack)
 #   JFR, default   the default profile: jdk.JavaMonitorEnter above 20 ms
 #
-# Three workloads: `park`, where the holder parks 20 us inside the block
+# Four workloads: `park`, where the holder parks 20 us inside the block
 # every PARK-th enter, so that the others block (the contention a tracer
 # must see); `yield`, where the holder gives up its CPU inside the block
 # at every enter (Thread.yield), so that the others block as often as

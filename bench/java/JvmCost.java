@@ -1,5 +1,5 @@
 /*
- * What the JVM agent costs when nothing records (bench/run-jvm.sh): ns per
+ * What the JVM agent costs when nothing records (bench/run-jvm-cost.sh): ns per
  * synchronized block, three ways, each the median of ROUNDS rounds after a
  * warm-up round:
  *   contended    THREADS threads increment one counter under one monitor

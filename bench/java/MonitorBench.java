@@ -2,10 +2,10 @@
  * MonitorBench: a contended `synchronized` workload for bench/run-jvm.sh.
  *
  * THREADS threads each enter one shared monitor OPS times and do a little
- * work inside (a few hundred nanoseconds), so that the others often find
- * it owned and block: the contended enters a monitor tracer records. The
- * work outside the block is of the same size, so that the lock is not
- * held all the time.
+ * work inside (-Dinside multiply-adds), so that the others often find it
+ * owned and block: the contended enters a monitor tracer records, and
+ * some work outside (-Doutside), so that the lock is not held all the
+ * time (both 2000 by default; run-jvm.sh passes 200 and 2000).
  *
  * Prints one line: the wall time of the loops (ms), the enters per second,
  * and the contended enters the JVM itself counted in the loops (the sum

@@ -203,7 +203,9 @@ static const struct st_opt record_opts[] = {
 	  "that does not answer within 15 s. A JVMTI agent cannot be unloaded: after the "
 	  "detach the agent stays, its events off, and a later attach finds it and does not "
 	  "load it again. JDK 21 and later print a warning on the JVM's standard error when "
-	  "an agent is loaded so, unless it runs with -XX:+EnableDynamicAgentLoading." },
+	  "an agent is loaded so, unless it runs with -XX:+EnableDynamicAgentLoading. A JVM "
+	  "joined so gets no jvm:monitor_held (HotSpot grants the owned-monitor capability "
+	  "only at start)." },
 	{ "wrap", 'w', "FAMILIES",
 	  "interpose these wrapper families, a comma-separated list or all (default: pthread)",
 	  "Each family is a preload library, libshimtrace-FAMILY.so, whose wrappers write the "
@@ -217,7 +219,7 @@ static const struct st_opt record_opts[] = {
 	  "records a JVM's monitors and its native locks in one trace; all takes jvm only when it "
 	  "was built (but not with --pid: there it is chosen by name only, as a process that is not a JVM is refused); a build without it says so in one line. With --pid the agent is loaded through the JVM's attach mechanism." },
 	{ "event", 'e', "PATTERN",
-	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped)",
+	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped; a jvm:... PATTERN that selects monitor events brings jvm:class, jvm:method and jvm:method_line, their names)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
 	  "wrapped, is an error saying which --wrap it needs; one that names a family's "
 	  "provider exactly but none of its tracepoints (pthread:mutex_lockk) is an error "
@@ -546,7 +548,8 @@ const struct st_verb st_verbs[] = {
 	  "any other character outside brackets is an error, and so is one that names a "
 	  "wrapper family's provider exactly but none of its tracepoints (a typo: the error "
 	  "names the nearest). A pattern that matches no tracepoint known yet is accepted (a "
-	  "library loaded later may declare it) and said so.\n"
+	  "library loaded later may declare it) and said so. A jvm:... pattern that selects "
+	  "monitor events brings jvm:class, jvm:method and jvm:method_line (their names).\n"
 	  "With --function SPEC or --probe SPEC and one --pid PID, PATTERN is a NAME (or "
 	  "probe:NAME): the daemon plants a dynamic probe in the running process PID -- a "
 	  "process started with the shimtrace preload (record, or /etc/ld.so.preload) -- and "
