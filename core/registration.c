@@ -160,6 +160,19 @@ static uint64_t answered(void)
 	return acked;
 }
 
+/* The first n bytes at most of file path, into buf: how many, or the
+ * negative errno of the open or the read. */
+static long read_small(const char *path, int flags, void *buf, size_t n)
+{
+	long fd = st__sys3(SYS_open, path, O_RDONLY | O_CLOEXEC | flags, 0), got;
+
+	if (fd < 0)
+		return fd;
+	got = st__sys3(SYS_read, fd, buf, n);
+	st__close((int)fd);
+	return got;
+}
+
 /*
  * How long to wait for the daemon's answer, from its "active" file
  * (core/abi.h): 0 when no session is started (no need to), the process's
@@ -171,18 +184,14 @@ static uint64_t answered(void)
 static int answer_wait_ms(void)
 {
 	char buf[sizeof(ST_ABI_ACTIVE_BLOCKING) - 1];
-	long fd, n;
+	long n;
 
 	if (!active_path[0])
 		return timeout_ms;
 	/* (O_NONBLOCK: whatever is there, opening it never waits) */
-	fd = st__sys3(SYS_open, active_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
-	if (fd == -ENOENT)
+	n = read_small(active_path, O_NONBLOCK, buf, sizeof(buf));
+	if (n == -ENOENT)
 		return 0;
-	if (fd < 0)
-		return timeout_ms;
-	n = st__sys3(SYS_read, fd, buf, sizeof(buf));
-	st__sys1(SYS_close, fd);
 	if (attached || n != (long)sizeof(buf) || memcmp(buf, ST_ABI_ACTIVE_BLOCKING, sizeof(buf)) != 0)
 		return timeout_ms;
 	return timeout_ms > ST_ABI_ANSWER_WAIT_MS ? timeout_ms : ST_ABI_ANSWER_WAIT_MS;
@@ -241,12 +250,8 @@ static void now_both(uint64_t *tsc, uint64_t *mono)
 static void process_name(char name[16])
 {
 	char buf[17]; /* the name (15 bytes at most), the newline /proc adds */
-	long fd = st__sys3(SYS_open, "/proc/self/comm", O_RDONLY | O_CLOEXEC, 0), n = -1;
+	long n = read_small("/proc/self/comm", 0, buf, 16);
 
-	if (fd >= 0) {
-		n = st__sys3(SYS_read, fd, buf, 16);
-		st__sys1(SYS_close, fd);
-	}
 	if (n <= 0 || buf[n - 1] != '\n') {
 		st__sys2(SYS_prctl, PR_GET_NAME, name);
 		return;

@@ -1150,7 +1150,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (!r.quiet)
 		summary(&d, ses, &r);
 	if (!r.quiet && (family_wrapped(&fam, "pthread") || family_wrapped(&fam, "futex") ||
-			 family_wrapped(&fam, "jvm")))
+			 family_wrapped(&fam, ST_JVM_FAMILY)))
 		locks_top(r.outdir);
 	ret = r.status;
 	if (r.streams && (r.sent.lost || !r.sent.sessions)) {
