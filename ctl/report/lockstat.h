@@ -62,6 +62,13 @@ static inline bool st_lock_kind_idles(enum st_lock_kind k)
 	return k == ST_LK_COND || k == ST_LK_MONITOR_WAIT;
 }
 
+/* Whether the acquisitions and holds of a lock of kind k are known: not a
+ * monitor's (JVMTI tells its contended enters only, and no exit). */
+static inline bool st_lock_kind_holds_known(enum st_lock_kind k)
+{
+	return k != ST_LK_MONITOR;
+}
+
 struct st_lock {
 	/* (first what an acquisition and its release read and write: one
 	 * cache line of the 64 bytes, for a lock an event hits at random) */

@@ -301,8 +301,7 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 	fprintf(o, "    %s at %s\n", l->from_init ? "initialised" : "first used", site);
 	if (st_lock_kind_idles(l->kind)) {
 		cond_text(l, o);
-	} else if (l->kind == ST_LK_MONITOR) {
-		/* (JVMTI tells the contended enters only, and no exit) */
+	} else if (!st_lock_kind_holds_known(l->kind)) {
 		fprintf(o, "    acquired -, contended %" PRIu64 ", %" PRIu32 " thread%s\n", l->contended,
 			l->ntids, l->ntids == 1 ? "" : "s");
 	} else if (l->kind == ST_LK_FUTEX) {
@@ -328,7 +327,7 @@ static void lock_text(struct ctx *c, FILE *o, uint32_t rank, uint32_t li)
 		fprintf(o, "    hold  total %s  mean %s  max %s\n", st_fmt_ns(l->hold_total, a, sizeof(a)),
 			st_fmt_ns(mean(l->hold_total, l->holds), b, sizeof(b)),
 			st_fmt_ns(l->hold_max, d, sizeof(d)));
-	else if (l->kind == ST_LK_MONITOR)
+	else if (!st_lock_kind_holds_known(l->kind))
 		fprintf(o, "    hold  total -  mean -  max -  (unknown: JVMTI tells no uncontended enter "
 			   "and no exit)\n");
 	sites = sites_of(c, li, &nsites);
@@ -530,8 +529,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 	lock_block_json(c, l, o);
 	fprintf(o, ", \"%s\": ", l->from_init ? "initialised_at" : "first_used_at");
 	site_json(c, o, l->pid, l->first_ip);
-	/* (a monitor's uncontended enters and holds are not told) */
-	if (l->kind == ST_LK_MONITOR)
+	if (!st_lock_kind_holds_known(l->kind))
 		fputs(", \"acquired\": null", o);
 	else
 		fprintf(o, ", \"acquired\": %" PRIu64, l->acquired);
@@ -554,7 +552,7 @@ static void lock_json(struct ctx *c, FILE *o, uint32_t li)
 			", \"timed_out\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			"}, \"wakes\": %" PRIu64 ", \"threads_woken\": %" PRIu64,
 			l->idle_waits, l->idle_total, l->wakes, l->woken);
-	if (l->kind == ST_LK_MONITOR)
+	if (!st_lock_kind_holds_known(l->kind))
 		fputs(", \"hold_ns\": null", o);
 	else
 		fprintf(o,

@@ -105,8 +105,7 @@ static void row_text(struct st_top *t, const struct st_top_view *v, const struct
 	const char *java;
 
 	lock_text(t, l, lock, sizeof(lock));
-	/* (a monitor's uncontended enters, exits and holds are not told) */
-	if (l->kind == ST_LK_MONITOR) {
+	if (!st_lock_kind_holds_known(l->kind)) {
 		snprintf(acquired, sizeof(acquired), "-");
 		snprintf(hold, sizeof(hold), "-");
 	} else {
@@ -247,7 +246,7 @@ static void figs_json(struct st_top *t, const struct st_lock *l, const struct st
 		      FILE *o)
 {
 	fprintf(o, "\"contended\": %" PRIu64 ", \"wait_ns\": %" PRIu64, f->contended, f->wait);
-	if (l->kind == ST_LK_MONITOR)
+	if (!st_lock_kind_holds_known(l->kind))
 		fputs(", \"acquired\": null, \"hold_ns\": null", o);
 	else
 		fprintf(o, ", \"acquired\": %" PRIu64 ", \"hold_ns\": %" PRIu64, f->acquired, f->hold);
