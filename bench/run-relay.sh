@@ -65,9 +65,12 @@ declare -A DEST=([st-disk]="disk (-o)" [st-relay]="relayd (--set-url)"
 # Per run (CONFIG,REP): WALL (s, first command to the trace complete),
 # TAIL (s, the program's exit to the same), NS (the loop's ns a pair),
 # EVENTS (in the trace), LOST, BYTES (of the trace); RATE (events/s);
+# CPU (s: the busy time of all CPUs in WALL), RCPU (s: lttng-relayd's);
 # FAILED (why the run failed). By CONFIG: SKIP (why it does not run),
 # WHY (why its last run failed), WARN.
-declare -A WALL=() TAIL=() NS=() EVENTS=() LOST=() BYTES=() RATE=() FAILED=() SKIP=() WHY=() WARN=()
+declare -A WALL=() TAIL=() NS=() EVENTS=() LOST=() BYTES=() RATE=() CPU=() RCPU=() FAILED=() SKIP=()
+declare -A WHY=() WARN=()
+TICK=$(getconf CLK_TCK)
 
 # failed CONFIG REP REASON LOG: the run failed for REASON; the end of LOG
 # goes to stderr beside the progress lines.
@@ -140,6 +143,31 @@ clear_relay() {
 
 # ---- one run ----
 
+# busy_ticks: the busy clock ticks of all CPUs since boot (/proc/stat:
+# all but idle and iowait).
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# relayd_ticks: the clock ticks our lttng-relayd ran (user and system);
+# 0 without one.
+relayd_ticks() {
+	local st
+	st=$(cat "/proc/${BG_PID:-none}/stat" 2>/dev/null) || {
+		echo 0
+		return
+	}
+	# (after the command's name, which ends with the last ')')
+	awk '{ print $12 + $13 }' <<<"${st##*) }"
+}
+
+# cpu_from CONFIG REP BUSY0 RELAYD0: the run's CPU and RCPU, from the
+# counts at its start.
+cpu_from() {
+	CPU[$1,$2]=$(fmt '%.3f' "($(busy_ticks) - $3) / $TICK")
+	RCPU[$1,$2]=$(fmt '%.3f' "($(relayd_ticks) - $4) / $TICK")
+}
+
 # stamp_ns FILE: bash's $EPOCHREALTIME written in FILE, in ns.
 stamp_ns() {
 	local t
@@ -207,7 +235,7 @@ measured() {
 STAMP="\"\$@\"; rc=\$?; echo \"\$EPOCHREALTIME\" >$(quoted "$TMP/program-end"); exit \$rc"
 
 run_shimtrace() {
-	local cfg=$1 rep=$2 where t0 t1 rc
+	local cfg=$1 rep=$2 where t0 t1 rc b0 r0
 	local -a to
 	if [[ $cfg == st-disk ]]; then
 		to=(-o "$DISK")
@@ -218,6 +246,7 @@ run_shimtrace() {
 	fi
 	rm -rf "$DISK" "$TMP/program-end"
 	clear_relay
+	b0=$(busy_ticks) r0=$(relayd_ticks)
 	t0=$(now_ns)
 	# (TMPDIR: record's private directory, and a trace it keeps there
 	# when it cannot send it, in ours)
@@ -225,6 +254,7 @@ run_shimtrace() {
 		"$SHIMTRACE" record -q "${to[@]}" -- bash -c "$STAMP" bash "$PROG" "$PAIRS" 1 >out 2>err
 	rc=$?
 	t1=$(now_ns)
+	cpu_from "$cfg" "$rep" "$b0" "$r0"
 	if ((rc != 0)); then
 		failed "$cfg" "$rep" "unavailable (record exited $rc: $(last_line err))" err
 	else
@@ -235,7 +265,7 @@ run_shimtrace() {
 }
 
 run_lttng() {
-	local cfg=$1 rep=$2 to where t0 t1 end ok=1
+	local cfg=$1 rep=$2 to where t0 t1 end ok=1 b0 r0
 	if [[ $cfg == lt-disk ]]; then
 		to=$DISK
 		where=$DISK
@@ -245,6 +275,7 @@ run_lttng() {
 	fi
 	rm -rf "$DISK"
 	clear_relay
+	b0=$(busy_ticks) r0=$(relayd_ticks)
 	t0=$(now_ns)
 	if ! lttng_up "shimtrace-relay-$$-$cfg-$rep" "$to"; then
 		failed "$cfg" "$rep" "unavailable (lttng: $(last_line lttng.log))" lttng.log
@@ -256,6 +287,7 @@ run_lttng() {
 	end=$(now_ns)
 	[[ -n $LTTNG_SESSION ]] && lttng_down
 	t1=$(now_ns)
+	cpu_from "$cfg" "$rep" "$b0" "$r0"
 	[[ -n $ok ]] && measured "$cfg" "$rep" "$t0" "$t1" "$end" "$where" "$(lttng_lost)"
 	rm -rf "$DISK"
 	clear_relay
@@ -350,17 +382,18 @@ secs() {
 echo
 echo "### Streaming to lttng-relayd on loopback against writing to disk: one thread, $PAIRS lock+unlock pairs, default buffers (median of $REPS)"
 echo
-echo "| tool | to | wall s | after the program s | loop ns/pair | events in the trace | lost | events/s | trace MB | MB/s |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| tool | to | wall s | after the program s | CPU s, all | CPU s, lttng-relayd | loop ns/pair | events in the trace | lost | events/s | trace MB | MB/s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for cfg in "${CONFIGS[@]}"; do
 	rep=${MED[$cfg]:-}
 	if [[ -z $rep ]]; then
-		echo "| ${TOOL[$cfg]} | ${DEST[$cfg]} | ${SKIP[$cfg]:-${WHY[$cfg]:-unavailable (no event count)}} | | | | | | | |"
+		echo "| ${TOOL[$cfg]} | ${DEST[$cfg]} | ${SKIP[$cfg]:-${WHY[$cfg]:-unavailable (no event count)}} | | | | | | | | | |"
 		continue
 	fi
 	w=${WALL[$cfg,$rep]} b=${BYTES[$cfg,$rep]}
-	printf '| %s | %s | %.3f | %s | %.1f | %s | %s | %.0f | %.1f | %.1f |\n' "${TOOL[$cfg]}" "${DEST[$cfg]}" \
-		"$w" "$(secs "${TAIL[$cfg,$rep]:-}")" "${NS[$cfg,$rep]}" "${EVENTS[$cfg,$rep]}" \
+	printf '| %s | %s | %.3f | %s | %s | %s | %.1f | %s | %s | %.0f | %.1f | %.1f |\n' "${TOOL[$cfg]}" \
+		"${DEST[$cfg]}" "$w" "$(secs "${TAIL[$cfg,$rep]:-}")" "$(secs "${CPU[$cfg,$rep]:-}")" \
+		"$(secs "${RCPU[$cfg,$rep]:-}")" "${NS[$cfg,$rep]}" "${EVENTS[$cfg,$rep]}" \
 		"${LOST[$cfg,$rep]}" "${RATE[$cfg,$rep]}" "$(calc "$b / 1e6")" "$(calc "$b / 1e6 / $w")"
 done
 echo
@@ -377,9 +410,12 @@ if [[ -n $CLOCK_TSC ]]; then
 fi
 echo "- wall s: from the run's first command (shimtrace record; lttng create) to the trace complete"
 echo "  where it goes (record returned; lttng stop and destroy returned), the program's run in it;"
-echo "  after the program s: the part of it after the program exited. events/s: the events in"
-echo "  the trace (babeltrace2's counter, on the trace directory or on the relay's output) over"
-echo "  wall s. shimtrace writes 2 events a pair, LTTng-UST 3; $WARM warm-up pairs come first."
+echo "  after the program s: the part of it after the program exited. CPU s, all: the busy time"
+echo "  of all $(nproc) CPUs in wall s (/proc/stat: the whole machine, which must be otherwise idle),"
+echo "  so wall s is at least that over $(nproc); CPU s, lttng-relayd: the relay daemon's part of it."
+echo "  events/s: the events in the trace (babeltrace2's counter, on the trace directory or on the"
+echo "  relay's output) over wall s. shimtrace writes 2 events a pair, LTTng-UST 3; $WARM warm-up"
+echo "  pairs come first."
 echo "- lost: shimtrace's from its trace (report locks --json), LTTng-UST's the discarded count"
 echo "  that lttng stop warned about. Both in discard mode (the default)."
 echo "- the median run is the one with the median events/s; all its numbers are shown."
@@ -389,7 +425,7 @@ echo "- the disk traces and the relay's output are both on $(df -T "$TMP" | awk 
 garbled_note LOST
 
 echo
-echo "runs (rep order): wall s, after the program s, loop ns/pair, events/lost, events/s:"
+echo "runs (rep order): wall s, after the program s, CPU s all/lttng-relayd, loop ns/pair, events/lost, events/s:"
 for cfg in "${CONFIGS[@]}"; do
 	s=
 	for ((rep = 1; rep <= REPS; rep++)); do
@@ -398,7 +434,7 @@ for cfg in "${CONFIGS[@]}"; do
 			continue
 		fi
 		[[ -n ${NS[$cfg,$rep]:-} ]] || continue
-		s+="${s:+; }$(secs "${WALL[$cfg,$rep]}") $(secs "${TAIL[$cfg,$rep]:-}") ${NS[$cfg,$rep]} ${EVENTS[$cfg,$rep]}/${LOST[$cfg,$rep]} $(is_num "${RATE[$cfg,$rep]:-}" && fmt '%.0f' "${RATE[$cfg,$rep]}" || printf -)"
+		s+="${s:+; }$(secs "${WALL[$cfg,$rep]}") $(secs "${TAIL[$cfg,$rep]:-}") $(secs "${CPU[$cfg,$rep]:-}")/$(secs "${RCPU[$cfg,$rep]:-}") ${NS[$cfg,$rep]} ${EVENTS[$cfg,$rep]}/${LOST[$cfg,$rep]} $(is_num "${RATE[$cfg,$rep]:-}" && fmt '%.0f' "${RATE[$cfg,$rep]}" || printf -)"
 	done
 	[[ -n $s ]] && echo "  $cfg: $s"
 	[[ -n ${WARN[$cfg]:-} ]] && echo "  WARNING $cfg: ${WARN[$cfg]}"
