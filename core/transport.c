@@ -37,6 +37,7 @@
 #include <sys/un.h>
 #include <time.h>
 
+#include "core/monotime.h"
 #include "internal.h"
 #include "lock.h"
 #include "sys.h"
@@ -173,14 +174,6 @@ bool st__transport_hung_up(void)
 	return false;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Reads one message the daemon sent, without waiting: a READY (it answers
  * a SYNC), or a per-user pool with its memfd (st__pool_received). Anything
@@ -229,11 +222,11 @@ static long recv_one(void)
  */
 int st__transport_wait_ready(uint64_t seq, int timeout_ms)
 {
-	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = st_now_ms() + (uint64_t)timeout_ms;
 
 	while (ready_seen < seq) {
 		struct pollfd p = { sock.fd, POLLIN, 0 };
-		uint64_t now = now_ms();
+		uint64_t now = st_now_ms();
 		long n;
 
 		if (now >= deadline)

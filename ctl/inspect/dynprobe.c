@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotime.h"
 #include "ctl/common/control.h"
 #include "ctl/inspect/channel.h"
 #include "ctl/inspect/dynprobe.h"
@@ -76,14 +77,6 @@ static bool inside(const struct user_regs_struct *r, uint64_t at, uint32_t len)
 	       (in_call && r->rip - 2 > at && r->rip - 2 < at + len);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Writes what the library planned, every thread stopped outside it: 0,
  * or -1 with b->msg set.
@@ -91,7 +84,7 @@ static uint64_t now_ms(void)
 static int write_planned(struct st_ptcall *j, const struct dp_reply *rp, struct job *b)
 {
 	static struct st_ptstop s;
-	uint64_t deadline = now_ms() + WRITE_DEADLINE_MS;
+	uint64_t deadline = st_now_ms() + WRITE_DEADLINE_MS;
 	uint8_t now[DP_PATCH_MAX];
 	int mem = openat(j->proc->dirfd, "mem", O_RDWR | O_CLOEXEC), ret = -1;
 
@@ -128,7 +121,7 @@ static int write_planned(struct st_ptcall *j, const struct dp_reply *rp, struct 
 			break;
 		}
 		st_ptcall_resume_all(&s);
-		if (now_ms() >= deadline) {
+		if (st_now_ms() >= deadline) {
 			snprintf(b->msg, sizeof(b->msg), "a thread of process %d was always inside the "
 				 "%u bytes at 0x%" PRIx64 " for %d ms: nothing written", j->pid,
 				 rp->len, rp->at, WRITE_DEADLINE_MS);

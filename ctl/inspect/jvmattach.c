@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotime.h"
 #include "ctl/inspect/hsperf.h"
 #include "ctl/inspect/jvmattach.h"
 
@@ -64,18 +65,10 @@
 #define PERF_MAX (1 << 20) /* performance data read at most */
 #define FILE_MAX (1 << 20) /* command line or environment read at most */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The milliseconds left until deadline, for poll: 0 past it. */
 static int left_ms(uint64_t deadline)
 {
-	uint64_t now = now_ms();
+	uint64_t now = st_now_ms();
 
 	return now < deadline ? (int)(deadline - now) : 0;
 }
@@ -264,8 +257,8 @@ static int start_listener(struct st_jvm *jvm, char *why, size_t n)
 	if (syscall(SYS_pidfd_send_signal, jvm->p->pidfd, SIGQUIT, NULL, 0) < 0) {
 		snprintf(why, n, "cannot signal JVM %d: %s", jvm->p->pid, strerror(errno));
 	} else {
-		deadline = now_ms() + LISTEN_MS;
-		while ((fd = find_socket(jvm)) < 0 && errno == ENOENT && now_ms() < deadline &&
+		deadline = st_now_ms() + LISTEN_MS;
+		while ((fd = find_socket(jvm)) < 0 && errno == ENOENT && st_now_ms() < deadline &&
 		       !ended(jvm, 20))
 			;
 		if (fd < 0 && errno == EPERM)
@@ -352,7 +345,7 @@ static int connect_listener(const struct st_jvm *jvm, uint64_t deadline, char *w
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", path);
 	while (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		/* (a full backlog: the listener serves one request at a time) */
-		if ((errno == EAGAIN || errno == EINTR) && now_ms() < deadline && !ended(jvm, 10))
+		if ((errno == EAGAIN || errno == EINTR) && st_now_ms() < deadline && !ended(jvm, 10))
 			continue;
 		snprintf(why, n, "cannot connect to the attach listener of JVM %d: %s", jvm->p->pid,
 			 strerror(errno));
@@ -377,7 +370,7 @@ static int exchange(int s, const char *req, size_t len, char *ans, size_t size, 
 		if (k > 0) {
 			req += k;
 			len -= (size_t)k;
-		} else if ((errno != EAGAIN && errno != EINTR) || now_ms() >= deadline) {
+		} else if ((errno != EAGAIN && errno != EINTR) || st_now_ms() >= deadline) {
 			return -1;
 		} else {
 			poll(&pf, 1, left_ms(deadline));
@@ -391,7 +384,7 @@ static int exchange(int s, const char *req, size_t len, char *ans, size_t size, 
 			break;
 		if (k > 0) {
 			got += (size_t)k;
-		} else if ((errno != EAGAIN && errno != EINTR) || now_ms() >= deadline) {
+		} else if ((errno != EAGAIN && errno != EINTR) || st_now_ms() >= deadline) {
 			return -1;
 		} else {
 			poll(&pf, 1, left_ms(deadline));
@@ -440,7 +433,7 @@ int st_jvm_load(struct st_jvm *jvm, const char *agent, const char *options, bool
 		char *why, size_t n)
 {
 	size_t alen = strlen(agent), olen = strlen(options), len;
-	uint64_t deadline = now_ms() + ANSWER_MS;
+	uint64_t deadline = st_now_ms() + ANSWER_MS;
 	char req[2 * ARG_LEN + 32], ans[4096];
 	struct stat st;
 	struct mapped m;

@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/monotime.h"
 #include "ctl/common/control.h"
 #include "ctl/inspect/elfinfo.h"
 #include "ctl/inspect/ptcall.h"
@@ -70,14 +71,6 @@ struct st_ptrange {
 	uint64_t base, memsz;
 	bool unsafe; /* code where a stopped thread may hold a lock dlopen needs */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static bool basename_is(const char *path, const char *prefix)
 {
@@ -370,7 +363,7 @@ static void run_on(struct st_ptcall *j, pid_t tid,
 void st_ptcall_run(struct st_ptcall *j, const char *what,
 		   void (*fn)(struct st_ptcall *j, const struct st_ptthread *th, void *arg), void *arg)
 {
-	uint64_t deadline = now_ms() + DEADLINE_MS;
+	uint64_t deadline = st_now_ms() + DEADLINE_MS;
 	pid_t tids[256];
 	int n = threads(j, tids, 256), attach_errno = 0;
 	sigset_t chld;
@@ -384,7 +377,7 @@ void st_ptcall_run(struct st_ptcall *j, const char *what,
 		st_ptcall_fail(j, "process %d is gone", j->pid);
 		return;
 	}
-	while (now_ms() < deadline) {
+	while (st_now_ms() < deadline) {
 		for (int i = 0; i < n; i++) {
 			pid_t tid = tids[i];
 			bool safe;

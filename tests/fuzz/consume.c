@@ -51,11 +51,6 @@ uint64_t st_clock_now(const struct st_clock *c)
 	return cur->now;
 }
 
-uint64_t st_now_ms(void)
-{
-	return 0;
-}
-
 void st_log(int level, const char *fmt, ...)
 {
 	char line[512];

@@ -42,11 +42,6 @@ static uint64_t ns_of(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t st_now_ms(void)
-{
-	return ns_of(CLOCK_MONOTONIC) / 1000000;
-}
-
 /* One (cycles, ns) pair read as close together as the machine allows. */
 static void sample(clockid_t id, uint64_t *tsc, uint64_t *ns)
 {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/abi.h"
+#include "core/monotime.h" /* st_now_ms: the daemon's deadlines and waits */
 
 struct st_clock {
 	uint32_t kind; /* enum st_abi_clock */
@@ -29,8 +30,6 @@ void st_clock_refine(struct st_clock *c);
 /* CTF clock description: freq, and the offset putting cycle 0 at its
  * wall-clock time (offset_s seconds + offset cycles). */
 void st_clock_ctf(const struct st_clock *c, uint64_t *freq, int64_t *offset_s, uint64_t *offset);
-/* CLOCK_MONOTONIC in ms: the clock the daemon's deadlines and waits count in. */
-uint64_t st_now_ms(void);
 uint64_t st_clock_now(const struct st_clock *c);
 /*
  * The latest time a process's record, read at now, may say: what it wrote

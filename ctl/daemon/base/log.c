@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "core/monotime.h"
 #include "ctl/common/escape.h"
 #include "ctl/daemon/base/log.h"
 
@@ -83,14 +84,6 @@ void st_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* uid's allowance: followed already, else a new one in place of the least
  * recent (whose suppressed lines, if any, are said first). */
 static struct user_rate *rate_of(uid_t uid, uint64_t now)
@@ -112,7 +105,7 @@ static struct user_rate *rate_of(uid_t uid, uint64_t now)
 
 void st_log_user(uid_t uid, int level, const char *fmt, ...)
 {
-	uint64_t now = now_ms();
+	uint64_t now = st_now_ms();
 	struct user_rate *r;
 	va_list ap;
 

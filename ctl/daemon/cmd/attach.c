@@ -23,7 +23,7 @@
  *
  * Owns: the queue of attach and detach requests, and the one out.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, objects.
+ * Calls: objects.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +34,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/monotime.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/cmd/attach.h"
 #include "ctl/daemon/model/state.h"
 #include "ctl/daemon/objects/inspect.h"

@@ -11,7 +11,7 @@
  * Owns: the requests waiting for a drain (stops), and the sessions'
  *       creation order.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, cmd, drain, model, objects, out.
+ * Calls: cmd, drain, model, objects, out.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -23,12 +23,12 @@
 #include <unistd.h>
 
 #include "core/abi.h"
+#include "core/monotime.h"
 #include "ctl/common/catalog.h"
 #include "ctl/common/checks.h"
 #include "ctl/common/control.h"
 #include "ctl/common/escape.h"
 #include "ctl/common/relayurl.h"
-#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/commands.h"
 #include "ctl/daemon/cmd/control.h"

@@ -34,7 +34,7 @@
  *
  * Owns: the control socket's clients: their requests and replies.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, loop, wire.
+ * Calls: loop, wire.
  */
 #include <errno.h>
 #include <grp.h>
@@ -48,8 +48,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/monotime.h"
 #include "ctl/common/control.h"
-#include "ctl/daemon/base/clock.h"
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/loop/reactor.h"
 #include "ctl/daemon/model/state.h"

@@ -14,7 +14,7 @@
  *
  * Owns: nothing kept: it waits on the processes' writing flags.
  * Thread: the daemon's, the reactor's one thread.
- * Calls: base, model, wire.
+ * Calls: model, wire.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/abi.h"
-#include "ctl/daemon/base/clock.h"
+#include "core/monotime.h"
 #include "ctl/daemon/drain/quiesce.h"
 #include "ctl/daemon/model/proc.h"
 #include "ctl/daemon/model/sessbits.h"
