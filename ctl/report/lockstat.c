@@ -468,6 +468,33 @@ static int futex_waited(struct st_lockstat *ls, struct st_lock_thread *t, uint32
 	return count_wait(ls, li, t, ev->ip, t->wait_stack, w);
 }
 
+/* Thread t begins to wait for lock li at event ev (stack: the waiting
+ * call's stack, 0 when none is recorded). */
+static void wait_begins(struct st_lock_thread *t, uint32_t li, uint32_t stack,
+			const struct st_event *ev)
+{
+	t->waiting = true;
+	t->wait_stack = stack;
+	t->wait_lock = li;
+	t->wait_ip = ev->ip;
+	t->wait_since = ev->ns;
+}
+
+/* A condition wait or Object.wait on l ended after w ns: woken (notified,
+ * signalled), or idle (timed out: no work came). */
+static void wait_ended(struct st_lock *l, bool idle, uint64_t w)
+{
+	l->acquired++;
+	l->contended++;
+	if (idle) {
+		l->idle_waits++;
+		l->idle_total += w;
+	} else {
+		l->woken_waits++;
+		l->woken_total += w;
+	}
+}
+
 /* A monitor event of thread t (jvm/jvm-tp.h) on lock li. */
 static int monitor_event(struct st_lockstat *ls, const struct st_lock_cls *k,
 			 struct st_lock_thread *t, uint32_t li, const struct st_event *ev)
@@ -487,11 +514,7 @@ static int monitor_event(struct st_lockstat *ls, const struct st_lock_cls *k,
 			return -1;
 		/* fall through */
 	case A_MON_WAIT:
-		t->waiting = true;
-		t->wait_stack = 0;
-		t->wait_lock = li;
-		t->wait_ip = ev->ip;
-		t->wait_since = ev->ns;
+		wait_begins(t, li, 0, ev);
 		return 0;
 	case A_MON_ENTERED:
 		/* (each is contended, its wait in it: counted even when its
@@ -506,17 +529,9 @@ static int monitor_event(struct st_lockstat *ls, const struct st_lock_cls *k,
 			return -1;
 		return count_wait(ls, li, t, ev->ip, 0, w);
 	case A_MON_WAITED:
-		/* Object.wait: woken (notify), or timed out (idle) */
+		/* Object.wait: woken (notify), or timed out */
 		t->waiting = false;
-		l->acquired++;
-		l->contended++;
-		if (ev->fields[k->timed_out].u) {
-			l->idle_waits++;
-			l->idle_total += w;
-		} else {
-			l->woken_waits++;
-			l->woken_total += w;
-		}
+		wait_ended(l, ev->fields[k->timed_out].u != 0, w);
 		if (note_thread(ls, l, t) < 0)
 			return -1;
 		return count_wait(ls, li, t, ev->ip, 0, w);
@@ -563,11 +578,7 @@ static int pthread_event(struct st_lockstat *ls, const struct st_lock_cls *k,
 		stack = wait_stack(ls, k, ev);
 		if (stack < 0)
 			return -1;
-		t->wait_stack = (uint32_t)stack;
-		t->waiting = true;
-		t->wait_lock = (uint32_t)li;
-		t->wait_ip = ev->ip;
-		t->wait_since = ev->ns;
+		wait_begins(t, (uint32_t)li, (uint32_t)stack, ev);
 		return 0;
 	case A_ACQUIRE:
 		contended = t->waiting && t->wait_lock == (uint32_t)li;
@@ -605,25 +616,14 @@ static int pthread_event(struct st_lockstat *ls, const struct st_lock_cls *k,
 	case A_WAIT_BEGIN:
 		/* the mutex is released while the thread waits */
 		release(ls, t, ev->fields[k->mutex].u, ST_LK_MUTEX, ev->ns, true);
-		t->waiting = true;
-		t->wait_stack = 0;
-		t->wait_lock = (uint32_t)li;
-		t->wait_ip = ev->ip;
-		t->wait_since = ev->ns;
+		wait_begins(t, (uint32_t)li, 0, ev);
 		return 0;
 	case A_WAIT_END:
 		t->waiting = false;
-		ls->locks[li].acquired++;
-		ls->locks[li].contended++;
-		if (!taken(res)) {
-			/* (a timed wait that expired: no work came) */
+		/* (a timed wait that expired is idle, and failed) */
+		wait_ended(&ls->locks[li], !taken(res), w);
+		if (!taken(res))
 			ls->locks[li].failed++;
-			ls->locks[li].idle_waits++;
-			ls->locks[li].idle_total += w;
-		} else {
-			ls->locks[li].woken_waits++;
-			ls->locks[li].woken_total += w;
-		}
 		if (note_thread(ls, &ls->locks[li], t) < 0 ||
 		    count_wait(ls, (uint32_t)li, t, ev->ip, 0, w) < 0)
 			return -1;
