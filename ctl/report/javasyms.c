@@ -1,10 +1,12 @@
 /*
  * Java sites by name (see javasyms.h).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/common/escape.h"
 #include "ctl/report/grow.h"
 #include "ctl/report/javasyms.h"
 #include "ctl/report/map.h"
@@ -230,6 +232,18 @@ const char *st_jsyms_class(const struct st_jsyms *j, int32_t pid, uint32_t cls)
 	int64_t i = st_map_get(&j->class_ix, (uint32_t)pid, cls);
 
 	return i >= 0 ? j->classes[i] : NULL;
+}
+
+void st_jsyms_monitor_name(const struct st_jsyms *j, int32_t pid, uint32_t cls, bool text,
+			   char *buf, size_t n)
+{
+	const char *name = st_jsyms_class(j, pid, cls);
+	char esc[ST_ESC_SIZE(160)];
+
+	if (!name)
+		snprintf(buf, n, "monitor of class %" PRIu32, cls);
+	else
+		snprintf(buf, n, "monitor of %s", text ? st_esc(esc, sizeof(esc), name) : name);
 }
 
 const char *st_jsyms_thread(const struct st_jsyms *j, int32_t pid, int32_t tid)

@@ -44,6 +44,11 @@ void st_jsyms_site(struct st_jsyms *j, int32_t pid, uint64_t ip, struct st_jsite
 /* The name of class number cls of process pid ("com.acme.Account"), or
  * NULL when the trace did not say it. */
 const char *st_jsyms_class(const struct st_jsyms *j, int32_t pid, uint32_t cls);
+/* A monitor's name in buf: "monitor of com.acme.Pool", its class cls's,
+ * escaped for text (or not, for JSON), or "monitor of class N" when the
+ * trace did not name the class. */
+void st_jsyms_monitor_name(const struct st_jsyms *j, int32_t pid, uint32_t cls, bool text,
+			   char *buf, size_t n);
 /* The Java name of thread tid of process pid, or NULL when it has none. */
 const char *st_jsyms_thread(const struct st_jsyms *j, int32_t pid, int32_t tid);
 

@@ -152,17 +152,10 @@ static void site_json(struct ctx *c, FILE *o, int32_t pid, uint64_t ip)
 	st_site_json(c->pass.syms, pid, ip, o);
 }
 
-/* A monitor's name: "monitor of com.acme.Pool", its class's (class N
- * when the trace did not name it), escaped for text or not (JSON). */
+/* A monitor's name: "monitor of com.acme.Pool" (javasyms.h). */
 static void monitor_name(struct ctx *c, const struct st_lock *l, bool text, char *buf, size_t n)
 {
-	const char *cls = st_jsyms_class(st_syms_java(c->pass.syms), l->pid, l->jclass);
-	char esc[ST_ESC_SIZE(160)];
-
-	if (!cls)
-		snprintf(buf, n, "monitor of class %" PRIu32, l->jclass);
-	else
-		snprintf(buf, n, "monitor of %s", text ? st_esc(esc, sizeof(esc), cls) : cls);
+	st_jsyms_monitor_name(st_syms_java(c->pass.syms), l->pid, l->jclass, text, buf, n);
 }
 
 static bool is_monitor(const struct st_lock *l)

@@ -70,25 +70,26 @@ static int by_key(const void *a, const void *b, void *arg)
 	return lx->addr < ly->addr ? -1 : lx->addr > ly->addr;
 }
 
-/* A monitor's class name (javasyms.h), or NULL. */
-static const char *monitor_class(struct st_top *t, const struct st_lock *l)
+/* A monitor's name, "monitor of CLASS" (javasyms.h), as report locks
+ * says it. */
+static void monitor_name(struct st_top *t, const struct st_lock *l, bool text, char *buf, size_t n)
 {
-	return st_jsyms_class(st_syms_java(t->pass.syms), l->pid, l->jclass);
+	st_jsyms_monitor_name(st_syms_java(t->pass.syms), l->pid, l->jclass, text, buf, n);
 }
 
 /* "mutex 0xADDR (name)" of row r's lock; "monitor of CLASS (tag N)". */
 static void lock_text(struct st_top *t, const struct st_lock *l, char *buf, size_t n)
 {
 	const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
-	char esc[ST_ESC_SIZE(64)];
+	char esc[ST_ESC_SIZE(64)], monitor[ST_ESC_SIZE(160) + 32];
 
 	if (l->kind == ST_LK_MONITOR) {
-		name = monitor_class(t, l);
-		if (name)
-			snprintf(buf, n, "monitor of %s (tag %" PRIu64 ")", st_esc(esc, sizeof(esc), name),
-				 l->addr);
-		else
-			snprintf(buf, n, "monitor of class %" PRIu32 " (tag %" PRIu64 ")", l->jclass, l->addr);
+		char tag[32];
+
+		monitor_name(t, l, true, monitor, sizeof(monitor));
+		snprintf(tag, sizeof(tag), " (tag %" PRIu64 ")", l->addr);
+		/* (a name longer than the column is cut, its tag kept) */
+		snprintf(buf, n, "%.*s%s", (int)(n > sizeof(tag) ? n - sizeof(tag) : 0), monitor, tag);
 		return;
 	}
 	snprintf(buf, n, "%s 0x%" PRIx64 "%s%s%s", st_lock_kind_name(l->kind), l->addr,
@@ -292,12 +293,11 @@ void st_top_json(struct st_top *t, const struct st_top_view *v, uint32_t max, FI
 	for (uint32_t i = 0; ix && i < n && (!max || i < max); i++) {
 		const struct st_top_row *r = &t->rows[ix[i]];
 		const struct st_lock *l = &t->ls.locks[r->lock];
-		const char *name = l->kind == ST_LK_MONITOR ? monitor_class(t, l)
-							    : st_syms_data_name(t->pass.syms, l->pid, l->addr);
+		const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
 		char monitor[1100];
 
-		if (l->kind == ST_LK_MONITOR && name) {
-			snprintf(monitor, sizeof(monitor), "monitor of %s", name);
+		if (l->kind == ST_LK_MONITOR) {
+			monitor_name(t, l, false, monitor, sizeof(monitor));
 			name = monitor;
 		}
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"process\": ", i ? ", " : "", l->pid);

@@ -124,6 +124,30 @@ START_TEST(unknowns)
 }
 END_TEST
 
+START_TEST(monitor_names)
+{
+	struct st_jsyms *j = st_jsyms_new();
+	char buf[64];
+
+	ck_assert_ptr_nonnull(j);
+	feed(j, 0, 10, 10, (struct st_value[]){ num(2), str("com.acme.Pool") });
+	feed(j, 0, 10, 10, (struct st_value[]){ num(3), str("evil\n\x1b[2J") });
+	st_jsyms_monitor_name(j, 10, 2, true, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "monitor of com.acme.Pool");
+	/* a class the trace did not name: its number */
+	st_jsyms_monitor_name(j, 10, 7, false, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "monitor of class 7");
+	/* a process's class name is data: escaped for text, as it is for
+	 * JSON (whose writer escapes it) */
+	st_jsyms_monitor_name(j, 10, 3, true, buf, sizeof(buf));
+	ck_assert_ptr_null(strchr(buf, '\n'));
+	ck_assert_ptr_null(strchr(buf, 0x1b));
+	st_jsyms_monitor_name(j, 10, 3, false, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "monitor of evil\n\x1b[2J");
+	st_jsyms_free(j);
+}
+END_TEST
+
 START_TEST(threads)
 {
 	struct st_jsyms *j = st_jsyms_new();
@@ -141,5 +165,5 @@ END_TEST
 
 int main(void)
 {
-	return st_run_tests("javasyms", ST_TESTS(lines, unknowns, threads));
+	return st_run_tests("javasyms", ST_TESTS(lines, unknowns, monitor_names, threads));
 }
