@@ -318,11 +318,9 @@ static int mon_span(struct st_tl *x, const struct st_event *ev, const struct tcl
 {
 	struct thread *t = thread_of(x, ev);
 	uint64_t w = ev->fields[k->wait_ns].u;
-	uint32_t jclass = (uint32_t)ev->fields[k->jclass].u;
 	int64_t start = st_ns_before(ev->ns, w);
-	const char *cls = st_jsyms_class(st_syms_java(x->pass->syms), ev->pid, jclass);
 	const char *site = st_tl_site(x, ev->pid, ev->ip);
-	char name[ST_STRING_MAX + 600], number[32];
+	char name[ST_STRING_MAX + 700], monitor[ST_STRING_MAX + 32];
 
 	if (!t)
 		return -1;
@@ -330,9 +328,11 @@ static int mon_span(struct st_tl *x, const struct st_event *ev, const struct tcl
 	    t->mon_since <= ev->ns)
 		start = t->mon_since;
 	t->mon_open = false;
-	snprintf(number, sizeof(number), "class %" PRIu32, jclass);
-	snprintf(name, sizeof(name), "%s monitor of %s at %s", k->object_wait ? "Object.wait on" : "wait",
-		 cls ? cls : number, site ? site : "?");
+	/* (as report locks names it; the sink's JSON escapes it) */
+	st_jsyms_monitor_name(st_syms_java(x->pass->syms), ev->pid, (uint32_t)ev->fields[k->jclass].u,
+			      false, monitor, sizeof(monitor));
+	snprintf(name, sizeof(name), "%s %s at %s", k->object_wait ? "Object.wait on" : "wait", monitor,
+		 site ? site : "?");
 	return span(x, ev, k->object_wait ? "call" : "lock", name, start, st_ns_since(start, ev->ns));
 }
 
