@@ -27,6 +27,10 @@
 struct provider {
 	struct provider *next;
 	struct st_provider_state *state;
+	/* its tracepoints, newest first: held here, where a leak checker
+	 * sees them (the registry's note of them is in memory it does not
+	 * scan, and Java's is a number) */
+	struct dyn_tp *tps;
 	uint32_t ntps; /* slots given */
 	char name[];
 };
@@ -35,6 +39,7 @@ struct provider {
 struct dyn_tp {
 	struct st_tracepoint tp;
 	const struct st_tracepoint *self; /* the one-entry "section" registered */
+	struct dyn_tp *next;		  /* its provider's one before */
 	struct st_field fields[];
 	/* then the names: provider, tracepoint, fields */
 };
@@ -57,6 +62,7 @@ static struct provider *provider_of(const char *name)
 		free(p);
 		return NULL;
 	}
+	p->tps = NULL;
 	p->ntps = 0;
 	strcpy(p->name, name);
 	p->next = providers;
@@ -102,6 +108,8 @@ const struct st_tracepoint *st_dyn_define(const char *provider, const char *name
 	d->tp.slot = p->ntps++;
 	d->tp.state = p->state;
 	d->self = &d->tp;
+	d->next = p->tps;
+	p->tps = d;
 	st_tracepoints_register(&d->self, &d->self + 1);
 	return &d->tp;
 }
