@@ -344,22 +344,11 @@ run_lttng() {
 # ---- run: configurations interleaved, REPS times ----
 lttng_setup
 
-# A clock read, the floor of any event (bench/clockread.c), each rep among
+# A clock read, the floor of any event (bench_clock_read), each rep among
 # the configurations' runs: the best of the reps.
-CLOCK_TSC= CLOCK_MONO= TRACE_CLOCK=
-clock_read() {
-	local line v
-	line=$("$TMP/clockread") || return
-	v=$(sed -n 's/.*rdtsc_ns=\([0-9.]*\).*/\1/p' <<<"$line")
-	[[ -z $CLOCK_TSC ]] || (($(calc "$v < $CLOCK_TSC"))) && CLOCK_TSC=$v
-	v=$(sed -n 's/.*monotonic_ns=\([0-9.]*\).*/\1/p' <<<"$line")
-	[[ -z $CLOCK_MONO ]] || (($(calc "$v < $CLOCK_MONO"))) && CLOCK_MONO=$v
-	TRACE_CLOCK=$(sed -n 's/.*trace_clock=\([a-z]*\).*/\1/p' <<<"$line")
-}
-
 for ((rep = 1; rep <= REPS; rep++)); do
 	echo "run $rep/$REPS: clock reads" >&2
-	clock_read
+	bench_clock_read
 	for key in "${KEYS[@]}"; do
 		echo "run $rep/$REPS: ${LABEL[$key]}${CONFIG[$key]:+ (${CONFIG[$key]})}" >&2
 		case $key in
@@ -456,10 +445,8 @@ else
 fi
 # Recording against the clock read: an event reads the clock once.
 if [[ -n $CLOCK_TSC && -n ${BEST[record]:-} ]]; then
-	clk=$CLOCK_MONO
-	[[ $TRACE_CLOCK == rdtsc ]] && clk=$CLOCK_TSC
-	printf -- '-> a read of the trace clock (%s) costs %s ns here (rdtsc %s, clock_gettime %s);\n' \
-		"$TRACE_CLOCK" "$(num2 "$clk")" "$(num2 "$CLOCK_TSC")" "$(num2 "$CLOCK_MONO")"
+	clk=$CLOCK_TRACE
+	echo "-> $(clock_text);"
 	printf -- '   recording adds %s clock reads a call (in-process %s; target: within 1.5)\n' \
 		"$(num2 "$(calc "$(added record) / $clk")")" \
 		"$(is_num "$(added_in record)" && num2 "$(calc "$(added_in record) / $clk")" || printf -)"

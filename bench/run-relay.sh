@@ -152,13 +152,7 @@ busy_ticks() {
 # relayd_ticks: the clock ticks our lttng-relayd ran (user and system);
 # 0 without one.
 relayd_ticks() {
-	local st
-	st=$(cat "/proc/${BG_PID:-none}/stat" 2>/dev/null) || {
-		echo 0
-		return
-	}
-	# (after the command's name, which ends with the last ')')
-	awk '{ print $12 + $13 }' <<<"${st##*) }"
+	cpu_ticks "${BG_PID:-none}"
 }
 
 # cpu_from CONFIG REP BUSY0 RELAYD0: the run's CPU and RCPU, from the
@@ -293,19 +287,6 @@ run_lttng() {
 	clear_relay
 }
 
-# A clock read, the floor of any event (bench/clockread.c), once a rep:
-# the best of the reps.
-CLOCK_TSC='' CLOCK_MONO='' TRACE_CLOCK=''
-clock_read() {
-	local line v
-	line=$("$TMP/clockread") || return
-	v=$(sed -n 's/.*rdtsc_ns=\([0-9.]*\).*/\1/p' <<<"$line")
-	[[ -z $CLOCK_TSC ]] || (($(calc "$v < $CLOCK_TSC"))) && CLOCK_TSC=$v
-	v=$(sed -n 's/.*monotonic_ns=\([0-9.]*\).*/\1/p' <<<"$line")
-	[[ -z $CLOCK_MONO ]] || (($(calc "$v < $CLOCK_MONO"))) && CLOCK_MONO=$v
-	TRACE_CLOCK=$(sed -n 's/.*trace_clock=\([a-z]*\).*/\1/p' <<<"$line")
-}
-
 # ---- run: the four interleaved, REPS times ----
 
 # skip CONFIG REASON: CONFIG does not run, for REASON (if not empty).
@@ -328,7 +309,7 @@ skip lt-relay "${LT_SKIP:-$RELAY_SKIP}"
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	echo "run $rep/$REPS: clock reads" >&2
-	clock_read
+	bench_clock_read
 	for cfg in "${CONFIGS[@]}"; do
 		[[ -n ${SKIP[$cfg]:-} ]] && continue
 		echo "run $rep/$REPS: ${TOOL[$cfg]} to ${DEST[$cfg]}" >&2
@@ -402,12 +383,7 @@ printf -- '- shimtrace, relayd over disk, events/s: %s (issue 25: streaming keep
 printf -- '- shimtrace over LTTng-UST, both to relayd, events/s: %s; LTTng-UST'"'"'s wall s over shimtrace'"'"'s for the same pairs: %s\n' \
 	"$(rate_ratio st-relay lt-relay)" "$(ratio "${WALL[lt-relay,${MED[lt-relay]:-x}]:-}" "${WALL[st-relay,${MED[st-relay]:-x}]:-}")"
 printf -- '- LTTng-UST, relayd over disk, events/s: %s\n' "$(rate_ratio lt-relay lt-disk)"
-if [[ -n $CLOCK_TSC ]]; then
-	clk=$CLOCK_MONO
-	[[ $TRACE_CLOCK == rdtsc ]] && clk=$CLOCK_TSC
-	printf -- '- a read of the trace clock (%s) costs %s ns here (rdtsc %s, clock_gettime %s)\n' \
-		"$TRACE_CLOCK" "$(fmt '%.2f' "$clk")" "$(fmt '%.2f' "$CLOCK_TSC")" "$(fmt '%.2f' "$CLOCK_MONO")"
-fi
+[[ -n $CLOCK_TSC ]] && echo "- $(clock_text)"
 echo "- wall s: from the run's first command (shimtrace record; lttng create) to the trace complete"
 echo "  where it goes (record returned; lttng stop and destroy returned), the program's run in it;"
 echo "  after the program s: the part of it after the program exited. CPU s, all: the busy time"

@@ -37,7 +37,7 @@ best() {
 }
 
 declare -A CAP=() FRAMES=()
-HANDOFF= TSC= PAIR_BARE= PAIR_S0= PAIR_S4=
+HANDOFF= PAIR_BARE= PAIR_S0= PAIR_S4=
 for ((rep = 1; rep <= REPS; rep++)); do
 	echo "run $rep/$REPS: unwinds" >&2
 	env SHIMTRACE_RUNDIR="$TMP/empty-rundir" SHIMTRACE_STACK_DEPTH=32 LD_PRELOAD="$CORE_LIB" \
@@ -52,7 +52,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		handoff_ns=*) best HANDOFF "${line#handoff_ns=}" ;;
 		esac
 	done <out
-	best TSC "$(./clockread | sed -n 's/.*rdtsc_ns=\([0-9.]*\).*/\1/p')"
+	bench_clock_read
 	echo "run $rep/$REPS: uncontended pairs" >&2
 	./mutex-pairs 1000000 5 >out 2>err && best PAIR_BARE "$(out_field ns_per_pair)"
 	for s in 0 4; do
@@ -69,10 +69,10 @@ for d in 1 2 4 8 16 32; do
 	v=${CAP[$d]:-}
 	is_num "$v" || { printf '%8s %s\n' "$d" unavailable; continue; }
 	printf '%8s %8s %12.1f %14.2f %16.1f\n' "$d" "${FRAMES[$d]}" "$v" \
-		"$(calc "$v / $HANDOFF")" "$(calc "$v / $TSC")"
+		"$(calc "$v / $HANDOFF")" "$(calc "$v / $CLOCK_TSC")"
 done
 printf 'a contended hand-off (futex wake to woken thread): %.1f ns; a clock read (rdtsc): %.2f ns\n' \
-	"$HANDOFF" "$TSC"
+	"$HANDOFF" "$CLOCK_TSC"
 is_num "${CAP[8]:-}" && is_num "${CAP[1]:-}" &&
 	printf 'each frame past the first: about %.0f ns\n' "$(calc "(${CAP[8]} - ${CAP[1]}) / 7")"
 echo
