@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +239,10 @@ static int dial(struct st_relayd *r, const char *host, uint16_t port, int timeou
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	/* (each message goes at once: a command sent after one the relay
+	 * does not answer, such as metadata, would otherwise wait, by Nagle's
+	 * rule, for the relay's delayed acknowledgement, 40 ms) */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	return fd;
 }
 
