@@ -20,8 +20,11 @@
 
 /* The buffer geometry of record and create (st_geometry, ctl/common/checks.h). */
 #define BUFFER_OPT                                                                          \
-	{ "buffer-size", 0, "SIZE", "ring buffer per thread (default: 32M)",                 \
-	  "SIZE takes a k, M or G suffix. A buffer is 2 to 1024 whole sub-buffers (8k to "     \
+	{ "buffer-size", 0, "SIZE", "ring buffer per CPU, or per thread with --buffers per-thread (default: 32M)", \
+	  "SIZE takes a k, M or G suffix. Per CPU, without it, a buffer is 32M, or the "        \
+	  "largest power of two (1M at least) for which the buffers of all CPUs fit "           \
+	  "--process-memory; with it, buffers that do not fit are refused. "                    \
+	  "A buffer is 2 to 1024 whole sub-buffers (8k to "                                     \
 	  "64G). Without --subbuf-size, its sub-buffers are 1M, halved while fewer than 4 "   \
 	  "would fit and doubled while more than 1024 would (--buffer-size 1M: 4 of 256k); "   \
 	  "a size that is not a whole number of them is refused. The geometry chosen is "      \
@@ -70,8 +73,7 @@
 	  "whatever the number of processes (a process without rseq, or one the daemon found " \
 	  "running without a connection, writes buffers of its own instead). "                 \
 	  "per-thread: each thread that writes claims a buffer of its own at its first event " \
-	  "(made resident then), as many as fit --process-memory; an uncontended event costs " \
-	  "about 9 ns less. See doc/percpu.md." }
+	  "(made resident then), as many as fit --process-memory. See doc/percpu.md." }
 /* What record and create take to make a session's buffers. */
 #define SESSION_BUFFER_OPTS                                                                  \
 	BLOCKING_OPT, BUFFERS_OPT, BUFFER_OPT, SUBBUF_OPT, MAX_MEMORY_OPT, PROCESS_MEMORY_OPT
@@ -82,14 +84,16 @@
 	{ "max-memory", 0, "SIZE",                                                          \
 	  "bound on the buffer memory of all the session's processes together (default: "    \
 	  "half the physical memory)",                                                      \
-	  "A thread's buffer (--buffer-size, and a 4k header) is committed when the thread "  \
-	  "writes its first event, and its process keeps it for its later threads until it " \
-	  "ends. The daemon grants each process its share (--process-memory) while the "     \
+	  "A process's buffers (one per CPU, each of --buffer-size and a header; with "       \
+	  "--buffers per-thread, one per thread that writes, committed at its first event "  \
+	  "and kept by its process for its later threads until it ends) are granted by the " \
+	  "daemon. The daemon grants each process its share (--process-memory) while the "     \
 	  "bound has room for it; after that, what is left and half the buffers no thread "  \
 	  "claimed of the process with the most (the process is shrunk; every process keeps " \
 	  "the buffers its threads claimed, and at least one); with nothing to take, none "  \
-	  "(refused). A thread that finds no buffer within its process's grant loses its "   \
-	  "events, counted as \"no memory left in the session\", and its process is granted " \
+	  "(refused). A process refused, or (per thread) a thread that finds no buffer within " \
+	  "its process's grant, loses its events, counted as \"no memory left in the "        \
+	  "session\", and its process is granted "                                            \
 	  "up to twice as many at the daemon's next tick (a tenth of a second), from memory " \
 	  "ended processes gave back or others did not claim. record's summary and status "  \
 	  "show the memory committed and granted, and how many processes were shrunk or "    \
@@ -98,11 +102,14 @@
 #define PROCESS_MEMORY_OPT                                                                 \
 	{ "process-memory", 0, "SIZE",                                                      \
 	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \
-	  "smaller); threads beyond it lose their events (counted)",                        \
-	  "It holds SIZE / (--buffer-size + 4k) buffers, one per thread that writes at "      \
-	  "once; a thread that finds none free loses its events, counted as \"no thread "     \
-	  "buffer\". Memory is only committed as threads write: the share is what a "        \
-	  "process may reach, not what it takes up front. It may not be above --max-memory." }
+	  "smaller)",                                                                       \
+	  "Per CPU (the default), the buffers of all CPUs must fit in it: without "          \
+	  "--buffer-size, the buffers are made smaller until they do; with it, a size "       \
+	  "that does not fit is refused. With --buffers per-thread it holds SIZE / "         \
+	  "(--buffer-size + 4k) buffers, one per thread that writes at once; a thread that "  \
+	  "finds none free loses its events, counted as \"no thread buffer\". Memory is "     \
+	  "committed as it is used: the share is what a process may reach, not what it "     \
+	  "takes up front. It may not be above --max-memory." }
 
 /* What -o DIR may be, for record and create (ctl/daemon/out/tracedir.c). */
 #define OUTPUT_RULES                                                                       \
@@ -163,12 +170,13 @@ static const struct st_opt record_opts[] = {
 	  "write the trace into DIR (default: ./shimtrace-YYYYMMDD-HHMMSS)",
 	  OUTPUT_RULES },
 	{ "set-url", 0, "URL",
-	  "stream the trace live to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default) instead of a directory",
+	  "stream the trace live to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default) instead of a directory (a local copy is removed once the relay has it all)",
 	  "The relay daemon is asked before the command runs: one that does not answer is an "
 	  "error then. " RELAY_RULES " The relay's session is named shimtrace-record-PID. The "
 	  "trace is written to ./shimtrace-YYYYMMDD-HHMMSS as well while the command runs, and "
 	  "removed once the relay has said every packet written; when some could not be sent, "
-	  "it is kept, record says where and how many packets were lost, and exits 1. "
+	  "it is kept, record says where and how many packets were lost, and exits 1 (or "
+	  "COMMAND's status, when it was not 0). "
 	  "Excludes -o." },
 	RELAY_URL_OPTS,
 	{ "pid", 'p', "PID[,PID...]",
@@ -487,12 +495,13 @@ const struct st_verb st_verbs[] = {
 	  "standard error, the events recorded and lost per process (an image a process exec'd "
 	  "listed under it; past the first 10 processes the rest on one line, but for any that "
 	  "lost events), the events lost writing the trace and why (a full disk), the "
-	  "trace directory and, when the pthread family was wrapped, the top of `report locks`: "
+	  "trace directory and, when the pthread, futex or jvm family was wrapped, the top of "
+	  "`report locks`: "
 	  "the locks threads waited for longest, the threads still waiting for one when the "
 	  "trace ends, any lock-order cycle, and each process that ended without exiting "
 	  "(killed or crashed: `shimtrace report` says how its numbers may be incomplete); "
 	  "and exits with COMMAND's exit status (128 + the signal number when COMMAND was killed "
-	  "by a signal, 127 when COMMAND cannot be run).\n"
+	  "by a signal, 127 when COMMAND is not found, 126 when it cannot be executed).\n"
 	  "record and COMMAND are one job: a signal sent to record is passed on to COMMAND, and "
 	  "if record is killed with SIGKILL (which it cannot pass on), the kernel kills COMMAND "
 	  "with SIGKILL too, so that it never runs on untraced (a setuid COMMAND loses this at "
@@ -668,7 +677,8 @@ const struct st_verb st_verbs[] = {
 	  "incomplete, locks: [{pid, process, kind, address, name, holders, holder, waiting, "
 	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns, java_name}, sites, site: "
 	  "{wait_ns, at: a call site as report locks --json gives it}}]}). A Java monitor (kind "
-	  "monitor, the jvm provider's) is shown as monitor of CLASS, its contended enters only: "
+	  "monitor, the jvm provider's) is shown as monitor of CLASS (tag N), or monitor of class N "
+	  "when the trace did not name its class, its contended enters only: "
 	  "its acquired and hold are unknown (- in text, null in JSON); a Java thread is shown "
 	  "with its name (java_name, null for another thread).\n"
 	  "A directory, session or option that is not there is a one-line error and exit status "
