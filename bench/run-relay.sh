@@ -144,9 +144,10 @@ clear_relay() {
 # ---- one run ----
 
 # busy_ticks: the busy clock ticks of all CPUs since boot (/proc/stat:
-# all but idle and iowait).
+# user, nice, system, irq and softirq; not idle, iowait, nor the steal of
+# a virtual machine, time its host gave to others).
 busy_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
 }
 
 # relayd_ticks: the clock ticks our lttng-relayd ran (user and system);

@@ -21,9 +21,9 @@
 /* The buffer geometry of record and create (st_geometry, ctl/common/checks.h). */
 #define BUFFER_OPT                                                                          \
 	{ "buffer-size", 0, "SIZE", "ring buffer per CPU, or per thread with --buffers per-thread (default: 32M)", \
-	  "SIZE takes a k, M or G suffix. Per CPU, without it, a buffer is 32M, or the "        \
-	  "largest power of two (1M at least) for which the buffers of all CPUs fit "           \
-	  "--process-memory; with it, buffers that do not fit are refused. "                    \
+	  "SIZE takes a k, M or G suffix. Per CPU, without it and --subbuf-size, a buffer is "  \
+	  "32M, or the largest power of two (1M at least) for which the buffers of all CPUs "   \
+	  "fit --process-memory; buffers that do not fit (even of 1M) are refused. "            \
 	  "A buffer is 2 to 1024 whole sub-buffers (8k to "                                     \
 	  "64G). Without --subbuf-size, its sub-buffers are 1M, halved while fewer than 4 "   \
 	  "would fit and doubled while more than 1024 would (--buffer-size 1M: 4 of 256k); "   \
@@ -63,8 +63,9 @@
 	  "sequence (rseq) that the kernel restarts when the thread is preempted, moved or "   \
 	  "signalled: no lock and no atomic instruction, and a thread's first event costs "    \
 	  "what any other does, whatever the number of threads. A process's share is then "    \
-	  "CPUs x --buffer-size, which must fit --process-memory (without --buffer-size, a "   \
-	  "CPU's buffer is 32 MiB, or the largest power of two that fits). A process whose "   \
+	  "CPUs x --buffer-size, which must fit --process-memory (without --buffer-size and "  \
+	  "--subbuf-size, a CPU's buffer is 32 MiB, or the largest power of two that fits, "    \
+	  "1 MiB at least). A process whose "                                                   \
 	  "glibc registered no rseq area (before 2.35, or GLIBC_TUNABLES=glibc.pthread.rseq=0) " \
 	  "writes per-thread buffers of the same geometry instead (as many as CPUs). "         \
 	  "per-user (system-wide sessions, LTTng's per-UID buffers): the daemon makes one "    \
@@ -104,8 +105,9 @@
 	  "bound on the buffer memory of one process (default: 2G, or --max-memory if "      \
 	  "smaller)",                                                                       \
 	  "Per CPU (the default), the buffers of all CPUs must fit in it: without "          \
-	  "--buffer-size, the buffers are made smaller until they do; with it, a size "       \
-	  "that does not fit is refused. With --buffers per-thread it holds SIZE / "         \
+	  "--buffer-size and --subbuf-size, the buffers are made smaller (down to 1M) until " \
+	  "they do; buffers that still do not fit are refused. With --buffers per-thread "    \
+	  "it holds SIZE / "                                                                \
 	  "(--buffer-size + 4k) buffers, one per thread that writes at once; a thread that "  \
 	  "finds none free loses its events, counted as \"no thread buffer\". Memory is "     \
 	  "committed as it is used: the share is what a process may reach, not what it "     \
@@ -677,8 +679,9 @@ const struct st_verb st_verbs[] = {
 	  "incomplete, locks: [{pid, process, kind, address, name, holders, holder, waiting, "
 	  "contended, wait_ns, acquired, hold_ns, threads, thread: {tid, wait_ns, java_name}, sites, site: "
 	  "{wait_ns, at: a call site as report locks --json gives it}}]}). A Java monitor (kind "
-	  "monitor, the jvm provider's) is shown as monitor of CLASS (tag N), or monitor of class N "
-	  "when the trace did not name its class, its contended enters only: "
+	  "monitor, the jvm provider's) is shown as monitor of CLASS (tag T), or monitor of "
+	  "class C (tag T) when the trace did not name the class (JSON name: without the tag), "
+	  "its contended enters only: "
 	  "its acquired and hold are unknown (- in text, null in JSON); a Java thread is shown "
 	  "with its name (java_name, null for another thread).\n"
 	  "A directory, session or option that is not there is a one-line error and exit status "

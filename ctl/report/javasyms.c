@@ -238,12 +238,13 @@ void st_jsyms_monitor_name(const struct st_jsyms *j, int32_t pid, uint32_t cls, 
 			   char *buf, size_t n)
 {
 	const char *name = st_jsyms_class(j, pid, cls);
-	char esc[ST_ESC_SIZE(160)];
 
 	if (!name)
 		snprintf(buf, n, "monitor of class %" PRIu32, cls);
-	else
-		snprintf(buf, n, "monitor of %s", text ? st_esc(esc, sizeof(esc), name) : name);
+	else if (!text)
+		snprintf(buf, n, "monitor of %s", name);
+	else if (snprintf(buf, n, "monitor of ") < (int)n)
+		st_esc_cat(buf, n, name);
 }
 
 const char *st_jsyms_thread(const struct st_jsyms *j, int32_t pid, int32_t tid)

@@ -16,7 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl/common/escape.h"
 #include "ctl/reader/reader.h"
+#include "shimtrace/tracepoint.h" /* ST_STRING_MAX */
 
 struct st_jsyms;
 
@@ -45,8 +47,10 @@ void st_jsyms_site(struct st_jsyms *j, int32_t pid, uint64_t ip, struct st_jsite
  * NULL when the trace did not say it. */
 const char *st_jsyms_class(const struct st_jsyms *j, int32_t pid, uint32_t cls);
 /* A monitor's name in buf: "monitor of com.acme.Pool", its class cls's,
- * escaped for text (or not, for JSON), or "monitor of class N" when the
- * trace did not name the class. */
+ * escaped for text (cut at a whole escape when buf is short) or not, for
+ * JSON, or "monitor of class N" when the trace did not name the class.
+ * ST_JSYMS_MONITOR_NAME_SIZE bytes hold any. */
+#define ST_JSYMS_MONITOR_NAME_SIZE (ST_ESC_SIZE(ST_STRING_MAX) + 16)
 void st_jsyms_monitor_name(const struct st_jsyms *j, int32_t pid, uint32_t cls, bool text,
 			   char *buf, size_t n);
 /* The Java name of thread tid of process pid, or NULL when it has none. */

@@ -205,7 +205,7 @@ static void lock_what(struct ctx *c, const struct st_lock *l, char *buf, size_t 
 static void lock_name_json(struct ctx *c, const struct st_lock *l, FILE *o)
 {
 	const char *name;
-	char buf[512];
+	char buf[ST_JSYMS_MONITOR_NAME_SIZE];
 
 	if (is_monitor(l)) {
 		monitor_name(c, l, false, buf, sizeof(buf));

@@ -320,7 +320,7 @@ static int mon_span(struct st_tl *x, const struct st_event *ev, const struct tcl
 	uint64_t w = ev->fields[k->wait_ns].u;
 	int64_t start = st_ns_before(ev->ns, w);
 	const char *site = st_tl_site(x, ev->pid, ev->ip);
-	char name[ST_STRING_MAX + 700], monitor[ST_STRING_MAX + 32];
+	char name[ST_JSYMS_MONITOR_NAME_SIZE + 600], monitor[ST_JSYMS_MONITOR_NAME_SIZE];
 
 	if (!t)
 		return -1;

@@ -81,15 +81,20 @@ static void monitor_name(struct st_top *t, const struct st_lock *l, bool text, c
 static void lock_text(struct st_top *t, const struct st_lock *l, char *buf, size_t n)
 {
 	const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
-	char esc[ST_ESC_SIZE(64)], monitor[ST_ESC_SIZE(160) + 32];
+	char esc[ST_ESC_SIZE(64)];
 
 	if (l->kind == ST_LK_MONITOR) {
 		char tag[32];
+		size_t len = (size_t)snprintf(tag, sizeof(tag), " (tag %" PRIu64 ")", l->addr);
 
-		monitor_name(t, l, true, monitor, sizeof(monitor));
-		snprintf(tag, sizeof(tag), " (tag %" PRIu64 ")", l->addr);
-		/* (a name longer than the column is cut, its tag kept) */
-		snprintf(buf, n, "%.*s%s", (int)(n > sizeof(tag) ? n - sizeof(tag) : 0), monitor, tag);
+		/* (a name longer than the column is cut, at a whole escape, and
+		 * its tag kept) */
+		if (n <= len) {
+			snprintf(buf, n, "%s", tag + 1);
+			return;
+		}
+		monitor_name(t, l, true, buf, n - len);
+		strcat(buf, tag);
 		return;
 	}
 	snprintf(buf, n, "%s 0x%" PRIx64 "%s%s%s", st_lock_kind_name(l->kind), l->addr,
@@ -294,7 +299,7 @@ void st_top_json(struct st_top *t, const struct st_top_view *v, uint32_t max, FI
 		const struct st_top_row *r = &t->rows[ix[i]];
 		const struct st_lock *l = &t->ls.locks[r->lock];
 		const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
-		char monitor[1100];
+		char monitor[ST_JSYMS_MONITOR_NAME_SIZE];
 
 		if (l->kind == ST_LK_MONITOR) {
 			monitor_name(t, l, false, monitor, sizeof(monitor));

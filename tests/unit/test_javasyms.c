@@ -144,6 +144,11 @@ START_TEST(monitor_names)
 	ck_assert_ptr_null(strchr(buf, 0x1b));
 	st_jsyms_monitor_name(j, 10, 3, false, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "monitor of evil\n\x1b[2J");
+	/* cut short: at a whole escape, never inside one */
+	st_jsyms_monitor_name(j, 10, 3, true, buf, 17);
+	ck_assert_str_eq(buf, "monitor of evil");
+	st_jsyms_monitor_name(j, 10, 3, true, buf, 5);
+	ck_assert_str_eq(buf, "moni");
 	st_jsyms_free(j);
 }
 END_TEST
