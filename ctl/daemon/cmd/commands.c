@@ -29,7 +29,6 @@
 #include "ctl/common/control.h"
 #include "ctl/common/escape.h"
 #include "ctl/common/relayurl.h"
-#include "ctl/daemon/base/quota.h"
 #include "ctl/daemon/cmd/commands.h"
 #include "ctl/daemon/cmd/control.h"
 #include "ctl/daemon/cmd/dynprobe.h"
