@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "core/abi.h"
+#include "core/monotime.h"
 #include "ctl/common/checks.h"
 #include "ctl/cli/cmd_control.h"
+#include "ctl/cli/daemoncall.h"
 #include "ctl/cli/probeopts.h"
 #include "ctl/cli/relayopts.h"
 #include "ctl/common/catalog.h"
@@ -371,6 +373,73 @@ static int create_items(struct control *c, const char *name)
 	return add(&c->it, "umask", why) < 0 ? -1 : 0;
 }
 
+/* How long create waits for the daemon to reach the relay it was given:
+ * its connection's time limit (relaylive.c), and a second more. */
+#define RELAY_CONFIRM_MS 4000
+
+/* Whether the relay of session item's status (json) is connected: 1, 0
+ * not yet, -1 with its reason in why (or no word of it). */
+static int relay_state(const char *verb, const char *item, char *why, size_t n)
+{
+	const char *items[] = { item, "json=1" }, *relay, *err;
+	char *text = NULL;
+	int ret = 0;
+
+	if (st_daemon_call(verb, "status", items, 2, false, &text, true) != ST_EXIT_OK || !text ||
+	    !(relay = strstr(text, "\"relay\": {"))) {
+		snprintf(why, n, "the session daemon does not say");
+		ret = -1;
+	} else if (st_json_true_at(relay, "connected")) {
+		ret = 1;
+	} else if ((err = strstr(relay, "\"error\": ")) && strncmp(err + 9, "null", 4) != 0) {
+		/* (its last key: a null error is not the next session's) */
+		if (st_json_string_at(err, "error", why, n) < 0)
+			snprintf(why, n, "a reason that cannot be shown");
+		ret = -1;
+	}
+	free(text);
+	return ret;
+}
+
+/*
+ * create with a relay. The command asked the relay before (relayopts.c),
+ * but the daemon connects from where it runs, which may not reach it (the
+ * system daemon's unit has no network): once created, the session is
+ * followed until its relay is connected, or says why not; then it is
+ * destroyed, and create fails with that reason.
+ */
+static int create_streamed(struct control *c)
+{
+	char *text = NULL, name[64], item[96], why[300];
+	const char *items[] = { item };
+	uint64_t until;
+	int ret = st_daemon_call(c->verb, "create", c->it.v, c->it.n, true, &text, false), state;
+
+	if (ret != ST_EXIT_OK || !text || sscanf(text, "session %63s created", name) != 1) {
+		if (text)
+			fputs(text, stdout);
+		free(text);
+		return ret;
+	}
+	snprintf(item, sizeof(item), "session=%s", name);
+	until = st_now_ms() + RELAY_CONFIRM_MS;
+	while ((state = relay_state(c->verb, item, why, sizeof(why))) == 0 && st_now_ms() < until)
+		usleep(20000);
+	if (state == 1) {
+		/* (what create says, once it holds) */
+		fputs(text, stdout);
+		free(text);
+		return ST_EXIT_OK;
+	}
+	free(text);
+	if (state == 0)
+		snprintf(why, sizeof(why), "no connection to the relay daemon in %d s",
+			 RELAY_CONFIRM_MS / 1000);
+	st_daemon_call(c->verb, "destroy", items, 1, false, NULL, true);
+	st_err(c->verb, "from the session daemon: %s: session %s destroyed", why, name);
+	return ST_EXIT_FAIL;
+}
+
 /* enable NAME --pid PID --function|--probe SPEC: the probe's items, and
  * probe:NAME for NAME among the operands. 0, or -1 after an error. */
 static int dynprobe_items(struct control *c, int nops, char **ops)
@@ -422,7 +491,10 @@ int st_cmd_control(const struct st_verb *v, int argc, char **argv)
 		goto out;
 	if (c.create && create_items(&c, nops ? argv[st_optind()] : NULL) < 0)
 		goto out;
-	ret = st_client_request(verb, c.it.v, c.it.n, c.create);
+	if (c.create && has(&c.it, "relay-ctrl"))
+		ret = create_streamed(&c);
+	else
+		ret = st_client_request(verb, c.it.v, c.it.n, c.create);
 out:
 	free_items(&c.it);
 	return ret;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctl/cli/daemoncall.h"
 #include "ctl/cli/topsession.h"
 #include "ctl/common/checks.h"
 #include "ctl/common/cli.h"
@@ -20,96 +21,11 @@
 
 static const char *V = "top";
 
-/* Each error line of the daemon's in errs, as top's (its "shimtrace
- * VERB: " left out); the first only unless all. */
-static void say_errors(char *errs, bool all)
-{
-	for (char *line = errs, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (strncmp(line, "shimtrace ", 10) == 0 && strstr(line, ": "))
-			line = strstr(line, ": ") + 2;
-		st_err(V, "%s", line);
-		if (!all)
-			return;
-	}
-}
-
-/* Sends verb and its items; the reply's text in *text (to free) if text
- * is not NULL. Returns the exit status; the daemon's error lines are said
- * (all of them if quiet is false: warnings too; else none). */
+/* A call to the daemon, its errors said as top's. */
 static int call(const char *verb, const char *const *items, size_t n, bool autostart,
 		char **text, bool quiet)
 {
-	char *out = NULL, *errs = NULL;
-	size_t outlen = 0, errlen = 0;
-	FILE *o = open_memstream(&out, &outlen), *e = open_memstream(&errs, &errlen);
-	int status = ST_EXIT_FAIL;
-
-	if (o && e)
-		status = st_client_call(V, verb, items, n, autostart, o, e);
-	if (o)
-		fclose(o);
-	if (e)
-		fclose(e);
-	if (!quiet)
-		say_errors(errs, true);
-	free(errs);
-	if (text)
-		*text = out;
-	else
-		free(out);
-	return status;
-}
-
-/* The JSON string after "key": in json into out (n bytes): 0, or -1 when
- * there is none, or it does not fit, or it holds a byte JSON could not
- * carry (the daemon writes one that is not UTF-8 as U+FFFD). */
-static int json_string(const char *json, const char *key, char *out, size_t n)
-{
-	char pat[64];
-	const char *p;
-	size_t k = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\": \"", key);
-	p = strstr(json, pat);
-	if (!p)
-		return -1;
-	for (p += strlen(pat); *p && *p != '"'; p++) {
-		unsigned c = (unsigned char)*p;
-
-		if (c == '\\') {
-			unsigned v;
-
-			p++;
-			if (*p == 'u' && sscanf(p + 1, "%4x", &v) == 1 && v < 0x80) {
-				c = v;
-				p += 4;
-			} else if (*p == '"' || *p == '\\' || *p == '/') {
-				c = (unsigned char)*p;
-			} else {
-				return -1;
-			}
-		}
-		if (k + 1 >= n)
-			return -1;
-		out[k++] = (char)c;
-	}
-	if (*p != '"')
-		return -1;
-	out[k] = '\0';
-	return 0;
-}
-
-static uint64_t json_number(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	p = strstr(json, pat);
-	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+	return st_daemon_call(V, verb, items, n, autostart, text, quiet);
 }
 
 /* The session's entry of `status --json` (its name, then what follows):
@@ -126,10 +42,10 @@ static int status_of(struct st_topsession *s, const char *name, bool quiet)
 		return 1;
 	}
 	ses = strstr(text, "\"sessions\": [");
-	if (ses && json_string(ses, "state", s->state, sizeof(s->state)) == 0) {
+	if (ses && st_json_string_at(ses, "state", s->state, sizeof(s->state)) == 0) {
 		ret = 0;
-		s->lost = json_number(ses, "lost");
-		if (!s->dir[0] && json_string(ses, "output", s->dir, sizeof(s->dir)) < 0) {
+		s->lost = st_json_number_at(ses, "lost");
+		if (!s->dir[0] && st_json_string_at(ses, "output", s->dir, sizeof(s->dir)) < 0) {
 			if (!quiet)
 				st_err(V, "session %s: its trace directory cannot be told from the "
 					  "daemon's reply (not UTF-8?): give it as DIR", name);

@@ -304,7 +304,10 @@ static const struct st_opt create_opts[] = {
 	  "creates the trace as you: " OUTPUT_RULES },
 	{ "set-url", 0, "URL",
 	  "stream the trace live to an lttng-relayd at URL (net://HOST[:CTRL_PORT[:DATA_PORT]], ports 5342 and 5343 by default)",
-	  "The relay daemon is asked first: one that does not answer is an error. " RELAY_RULES
+	  "The relay daemon is asked first: one that does not answer is an error. Then the "
+	  "session daemon connects to it from where it runs, within 4 seconds, or create "
+	  "fails with the daemon's reason and the session is destroyed (the system daemon's "
+	  "unit gives it no network: see README.md). " RELAY_RULES
 	  " The relay's session has the session's name. The daemon writes the trace to the "
 	  "default directory as well (the local copy: -o is excluded, as with lttng), and the "
 	  "relay session ends when the session is destroyed." },
