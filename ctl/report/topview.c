@@ -80,7 +80,7 @@ static void monitor_name(struct st_top *t, const struct st_lock *l, bool text, c
 /* "mutex 0xADDR (name)" of row r's lock; "monitor of CLASS (tag N)". */
 static void lock_text(struct st_top *t, const struct st_lock *l, char *buf, size_t n)
 {
-	const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
+	const char *name;
 	char esc[ST_ESC_SIZE(64)];
 
 	if (l->kind == ST_LK_MONITOR) {
@@ -97,6 +97,8 @@ static void lock_text(struct st_top *t, const struct st_lock *l, char *buf, size
 		strcat(buf, tag);
 		return;
 	}
+	/* (a monitor's "address" is its tag: no variable's) */
+	name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
 	snprintf(buf, n, "%s 0x%" PRIx64 "%s%s%s", st_lock_kind_name(l->kind), l->addr,
 		 name ? " (" : "", name ? st_esc(esc, sizeof(esc), name) : "", name ? ")" : "");
 }
@@ -298,13 +300,14 @@ void st_top_json(struct st_top *t, const struct st_top_view *v, uint32_t max, FI
 	for (uint32_t i = 0; ix && i < n && (!max || i < max); i++) {
 		const struct st_top_row *r = &t->rows[ix[i]];
 		const struct st_lock *l = &t->ls.locks[r->lock];
-		const char *name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
 		char monitor[ST_JSYMS_MONITOR_NAME_SIZE];
+		const char *name = monitor;
 
-		if (l->kind == ST_LK_MONITOR) {
+		/* (a monitor's "address" is its tag: no variable's) */
+		if (l->kind == ST_LK_MONITOR)
 			monitor_name(t, l, false, monitor, sizeof(monitor));
-			name = monitor;
-		}
+		else
+			name = st_syms_data_name(t->pass.syms, l->pid, l->addr);
 		fprintf(o, "%s{\"pid\": %" PRId32 ", \"process\": ", i ? ", " : "", l->pid);
 		st_json_write(o, st_pass_name(&t->pass, l->pid));
 		fprintf(o, ", \"kind\": \"%s\", \"address\": \"0x%" PRIx64 "\", \"name\": ",
