@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "jvm/bytecode.h"
+#include "tests/unit/inputs.h"
 #include "tests/unit/run.h"
 
 #define COUNT(code, first) st__jvm_monitorenters((code), sizeof(code), (first))
@@ -118,19 +119,16 @@ START_TEST(bounds)
 	uint32_t first;
 
 	for (size_t n = 0; n < sizeof(javac_block); n++) {
-		unsigned char *copy = malloc(n ? n : 1);
+		unsigned char *copy = st_test_copy(javac_block, n);
 
-		memcpy(copy, javac_block, n);
 		ck_assert_int_le(st__jvm_monitorenters(copy, (uint32_t)n, &first), 1);
 		free(copy);
 	}
 	srandom(27);
 	for (int i = 0; i < 20000; i++) {
 		size_t n = (size_t)random() % 64;
-		unsigned char *copy = malloc(n ? n : 1);
+		unsigned char *copy = st_test_random(n);
 
-		for (size_t k = 0; k < n; k++)
-			copy[k] = (unsigned char)random();
 		ck_assert_int_le(st__jvm_monitorenters(copy, (uint32_t)n, &first), (int)n);
 		ck_assert_int_le(st__jvm_monitorenter_at(copy, (uint32_t)n, (uint32_t)(i % 70)), i % 70);
 		free(copy);

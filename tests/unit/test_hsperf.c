@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ctl/inspect/hsperf.h"
+#include "tests/unit/inputs.h"
 #include "tests/unit/run.h"
 
 static unsigned char mem[4096];
@@ -119,19 +120,16 @@ START_TEST(bounds)
 {
 	jvm("1");
 	for (size_t n = 0; n < used; n++) {
-		unsigned char *copy = malloc(n ? n : 1);
+		unsigned char *copy = st_test_copy(mem, n);
 
-		memcpy(copy, mem, n);
 		ck_assert_int_le(st_hsperf_attachable(copy, n), 1);
 		free(copy);
 	}
 	srandom(27);
 	for (int i = 0; i < 20000; i++) {
 		size_t n = (size_t)random() % 256;
-		unsigned char *copy = malloc(n ? n : 1);
+		unsigned char *copy = st_test_random(n);
 
-		for (size_t k = 0; k < n; k++)
-			copy[k] = (unsigned char)random();
 		if (n >= 32 && i % 2) {
 			memcpy(copy, mem, 5); /* past the magic */
 			copy[24] = (unsigned char)(random() % 64);
