@@ -7,10 +7,11 @@
 #   untraced       java, nothing else
 #   agent, off     the agent loaded (-agentpath:libshimtrace-jvm.so) and
 #                  no session recording: what it costs when disabled
-#   shimtrace      shimtrace record --wrap jvm: every contended enter, and
-#                  the monitors the thread holds at each (the lock order)
-#   shimtrace-no-order  the same without the lock order (no
-#                  jvm:monitor_held): the contention alone, as JFR's rows
+#   shimtrace      shimtrace record --wrap jvm: every contended enter and
+#                  wait, with its site (the top frame), as JFR's rows
+#   shimtrace-order  the same with -e 'jvm:*': also the monitors the thread
+#                  holds at each contended enter (jvm:monitor_held, the
+#                  lock order, recorded on request: a walk of the stack)
 #   JFR, all       -XX:StartFlightRecording with jdk.JavaMonitorEnter at
 #                  threshold 0 ms (every contended enter, with its stack)
 #   JFR, default   the default profile: jdk.JavaMonitorEnter above 20 ms
@@ -82,9 +83,9 @@ run() {
 	case $row in
 	untraced) java "${props[@]}" >"$out" 2>/dev/null ;;
 	agent-off) java "-agentpath:$JVM_LIB" "${props[@]}" >"$out" 2>/dev/null ;;
-	shimtrace | shimtrace-no-order)
+	shimtrace | shimtrace-order)
 		local only=()
-		[[ $row == shimtrace-no-order ]] && only=(-e 'jvm:monitor_contended_*' -e 'jvm:monitor_wait*' -e 'jvm:thread_*')
+		[[ $row == shimtrace-order ]] && only=(-e 'jvm:*')
 		rm -rf "trace.$rep"
 		"$SHIMTRACE" record -q --wrap jvm "${only[@]}" -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
 		events=$("$SHIMTRACE" report locks --json "trace.$rep" 2>/dev/null | python3 -c '
@@ -108,11 +109,11 @@ print(sum(l["contended"] for l in json.load(sys.stdin)["locks"] if l.get("class"
 	echo "$ms ${blocked:-?} ${events:-0}" >>"$TMP/$row.$wl"
 }
 
-ROWS=(untraced agent-off shimtrace shimtrace-no-order jfr-all jfr-default)
+ROWS=(untraced agent-off shimtrace shimtrace-order jfr-all jfr-default)
 declare -A WHY
 [[ -r $JVM_LIB ]] || {
 	WHY[agent-off]="no $JVM_LIB (build with a JDK)"
-	WHY[shimtrace]=${WHY[agent-off]} WHY[shimtrace-no-order]=${WHY[agent-off]}
+	WHY[shimtrace]=${WHY[agent-off]} WHY[shimtrace-order]=${WHY[agent-off]}
 }
 [[ -x $JFR ]] || { WHY[jfr-all]="no jfr tool"; WHY[jfr-default]="no jfr tool"; }
 

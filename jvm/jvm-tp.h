@@ -26,7 +26,9 @@
  * the monitor object's class. monitor_held, written just before a
  * contended_enter (and before a native lock wait of a thread running
  * JNI code, see agent.c), names each monitor the thread owns, at the
- * frame that owns it: the lock order.
+ * frame that owns it: the lock order. record leaves monitor_held out
+ * unless a pattern asks for it (ctl/common/catalog_defaults.c: it costs
+ * a walk of the blocked thread's stack).
  */
 #ifndef ST_JVM_TP_H
 #define ST_JVM_TP_H

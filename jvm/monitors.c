@@ -66,6 +66,12 @@ static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool ent
 
 #define SITE(s) ST_JVM_SITE((s).method, (s).bci)
 
+/* The thread the JVMTI calls of a monitor callback ask about: the current
+ * one (JVMTI sends the monitor events in the thread itself), as NULL,
+ * which spares each call the lookup of a jthread in the JVM's list of
+ * threads (a scan of it, in HotSpot 17). */
+#define CURRENT NULL
+
 /* Object's wait methods (wait(), wait(long), wait(long, int), and wait0
  * where a JDK has it), found at VMInit: the site of a wait is the first
  * frame below them, where the program called wait. */
@@ -237,6 +243,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	jlocation top = -1, raw = -1;
 	jint n = 0;
 
+	(void)thread; /* (CURRENT) */
 	enter_ts = 0;
 	if (!(m | h | e) || st__jvm_dead())
 		return;
@@ -248,10 +255,10 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	 * proof that the thread owns nothing, lockscan.c; without it, only
 	 * the top frame, which costs a third less) */
 	if (h && st__jvm_can_held) {
-		if ((*jvmti)->GetStackTrace(jvmti, thread, 0, ENTER_FRAMES, frames, &n) !=
+		if ((*jvmti)->GetStackTrace(jvmti, CURRENT, 0, ENTER_FRAMES, frames, &n) !=
 		    JVMTI_ERROR_NONE)
 			n = 0;
-	} else if ((*jvmti)->GetFrameLocation(jvmti, thread, 0, &frames[0].method,
+	} else if ((*jvmti)->GetFrameLocation(jvmti, CURRENT, 0, &frames[0].method,
 					      &frames[0].location) == JVMTI_ERROR_NONE) {
 		n = 1;
 	}
@@ -262,7 +269,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	if (h && st__jvm_can_held &&
 	    !(n < ENTER_FRAMES &&
 	      st__jvm_owns_nothing(jvmti, jni, frames, n, raw, pending.jvm_lock)))
-		st__jvm_held(jvmti, jni, thread, h, frames, n);
+		st__jvm_held(jvmti, jni, CURRENT, h, frames, n);
 	if (!(m | e))
 		return;
 	pending.site = n > 0 ? site_of(jvmti, frames[0].method, top, m | e) : (struct site){ 0, -1 };
@@ -291,13 +298,14 @@ void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread 
 	uint64_t wait_ns = elapsed(&enter_ts);
 	struct about a;
 
+	(void)thread; /* (CURRENT) */
 	if (!m || st__jvm_dead())
 		return;
 	/* (no enter seen: the tracing began while the thread waited; the
 	 * monitor is told at the cost of the lookups, once) */
 	if (paired)
 		st_jvm_emit(monitor_contended_entered, m, ABOUT(pending), wait_ns);
-	else if (about(jvmti, jni, thread, object, false, m, &a))
+	else if (about(jvmti, jni, CURRENT, object, false, m, &a))
 		st_jvm_emit(monitor_contended_entered, m, ABOUT(a), wait_ns);
 }
 
@@ -310,10 +318,11 @@ void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
 {
 	uint32_t m = st_jvm_mask(monitor_wait), w = st_jvm_mask(monitor_waited);
 
+	(void)thread; /* (CURRENT) */
 	wait_ts = 0;
 	if (!(m | w) || st__jvm_dead())
 		return;
-	if (about(jvmti, jni, thread, object, true, m | w, &pending_wait)) {
+	if (about(jvmti, jni, CURRENT, object, true, m | w, &pending_wait)) {
 		if (m)
 			st_jvm_emit(monitor_wait, m, ABOUT(pending_wait), (int64_t)timeout);
 		wait_ts = st_clock_read();
@@ -330,10 +339,11 @@ void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
 	uint64_t wait_ns = elapsed(&wait_ts);
 	struct about a;
 
+	(void)thread; /* (CURRENT) */
 	if (!m || st__jvm_dead())
 		return;
 	if (paired)
 		st_jvm_emit(monitor_waited, m, ABOUT(pending_wait), (uint8_t)(timed_out != 0), wait_ns);
-	else if (about(jvmti, jni, thread, object, true, m, &a))
+	else if (about(jvmti, jni, CURRENT, object, true, m, &a))
 		st_jvm_emit(monitor_waited, m, ABOUT(a), (uint8_t)(timed_out != 0), wait_ns);
 }

@@ -1027,8 +1027,10 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[PATH_MAX + 128], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
-	const char *patterns[argc + MAX_FAMILIES + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
-	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
+	const char *patterns[argc + ST_CATALOG_DEFAULTS_MAX + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
+	char defaults[ST_CATALOG_DEFAULTS_MAX][ST_CATALOG_PATTERN_SIZE], probe_patterns[ST_PROBES_MAX][80];
+	char probes_env[8192];
+	int ndefaults = 0;
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
 	struct st_daemon d;
@@ -1050,12 +1052,21 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (r.npids && r.wrap && strcmp(r.wrap, "all") == 0)
 		for (size_t f = 0; f < fam.n; f++)
 			fam.wrapped[f] = fam.wrapped[f] && !fam.agent[f];
-	if (r.npatterns == 0)
-		for (size_t f = 0; f < fam.n; f++)
-			if (fam.wrapped[f]) {
-				snprintf(defaults[f], sizeof(defaults[f]), "%s:*", fam.name[f]);
-				r.patterns[r.npatterns++] = defaults[f];
-			}
+	/* (no -e: every tracepoint of the families wrapped, but those
+	 * recorded only on request) */
+	for (size_t f = 0; f < fam.n && !r.npatterns; f++) {
+		int k = fam.wrapped[f] ? st_catalog_defaults(fam.name[f], defaults + ndefaults,
+							     ST_CATALOG_DEFAULTS_MAX - ndefaults)
+				       : 0;
+
+		if (k < 0) {
+			st_err(V, "too many tracepoints to record by default: name them with -e");
+			return 2;
+		}
+		ndefaults += k;
+	}
+	for (int i = 0; i < ndefaults; i++)
+		r.patterns[r.npatterns++] = defaults[i];
 	if (check_patterns(&r, &fam) < 0)
 		return 2;
 	/* (the names of what the jvm events number) */

@@ -229,7 +229,7 @@ static const struct st_opt record_opts[] = {
 	  "records a JVM's monitors and its native locks in one trace; all takes jvm only when it "
 	  "was built (but not with --pid: there it is chosen by name only, as a process that is not a JVM is refused); a build without it says so in one line. With --pid the agent is loaded through the JVM's attach mechanism." },
 	{ "event", 'e', "PATTERN",
-	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped; a jvm:... PATTERN that selects monitor events brings jvm:class, jvm:method and jvm:method_line, their names)",
+	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped but jvm:monitor_held, the lock order of Java monitors, recorded on request: -e 'jvm:*'; a jvm:... PATTERN that selects monitor events brings jvm:class, jvm:method and jvm:method_line, their names)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
 	  "wrapped, is an error saying which --wrap it needs; one that names a family's "
 	  "provider exactly but none of its tracepoints (pthread:mutex_lockk) is an error "

@@ -41,6 +41,23 @@ static inline bool st_catalog_match(const struct st_catalog_entry *e, const char
 	return fnmatch(pattern, full, 0) == 0;
 }
 
+/* Whether e is recorded only when a pattern asks for it: record's default
+ * (no -e) leaves it out (catalog_defaults.c says which, and why). */
+bool st_catalog_on_request(const struct st_catalog_entry *e);
+
+/* The room for a pattern st_catalog_defaults writes, and the most it
+ * writes for all the families together. */
+#define ST_CATALOG_PATTERN_SIZE 80
+#define ST_CATALOG_DEFAULTS_MAX 64
+
+/*
+ * record's patterns for family when no -e is given, into out (room of
+ * them): "FAMILY:*", or, when some of its tracepoints are recorded only
+ * on request, the full name of each other one. Their number, or -1 when
+ * there is no room.
+ */
+int st_catalog_defaults(const char *family, char (*out)[ST_CATALOG_PATTERN_SIZE], int room);
+
 /* The most st_catalog_names adds. */
 #define ST_CATALOG_NAMES_MAX 3
 

@@ -92,6 +92,7 @@ static int classes_of(struct st_pass_classes *k, const struct st_tsdl *meta, con
 		if (c->index < meta->nevents)
 			k->of[c->index] = (families && of_families(c->name, families) ? C_FAMILY : 0) |
 					  (st_syms_reads(syms, c) ? C_SYMS : 0);
+		k->monitor_order |= strcmp(c->name, "jvm:monitor_held") == 0;
 		if (strcmp(c->name, "shimtrace:process") == 0 &&
 		    (a = st_event_class_field(c, "name")) >= 0) {
 			k->process = c->index;

@@ -453,6 +453,23 @@ static void coverage_text(struct ctx *c, FILE *o)
 			st_lockstat_open_holds(ls), ls->unpaired, ls->unpaired == 1 ? "" : "s");
 }
 
+/* Whether the trace has Java monitors but not their lock order (record
+ * leaves jvm:monitor_held out unless asked): no cycle through a monitor
+ * can be found, which the reports say. */
+static bool monitor_order_missing(const struct ctx *c)
+{
+	if (c->pass.cls.monitor_order)
+		return false;
+	for (uint32_t i = 0; i < c->ls.nlocks; i++)
+		if (c->ls.locks[i].kind == ST_LK_MONITOR)
+			return true;
+	return false;
+}
+
+#define MONITOR_ORDER_MISSING                                                              \
+	"the lock order of Java monitors was not recorded: no cycle through a monitor can be " \
+	"found (record with -e 'jvm:*' to have it)\n"
+
 static void locks_text(struct ctx *c, FILE *o)
 {
 	uint32_t n, nc, contended = 0, top = c->opts->top;
@@ -496,6 +513,8 @@ static void locks_text(struct ctx *c, FILE *o)
 			c->ncycles == 1 ? "" : "s", c->more_cycles ? " and more" : "");
 	else
 		fprintf(o, "none (no two locks taken in opposite orders)\n");
+	if (monitor_order_missing(c))
+		fputs(MONITOR_ORDER_MISSING, o);
 	free(v);
 	free(conds);
 }
@@ -627,7 +646,8 @@ static void locks_json(struct ctx *c, FILE *o)
 			fputs("}", o);
 		}
 	}
-	fprintf(o, "],\n \"deadlock_cycles\": %d}\n", c->ncycles);
+	fprintf(o, "],\n \"deadlock_cycles\": %d, \"monitor_order_missing\": %s}\n", c->ncycles,
+		monitor_order_missing(c) ? "true" : "false");
 	free(v);
 	free(conds);
 }
@@ -660,6 +680,8 @@ static void deadlocks_text(struct ctx *c, FILE *o)
 	fprintf(o, "shimtrace report deadlocks: %s: %d lock-order cycle%s%s\n", c->pass.dir, c->ncycles,
 		c->ncycles == 1 ? "" : "s", c->more_cycles ? " (and more, not listed)" : "");
 	st_pass_warnings(&c->pass, o);
+	if (monitor_order_missing(c))
+		fputs(MONITOR_ORDER_MISSING, o);
 	for (int k = 0; k < c->ncycles; k++)
 		cycle_text(c, o, k);
 }
@@ -667,7 +689,8 @@ static void deadlocks_text(struct ctx *c, FILE *o)
 static void deadlocks_json(struct ctx *c, FILE *o)
 {
 	st_pass_json_head(&c->pass, o);
-	fprintf(o, ", \"more\": %s, \"cycles\": [", c->more_cycles ? "true" : "false");
+	fprintf(o, ", \"more\": %s, \"monitor_order_missing\": %s, \"cycles\": [",
+		c->more_cycles ? "true" : "false", monitor_order_missing(c) ? "true" : "false");
 	for (int k = 0; k < c->ncycles; k++) {
 		const struct st_cycle *cy = &c->cycles[k];
 
