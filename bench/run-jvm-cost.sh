@@ -5,7 +5,8 @@
 #   loaded      the core preloaded and -agentpath, as record --wrap jvm
 #               gives them, with no daemon: nothing is recorded, the
 #               callbacks read their masks and return
-#   recording   shimtrace record --wrap jvm (every jvm event)
+#   recording   shimtrace record --wrap jvm (its default events: every
+#               contended enter and wait, the threads; not the lock order)
 # Each row: ns per synchronized block, contended (THREADS threads, one
 # monitor), uncontended and elided (a lock C2 removes), the median of
 # five rounds, best of K runs; and the JVM's wall time for the run.

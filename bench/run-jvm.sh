@@ -9,9 +9,9 @@
 #                  no session recording: what it costs when disabled
 #   shimtrace      shimtrace record --wrap jvm: every contended enter and
 #                  wait, with its site (the top frame), as JFR's rows
-#   shimtrace-order  the same with -e 'jvm:*': also the monitors the thread
-#                  holds at each contended enter (jvm:monitor_held, the
-#                  lock order, recorded on request: a walk of the stack)
+#   shimtrace-order  the same with --lock-order: also the monitors the
+#                  thread holds at each contended enter (jvm:monitor_held,
+#                  the lock order, recorded on request: a walk of the stack)
 #   JFR, all       -XX:StartFlightRecording with jdk.JavaMonitorEnter at
 #                  threshold 0 ms (every contended enter, with its stack)
 #   JFR, default   the default profile: jdk.JavaMonitorEnter above 20 ms
@@ -32,13 +32,15 @@
 # tool recorded of the bench's monitor (shimtrace: report locks' contended
 # count of MonitorBench$BenchLock; JFR: its jdk.JavaMonitorEnter events).
 #
-# Usage: bench/run-jvm.sh [--threads T] [--ops N] [--reps R] [--park P] [--depth D] [--build DIR]
+# Usage: bench/run-jvm.sh [--threads T] [--ops N] [--reps R] [--park P] [--depth D]
+#                         [--workloads "W..."] [--build DIR]
 #
 #   --threads T  worker threads (default 4)
 #   --ops N      enters per thread (default 20000)
 #   --reps R     runs per row; the median is shown (default 5)
 #   --park P     park inside the block every P-th enter (default 10)
 #   --depth D    the deep workload's frames below the loop (default 60)
+#   --workloads "W..."  these of park, yield, spin and deep only (default: all)
 #   --build DIR  build directory (default .)
 #
 # A benchmark, not a test: it always exits 0 once it has printed its
@@ -50,10 +52,17 @@ OPS=20000
 REPS=5
 PARK=10
 DEPTH=60
+WORKLOADS="park yield spin deep"
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 2
-USAGE=34,41
-bench_args threads:THREADS:count ops:OPS:count reps:REPS:count park:PARK:count depth:DEPTH:count -- "$@"
+USAGE=35,44
+bench_args threads:THREADS:count ops:OPS:count reps:REPS:count park:PARK:count depth:DEPTH:count \
+	workloads:WORKLOADS:text -- "$@"
+read -r -a WLS <<<"$WORKLOADS"
+((${#WLS[@]})) || die "--workloads is empty"
+for wl in "${WLS[@]}"; do
+	[[ " park yield spin deep " == *" $wl "* ]] || die "--workloads: no workload '$wl' (park, yield, spin, deep)"
+done
 JVM_LIB=$(dirname "$PTHREAD_LIB")/libshimtrace-jvm.so
 command -v javac >/dev/null || die "no javac: install openjdk-17-jdk-headless"
 JFR=$(dirname "$(readlink -f "$(command -v javac)")")/jfr
@@ -84,10 +93,10 @@ run() {
 	untraced) java "${props[@]}" >"$out" 2>/dev/null ;;
 	agent-off) java "-agentpath:$JVM_LIB" "${props[@]}" >"$out" 2>/dev/null ;;
 	shimtrace | shimtrace-order)
-		local only=()
-		[[ $row == shimtrace-order ]] && only=(-e 'jvm:*')
+		local order=()
+		[[ $row == shimtrace-order ]] && order=(--lock-order)
 		rm -rf "trace.$rep"
-		"$SHIMTRACE" record -q --wrap jvm "${only[@]}" -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
+		"$SHIMTRACE" record -q --wrap jvm "${order[@]}" -o "trace.$rep" -- java "${props[@]}" >"$out" 2>/dev/null
 		events=$("$SHIMTRACE" report locks --json "trace.$rep" 2>/dev/null | python3 -c '
 import json, sys
 print(sum(l["contended"] for l in json.load(sys.stdin)["locks"] if l.get("class") == "MonitorBench$BenchLock"))')
@@ -117,7 +126,7 @@ declare -A WHY
 }
 [[ -x $JFR ]] || { WHY[jfr-all]="no jfr tool"; WHY[jfr-default]="no jfr tool"; }
 
-for wl in park yield spin deep; do
+for wl in "${WLS[@]}"; do
 	for ((rep = 0; rep < REPS; rep++)); do
 		for row in "${ROWS[@]}"; do # interleaved: a busy moment hits every row
 			[[ -n ${WHY[$row]:-} ]] || run "$row" "$wl" "$rep"
@@ -136,7 +145,7 @@ echo "# $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(
 echo
 echo "| workload | tool | loop ms | slowdown | contended enters (JVM) | recorded |"
 echo "|---|---|---|---|---|---|"
-for wl in park yield spin deep; do
+for wl in "${WLS[@]}"; do
 	base=$(med_run untraced "$wl" | cut -d' ' -f1)
 	for row in "${ROWS[@]}"; do
 		if [[ -n ${WHY[$row]:-} ]]; then

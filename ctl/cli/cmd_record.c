@@ -86,6 +86,9 @@ struct record {
 	uint64_t stack_sample;	  /* --stack-sample: bytes between allocation stacks */
 	const char **patterns;
 	int npatterns;
+	const char **disables;	  /* disabled after the patterns: on request only */
+	int ndisables;
+	bool lock_order;	  /* --lock-order: jvm:monitor_held too */
 	bool overwrite, quiet;
 	uint32_t block_ms;	  /* --blocking (ctl/common/checks.h), 0 without */
 	uint32_t buffers;	  /* --buffers: enum st_abi_buffers */
@@ -141,6 +144,8 @@ static int parse_args(const struct st_verb *v, struct record *r, int argc, char 
 			r->set_url = arg;
 		} else if (st_opt_is(o, "event")) {
 			r->patterns[r->npatterns++] = arg;
+		} else if (st_opt_is(o, "lock-order")) {
+			r->lock_order = true;
 		} else if (st_opt_is(o, "function") || st_opt_is(o, "probe")) {
 			if (r->nprobes == ST_PROBES_MAX) {
 				st_err(V, "at most %d --function and --probe options", ST_PROBES_MAX);
@@ -975,6 +980,12 @@ static struct st_session *session_start(struct st_daemon *d, const struct record
 		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r->patterns[i]);
 		st_session_add_rule(d, ses, &rule);
 	}
+	for (int i = 0; i < r->ndisables; i++) {
+		struct st_rule rule = { .enable = false };
+
+		snprintf(rule.pattern, sizeof(rule.pattern), "%s", r->disables[i]);
+		st_session_add_rule(d, ses, &rule);
+	}
 	return st_session_start(d, ses, err, errlen) < 0 ? NULL : ses;
 }
 
@@ -1027,10 +1038,9 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[PATH_MAX + 128], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
-	const char *patterns[argc + ST_CATALOG_DEFAULTS_MAX + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
-	char defaults[ST_CATALOG_DEFAULTS_MAX][ST_CATALOG_PATTERN_SIZE], probe_patterns[ST_PROBES_MAX][80];
-	char probes_env[8192];
-	int ndefaults = 0;
+	const char *patterns[argc + MAX_FAMILIES + 1 + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
+	const char *disables[ST_CATALOG_ON_REQUEST_MAX];
+	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
 	struct st_daemon_config dcfg = { 0 };
 	struct st_daemon d;
@@ -1052,21 +1062,28 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	if (r.npids && r.wrap && strcmp(r.wrap, "all") == 0)
 		for (size_t f = 0; f < fam.n; f++)
 			fam.wrapped[f] = fam.wrapped[f] && !fam.agent[f];
-	/* (no -e: every tracepoint of the families wrapped, but those
-	 * recorded only on request) */
-	for (size_t f = 0; f < fam.n && !r.npatterns; f++) {
-		int k = fam.wrapped[f] ? st_catalog_defaults(fam.name[f], defaults + ndefaults,
-							     ST_CATALOG_DEFAULTS_MAX - ndefaults)
-				       : 0;
-
-		if (k < 0) {
-			st_err(V, "too many tracepoints to record by default: name them with -e");
-			return 2;
-		}
-		ndefaults += k;
+	if (r.lock_order && !family_wrapped(&fam, ST_JVM_FAMILY)) {
+		st_err(V, "--lock-order adds the lock order of Java monitors: it needs --wrap jvm (the "
+			  "other families' lock order comes with their events)");
+		return 2;
 	}
-	for (int i = 0; i < ndefaults; i++)
-		r.patterns[r.npatterns++] = defaults[i];
+	/* (no -e: every tracepoint of the families wrapped, but those
+	 * recorded only on request, disabled after) */
+	r.disables = disables;
+	if (r.npatterns == 0)
+		for (size_t f = 0; f < fam.n; f++) {
+			int k;
+
+			if (!fam.wrapped[f])
+				continue;
+			snprintf(defaults[f], sizeof(defaults[f]), "%s:*", fam.name[f]);
+			r.patterns[r.npatterns++] = defaults[f];
+			k = st_catalog_on_request(fam.name[f], disables + r.ndisables,
+						  ST_CATALOG_ON_REQUEST_MAX - r.ndisables);
+			r.ndisables += k > 0 && !r.lock_order ? k : 0;
+		}
+	else if (r.lock_order)
+		r.patterns[r.npatterns++] = ST_CATALOG_LOCK_ORDER;
 	if (check_patterns(&r, &fam) < 0)
 		return 2;
 	/* (the names of what the jvm events number) */

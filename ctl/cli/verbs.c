@@ -229,7 +229,7 @@ static const struct st_opt record_opts[] = {
 	  "records a JVM's monitors and its native locks in one trace; all takes jvm only when it "
 	  "was built (but not with --pid: there it is chosen by name only, as a process that is not a JVM is refused); a build without it says so in one line. With --pid the agent is loaded through the JVM's attach mechanism." },
 	{ "event", 'e', "PATTERN",
-	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped but jvm:monitor_held, the lock order of Java monitors, recorded on request: -e 'jvm:*'; a jvm:... PATTERN that selects monitor events brings jvm:class, jvm:method and jvm:method_line, their names)",
+	  "record tracepoints matching the glob PATTERN over provider:name (repeatable; default: every tracepoint of the families wrapped but jvm:monitor_held, see --lock-order; a jvm:... PATTERN that selects monitor events brings jvm:class, jvm:method and jvm:method_line, their names)",
 	  "A pattern that matches tracepoints of families not wrapped, and none of those "
 	  "wrapped, is an error saying which --wrap it needs; one that names a family's "
 	  "provider exactly but none of its tracepoints (pthread:mutex_lockk) is an error "
@@ -239,6 +239,19 @@ static const struct st_opt record_opts[] = {
 	  "a tracepoint it matches, record says so after the run. `shimtrace list-events` "
 	  "lists the families' tracepoints; `shimtrace view` and babeltrace2 show the "
 	  "provider:name of every event." },
+	{ "lock-order", 0, NULL,
+	  "with --wrap jvm: record the lock order of Java monitors too (jvm:monitor_held), for report deadlocks; added to the default events or to those of -e",
+	  "Each Java thread that blocks on a monitor then writes, before its contended enter, "
+	  "one jvm:monitor_held per monitor it owns, so that report deadlocks can find cycles "
+	  "through monitors (and, with --wrap jvm,pthread, through monitors and native locks "
+	  "taken with JNI). Without it, a trace with monitors has no such cycle, and the "
+	  "reports say so. It costs: the agent reads the blocked thread's whole stack at each "
+	  "contended enter, to prove it owns nothing else (HotSpot 17's JVMTI takes about 400 "
+	  "cycles a frame), where it reads only the top frame without; under heavy contention "
+	  "in deep stacks that costs more than JDK Flight Recorder's monitor events "
+	  "(bench/run-jvm.sh). The other families' lock order comes with their events. "
+	  "-e 'jvm:*' selects it as well. A JVM joined with --pid gets none: HotSpot grants "
+	  "the capability only at start." },
 	PROBE_OPTS,
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",

@@ -41,22 +41,20 @@ static inline bool st_catalog_match(const struct st_catalog_entry *e, const char
 	return fnmatch(pattern, full, 0) == 0;
 }
 
-/* Whether e is recorded only when a pattern asks for it: record's default
- * (no -e) leaves it out (catalog_defaults.c says which, and why). */
-bool st_catalog_on_request(const struct st_catalog_entry *e);
-
-/* The room for a pattern st_catalog_defaults writes, and the most it
- * writes for all the families together. */
-#define ST_CATALOG_PATTERN_SIZE 80
-#define ST_CATALOG_DEFAULTS_MAX 64
-
 /*
- * record's patterns for family when no -e is given, into out (room of
- * them): "FAMILY:*", or, when some of its tracepoints are recorded only
- * on request, the full name of each other one. Their number, or -1 when
- * there is no room.
+ * The full names of family's tracepoints recorded only on request, which
+ * record's default disables after FAMILY:* (catalog_defaults.c says which,
+ * and why), into out (room of them): their number, or -1 when there is no
+ * room. The names are static.
  */
-int st_catalog_defaults(const char *family, char (*out)[ST_CATALOG_PATTERN_SIZE], int room);
+int st_catalog_on_request(const char *family, const char **out, int room);
+
+/* The most st_catalog_on_request gives for all the families together. */
+#define ST_CATALOG_ON_REQUEST_MAX 8
+
+/* What record --lock-order asks for: the lock order of Java monitors, the
+ * only lock order that does not come with its family's other events. */
+#define ST_CATALOG_LOCK_ORDER "jvm:monitor_held"
 
 /* The most st_catalog_names adds. */
 #define ST_CATALOG_NAMES_MAX 3

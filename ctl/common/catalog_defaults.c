@@ -1,9 +1,9 @@
 /*
- * The tracepoints record selects when no -e is given: every tracepoint of
- * the families wrapped, but for those recorded only on request, which a
- * pattern must name (jvm:monitor_held, or a glob that matches it:
- * jvm:*). One is so when it costs the traced program far more than the
- * rest of its family and answers one question the user may not ask:
+ * The tracepoints recorded only on request: record's default (no -e)
+ * enables every tracepoint of the families wrapped, FAMILY:*, and then
+ * disables these, unless --lock-order (or a pattern) asks for them. One
+ * is so when it costs the traced program far more than the rest of its
+ * family and answers one question the user may not ask:
  *
  *   jvm:monitor_held  the Java monitors a thread owns when it blocks, the
  *                     lock order for report deadlocks. To tell them, the
@@ -16,46 +16,23 @@
  *                     (bench/run-jvm.sh); with it, more under heavy
  *                     contention in deep stacks.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "ctl/common/catalog.h"
 
 static const char *const on_request[] = { "jvm:monitor_held" };
 
-bool st_catalog_on_request(const struct st_catalog_entry *e)
+int st_catalog_on_request(const char *family, const char **out, int room)
 {
-	char full[160];
-
-	snprintf(full, sizeof(full), "%s:%s", e->provider, e->name);
-	for (size_t i = 0; i < sizeof(on_request) / sizeof(on_request[0]); i++)
-		if (strcmp(full, on_request[i]) == 0)
-			return true;
-	return false;
-}
-
-int st_catalog_defaults(const char *family, char (*out)[ST_CATALOG_PATTERN_SIZE], int room)
-{
-	bool some = false;
+	size_t len = strlen(family);
 	int n = 0;
 
-	for (unsigned k = 0; k < st_catalog_count; k++)
-		some |= strcmp(st_catalog[k].provider, family) == 0 &&
-			st_catalog_on_request(&st_catalog[k]);
-	if (!some) {
-		if (room < 1)
-			return -1;
-		snprintf(out[0], ST_CATALOG_PATTERN_SIZE, "%s:*", family);
-		return 1;
-	}
-	for (unsigned k = 0; k < st_catalog_count; k++) {
-		const struct st_catalog_entry *e = &st_catalog[k];
-
-		if (strcmp(e->provider, family) != 0 || st_catalog_on_request(e))
+	for (size_t i = 0; i < sizeof(on_request) / sizeof(on_request[0]); i++) {
+		if (strncmp(on_request[i], family, len) != 0 || on_request[i][len] != ':')
 			continue;
 		if (n == room)
 			return -1;
-		snprintf(out[n++], ST_CATALOG_PATTERN_SIZE, "%s:%s", e->provider, e->name);
+		out[n++] = on_request[i];
 	}
 	return n;
 }

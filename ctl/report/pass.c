@@ -2,10 +2,12 @@
  * The pass over a trace that every report makes (see pass.h).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/common/catalog.h"
 #include "ctl/common/escape.h"
 #include "ctl/common/tracevalues.h"
 #include "ctl/report/filter.h"
@@ -76,6 +78,37 @@ static int note_end(struct st_pass *p, const struct st_event *ev, int exited_fie
  * symboliser reads its events. */
 enum { C_FAMILY = 1, C_SYMS = 2 };
 
+/*
+ * Whether the rules the trace's env gives (shimtrace_rules: patterns in
+ * order, a disabling one after a '!'; the last that matches decides)
+ * enable the class called name; true when the env says nothing (a trace
+ * of an older shimtrace, or of another writer): nothing is known missing.
+ */
+static bool rules_enable(const struct st_tsdl *meta, const char *name)
+{
+	const char *rules = NULL;
+	bool on = false;
+
+	for (uint32_t i = 0; i < meta->nenv; i++)
+		if (strcmp(meta->env[i].key, "shimtrace_rules") == 0)
+			rules = meta->env[i].value;
+	if (!rules || !*rules)
+		return true;
+	for (const char *p = rules; *p;) {
+		size_t n = strcspn(p, " ");
+		bool enable = *p != '!';
+		char pattern[160];
+
+		if (n - !enable < sizeof(pattern)) {
+			snprintf(pattern, sizeof(pattern), "%.*s", (int)(n - !enable), p + !enable);
+			if (fnmatch(pattern, name, 0) == 0)
+				on = enable;
+		}
+		p += n + (p[n] == ' ');
+	}
+	return on;
+}
+
 static int classes_of(struct st_pass_classes *k, const struct st_tsdl *meta, const char *families,
 		      struct st_syms *syms)
 {
@@ -85,6 +118,8 @@ static int classes_of(struct st_pass_classes *k, const struct st_tsdl *meta, con
 	k->of = calloc(meta->nevents + 1, sizeof(*k->of));
 	if (!k->of)
 		return -1;
+	/* (declared: one came; asked for: none had to) */
+	k->monitor_order = rules_enable(meta, ST_CATALOG_LOCK_ORDER);
 	for (uint32_t i = 0; i < meta->nevents; i++) {
 		const struct st_event_class *c = &meta->events[i];
 		int a, b;
@@ -92,7 +127,7 @@ static int classes_of(struct st_pass_classes *k, const struct st_tsdl *meta, con
 		if (c->index < meta->nevents)
 			k->of[c->index] = (families && of_families(c->name, families) ? C_FAMILY : 0) |
 					  (st_syms_reads(syms, c) ? C_SYMS : 0);
-		k->monitor_order |= strcmp(c->name, "jvm:monitor_held") == 0;
+		k->monitor_order |= strcmp(c->name, ST_CATALOG_LOCK_ORDER) == 0;
 		if (strcmp(c->name, "shimtrace:process") == 0 &&
 		    (a = st_event_class_field(c, "name")) >= 0) {
 			k->process = c->index;

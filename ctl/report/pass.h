@@ -63,9 +63,10 @@ struct st_pass_classes {
 	 * without the fields read is not ours), and those fields */
 	uint32_t process, end;
 	int name_field, exited_field, threads_field;
-	/* the metadata declares jvm:monitor_held: the lock order of Java
-	 * monitors was recorded (record leaves it out unless asked,
-	 * ctl/common/catalog_defaults.c) */
+	/* the lock order of Java monitors was recorded: the metadata
+	 * declares jvm:monitor_held (one came), or the trace's rules enabled
+	 * it (shimtrace_rules in its env), or they are not known (record
+	 * leaves it out unless asked: ctl/common/catalog_defaults.c) */
 	bool monitor_order;
 	uint32_t n;  /* classes in the metadata */
 	uint8_t *of; /* by st_event_class.index: what each is to the pass */

@@ -1,9 +1,9 @@
 /*
- * Unit tests of record's patterns when no -e is given
- * (ctl/common/catalog_defaults.c): "FAMILY:*" for a family whose
- * tracepoints are all recorded by default; for the jvm family, the name
- * of each tracepoint but jvm:monitor_held (the lock order, recorded on
- * request), the names' statedump among them; no room, -1.
+ * Unit tests of the tracepoints recorded only on request
+ * (ctl/common/catalog_defaults.c), which record's default disables after
+ * FAMILY:*: for the jvm family, jvm:monitor_held (what --lock-order asks
+ * for), a tracepoint of the catalog; none for the other families; no
+ * room, -1.
  */
 #include <check.h>
 #include <string.h>
@@ -11,78 +11,39 @@
 #include "ctl/common/catalog.h"
 #include "tests/unit/run.h"
 
-static char out[ST_CATALOG_DEFAULTS_MAX][ST_CATALOG_PATTERN_SIZE];
-
-/* The patterns for family, joined by spaces ("-1" when no room). */
-static const char *defaults(const char *family, int room)
-{
-	static char joined[ST_CATALOG_DEFAULTS_MAX * ST_CATALOG_PATTERN_SIZE];
-	int n = st_catalog_defaults(family, out, room);
-
-	if (n < 0)
-		return "-1";
-	joined[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		if (i)
-			strcat(joined, " ");
-		strcat(joined, out[i]);
-	}
-	return joined;
-}
-
-static const struct st_catalog_entry *entry(const char *provider, const char *name)
+static bool in_catalog(const char *full)
 {
 	for (unsigned k = 0; k < st_catalog_count; k++)
-		if (strcmp(st_catalog[k].provider, provider) == 0 &&
-		    strcmp(st_catalog[k].name, name) == 0)
-			return &st_catalog[k];
-	ck_abort_msg("no %s:%s in the catalog", provider, name);
-	return NULL;
+		if (st_catalog_match(&st_catalog[k], full))
+			return true;
+	return false;
 }
 
-START_TEST(whole_families)
+START_TEST(jvm_lock_order)
 {
-	ck_assert_str_eq(defaults("pthread", 1), "pthread:*");
-	ck_assert_str_eq(defaults("futex", ST_CATALOG_DEFAULTS_MAX), "futex:*");
-	ck_assert_str_eq(defaults("pthread", 0), "-1");
+	const char *out[ST_CATALOG_ON_REQUEST_MAX];
+
+	ck_assert_int_eq(st_catalog_on_request("jvm", out, ST_CATALOG_ON_REQUEST_MAX), 1);
+	ck_assert_str_eq(out[0], "jvm:monitor_held");
+	ck_assert_str_eq(out[0], ST_CATALOG_LOCK_ORDER);
+	ck_assert(in_catalog(out[0]));
+	ck_assert_int_eq(st_catalog_on_request("jvm", out, 0), -1);
 }
 END_TEST
 
-START_TEST(jvm_without_the_order)
+START_TEST(other_families)
 {
-	const char *names[ST_CATALOG_NAMES_MAX];
-	const char *p[ST_CATALOG_DEFAULTS_MAX];
-	unsigned jvm = 0;
-	int n;
+	const char *out[ST_CATALOG_ON_REQUEST_MAX];
 
-	for (unsigned k = 0; k < st_catalog_count; k++)
-		jvm += strcmp(st_catalog[k].provider, "jvm") == 0;
-	ck_assert_str_eq(defaults("jvm", ST_CATALOG_DEFAULTS_MAX),
-			 "jvm:thread_start jvm:thread_end jvm:class jvm:method jvm:method_line "
-			 "jvm:monitor_contended_enter jvm:monitor_contended_entered "
-			 "jvm:monitor_wait jvm:monitor_waited");
-	n = st_catalog_defaults("jvm", out, ST_CATALOG_DEFAULTS_MAX);
-	ck_assert_int_eq(n, (int)jvm - 1);
-	/* (the names are among them: record adds none) */
-	for (int i = 0; i < n; i++)
-		p[i] = out[i];
-	ck_assert_int_eq(st_catalog_names(p, n, names), 0);
-	ck_assert_str_eq(defaults("jvm", (int)jvm - 2), "-1");
-}
-END_TEST
-
-START_TEST(on_request)
-{
-	ck_assert(st_catalog_on_request(entry("jvm", "monitor_held")));
-	ck_assert(!st_catalog_on_request(entry("jvm", "monitor_contended_enter")));
-	ck_assert(!st_catalog_on_request(entry("jvm", "thread_start")));
-	ck_assert(!st_catalog_on_request(entry("pthread", "mutex_lock")));
-	ck_assert(st_catalog_match(entry("jvm", "monitor_held"), "jvm:*"));
+	ck_assert_int_eq(st_catalog_on_request("pthread", out, ST_CATALOG_ON_REQUEST_MAX), 0);
+	ck_assert_int_eq(st_catalog_on_request("futex", out, 0), 0);
+	/* (a family whose name begins another's is not it) */
+	ck_assert_int_eq(st_catalog_on_request("jv", out, ST_CATALOG_ON_REQUEST_MAX), 0);
+	ck_assert_int_eq(st_catalog_on_request("jvm:", out, ST_CATALOG_ON_REQUEST_MAX), 0);
 }
 END_TEST
 
 int main(void)
 {
-	return st_run_tests("catalog_defaults",
-			    ST_TESTS(whole_families, jvm_without_the_order, on_request));
+	return st_run_tests("catalog_defaults", ST_TESTS(jvm_lock_order, other_families));
 }

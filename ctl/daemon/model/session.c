@@ -281,6 +281,34 @@ void st_session_buffers_text(const struct st_session *ses, char *buf, size_t n)
 	st_buffers_text(ses->buffers, &g, ses->process_memory, ses->nslots, buf, n);
 }
 
+/* The rules as the trace's env says them (out/trace.h): readers learn
+ * from them what was asked, where the metadata declares only the classes
+ * of events that came (report deadlocks: whether the lock order of Java
+ * monitors was recorded, or only never written). */
+static void rules_text(struct st_session *ses)
+{
+	char *out = ses->trace.rules;
+	size_t len = 0, room = sizeof(ses->trace.rules);
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < ses->nrules; i++) {
+		const char *p = ses->rules[i].pattern;
+		int n;
+
+		if (strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*?:[]!^-") !=
+		    strlen(p))
+			goto unknown;
+		n = snprintf(out + len, room - len, "%s%s%s", len ? " " : "",
+			     ses->rules[i].enable ? "" : "!", p);
+		if (n < 0 || (size_t)n >= room - len)
+			goto unknown;
+		len += (size_t)n;
+	}
+	return;
+unknown:
+	out[0] = '\0';
+}
+
 int st_session_add_rule(struct st_daemon *d, struct st_session *ses, const struct st_rule *rule)
 {
 	struct st_rule *r = realloc(ses->rules, (ses->nrules + 1) * sizeof(*r));
@@ -288,6 +316,7 @@ int st_session_add_rule(struct st_daemon *d, struct st_session *ses, const struc
 		return -ENOMEM;
 	ses->rules = r;
 	ses->rules[ses->nrules++] = *rule;
+	rules_text(ses);
 	if (ses->active)
 		for (struct st_proc *p = d->procs; p; p = p->next)
 			st_session_apply(d, p);

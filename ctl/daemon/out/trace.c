@@ -163,6 +163,7 @@ int st_trace_open_snapshot(struct st_trace *t, const struct st_trace *of, uint32
 	uint32_t k = *n;
 	int ret = trace_init(t, of->name, of->owner, of->owner_gid, of->umask, of->reg, err, errlen);
 
+	memcpy(t->rules, of->rules, sizeof(t->rules));
 	st_creds_owner(of->owner, of->owner_gid, &o.uid, &o.gid);
 	if (ret == 0 && of->where.parent < 0) {
 		snprintf(err, errlen, "the session has no trace directory");
@@ -267,6 +268,7 @@ struct meta_head {
 	char host[256], date[32];
 	const char *state;	/* shimtrace_state */
 	bool lost;		/* says what was lost writing */
+	char rules[ST_TRACE_RULES_SIZE]; /* shimtrace_rules, when not "" */
 };
 
 /* The head of t's metadata now. Its clock is the one its last metadata
@@ -291,6 +293,7 @@ static void head_now(struct st_trace *t, const struct st_clock *clk, struct meta
 	h->offset_s = t->ctf_clock.offset_s;
 	h->offset = t->ctf_clock.offset;
 	h->state = t->finished ? "complete" : "recording";
+	snprintf(h->rules, sizeof(h->rules), "%s", t->rules);
 	h->lost = t->finished && t->write_lost;
 }
 
@@ -317,6 +320,8 @@ static void write_metadata(FILE *f, const struct st_trace *t, const struct meta_
 		"\ttrace_creation_datetime = \"%s\";\n\tclock_source = \"%s\";\n",
 		h->host, 0, 1, t->name, h->date, clk->kind == ST_CLOCK_TSC ? "tsc" : "monotonic");
 	fprintf(f, "\tshimtrace_state = \"%s\";\n", h->state);
+	if (h->rules[0])
+		fprintf(f, "\tshimtrace_rules = \"%s\";\n", h->rules);
 	if (h->lost)
 		fprintf(f, "\tshimtrace_events_lost_writing = %llu;\n\tshimtrace_write_error = \"%s\";\n",
 			(unsigned long long)t->write_lost, strerror(t->write_err));

@@ -45,6 +45,8 @@ struct st_stream {
 	int32_t tid;		/* of the records of its next packet */
 };
 
+#define ST_TRACE_RULES_SIZE 2048
+
 struct st_trace {
 	char dir[ST_PATH_MAX];	/* for messages: files are reached from where.fd */
 	uint8_t uuid[16];
@@ -83,6 +85,11 @@ struct st_trace {
 	int write_err;
 	uint64_t meta_retry_ms; /* a failed metadata write is tried again then */
 	bool meta_logged;
+	/* What the session asked, for the metadata's env (shimtrace_rules):
+	 * its rules' patterns in order, a disabling one after a '!',
+	 * space-separated; "" when unknown (too long, or a pattern with a
+	 * character the env cannot hold). Its owner sets it. */
+	char rules[ST_TRACE_RULES_SIZE];
 };
 
 /* Creates the trace directory dir, or takes an empty one of the owner's,
