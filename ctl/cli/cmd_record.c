@@ -1038,7 +1038,7 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	};
 	char outdir[PATH_MAX], rundir[PATH_MAX], err[PATH_MAX + 128], relay_session[64], agent[PATH_MAX];
 	static struct st_attach_libs libs;
-	const char *patterns[argc + MAX_FAMILIES + 1 + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
+	const char *patterns[argc + MAX_FAMILIES + 2 + ST_PROBES_MAX + ST_CATALOG_NAMES_MAX];
 	const char *disables[ST_CATALOG_ON_REQUEST_MAX];
 	char defaults[MAX_FAMILIES][80], probe_patterns[ST_PROBES_MAX][80], probes_env[8192];
 	const char *env_clock = getenv("SHIMTRACE_CLOCK");
@@ -1054,6 +1054,11 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 	}
 	if (parse_args(v, &r, argc, argv) < 0)
 		return 2;
+	if (r.lock_order && r.npids) {
+		st_err(V, "--lock-order goes with a command: a JVM joined while it runs cannot give "
+			  "the monitors its threads own (HotSpot grants that only at its start)");
+		return 2;
+	}
 	families_known(&fam);
 	if (families_choose(&fam, r.wrap ? r.wrap : ST_DEFAULT_FAMILIES) < 0)
 		return 2;
@@ -1080,10 +1085,18 @@ int st_cmd_record(const struct st_verb *v, int argc, char **argv)
 			r.patterns[r.npatterns++] = defaults[f];
 			k = st_catalog_on_request(fam.name[f], disables + r.ndisables,
 						  ST_CATALOG_ON_REQUEST_MAX - r.ndisables);
-			r.ndisables += k > 0 && !r.lock_order ? k : 0;
+			if (k < 0) {
+				st_err(V, "too many tracepoints recorded only on request");
+				return 2;
+			}
+			r.ndisables += r.lock_order ? 0 : k;
 		}
-	else if (r.lock_order)
+	else if (r.lock_order) {
+		/* (the order is told before each contended enter, which
+		 * must be there: reports apply it to the thread's next lock) */
 		r.patterns[r.npatterns++] = ST_CATALOG_LOCK_ORDER;
+		r.patterns[r.npatterns++] = ST_CATALOG_LOCK_ORDER_ENTER;
+	}
 	if (check_patterns(&r, &fam) < 0)
 		return 2;
 	/* (the names of what the jvm events number) */

@@ -240,18 +240,18 @@ static const struct st_opt record_opts[] = {
 	  "lists the families' tracepoints; `shimtrace view` and babeltrace2 show the "
 	  "provider:name of every event." },
 	{ "lock-order", 0, NULL,
-	  "with --wrap jvm: record the lock order of Java monitors too (jvm:monitor_held), for report deadlocks; added to the default events or to those of -e",
+	  "with --wrap jvm: record the lock order of Java monitors too (jvm:monitor_held), for report deadlocks; added to the default events, or to those of -e with jvm:monitor_contended_enter, which it precedes",
 	  "Each Java thread that blocks on a monitor then writes, before its contended enter, "
 	  "one jvm:monitor_held per monitor it owns, so that report deadlocks can find cycles "
 	  "through monitors (and, with --wrap jvm,pthread, through monitors and native locks "
 	  "taken with JNI). Without it, a trace with monitors has no such cycle, and the "
 	  "reports say so. It costs: the agent reads the blocked thread's whole stack at each "
-	  "contended enter, to prove it owns nothing else (HotSpot 17's JVMTI takes about 400 "
+	  "contended enter, to prove it owns nothing else (HotSpot 17's JVMTI takes 300 to 400 "
 	  "cycles a frame), where it reads only the top frame without; under heavy contention "
 	  "in deep stacks that costs more than JDK Flight Recorder's monitor events "
 	  "(bench/run-jvm.sh). The other families' lock order comes with their events. "
-	  "-e 'jvm:*' selects it as well. A JVM joined with --pid gets none: HotSpot grants "
-	  "the capability only at start." },
+	  "-e 'jvm:*' selects it as well. Refused with --pid: a JVM joined while it runs gets "
+	  "none, as HotSpot grants the capability only at start." },
 	PROBE_OPTS,
 	{ "overwrite", 0, NULL,
 	  "flight recorder: keep the newest events, overwriting the oldest, and write what the buffers hold at the end",

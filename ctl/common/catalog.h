@@ -53,8 +53,10 @@ int st_catalog_on_request(const char *family, const char **out, int room);
 #define ST_CATALOG_ON_REQUEST_MAX 8
 
 /* What record --lock-order asks for: the lock order of Java monitors, the
- * only lock order that does not come with its family's other events. */
+ * only lock order that does not come with its family's other events, and
+ * (with -e) the event whose monitor it precedes. */
 #define ST_CATALOG_LOCK_ORDER "jvm:monitor_held"
+#define ST_CATALOG_LOCK_ORDER_ENTER "jvm:monitor_contended_enter"
 
 /* The most st_catalog_names adds. */
 #define ST_CATALOG_NAMES_MAX 3

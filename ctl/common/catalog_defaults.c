@@ -9,9 +9,9 @@
  *                     lock order for report deadlocks. To tell them, the
  *                     agent reads the blocking thread's whole stack at
  *                     each contended enter (jvm/monitors.c), where it
- *                     reads one frame without: about 400 cycles more per
- *                     frame with HotSpot 17's JVMTI, 8x the cost of an
- *                     enter at 60 frames. Without it, --wrap jvm costs
+ *                     reads one frame without: 300 to 400 cycles more
+ *                     per frame with HotSpot 17's JVMTI, about 9x the
+ *                     cost of an enter at 60 frames. Without it, --wrap jvm costs
  *                     what JDK Flight Recorder's monitor events cost
  *                     (bench/run-jvm.sh); with it, more under heavy
  *                     contention in deep stacks.

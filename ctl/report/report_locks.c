@@ -468,7 +468,7 @@ static bool monitor_order_missing(const struct ctx *c)
 
 #define MONITOR_ORDER_MISSING                                                              \
 	"the lock order of Java monitors was not recorded: no cycle through a monitor can be " \
-	"found (record with --lock-order to have it)\n"
+	"found (record --lock-order records it, of a JVM that record starts)\n"
 
 static void locks_text(struct ctx *c, FILE *o)
 {

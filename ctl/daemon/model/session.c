@@ -284,7 +284,10 @@ void st_session_buffers_text(const struct st_session *ses, char *buf, size_t n)
 /* The rules as the trace's env says them (out/trace.h): readers learn
  * from them what was asked, where the metadata declares only the classes
  * of events that came (report deadlocks: whether the lock order of Java
- * monitors was recorded, or only never written). */
+ * monitors was recorded, or only never written). A rule's process filters
+ * are not said: an enabling one is taken as enabling everywhere. The
+ * relayed copy keeps the rules of its first metadata (that file only
+ * grows): those in force when the session started. */
 static void rules_text(struct st_session *ses)
 {
 	char *out = ses->trace.rules;
@@ -292,14 +295,19 @@ static void rules_text(struct st_session *ses)
 
 	out[0] = '\0';
 	for (uint32_t i = 0; i < ses->nrules; i++) {
-		const char *p = ses->rules[i].pattern;
+		const struct st_rule *r = &ses->rules[i];
+		const char *p = r->pattern;
 		int n;
 
+		/* (a disabling rule for some processes only is left out: the
+		 * reader then takes the tracepoint for enabled, and says
+		 * nothing is missing) */
+		if (!r->enable && (r->npids || r->procname[0] || r->has_uid))
+			continue;
 		if (strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_*?:[]!^-") !=
 		    strlen(p))
 			goto unknown;
-		n = snprintf(out + len, room - len, "%s%s%s", len ? " " : "",
-			     ses->rules[i].enable ? "" : "!", p);
+		n = snprintf(out + len, room - len, "%s%s%s", len ? " " : "", r->enable ? "" : "!", p);
 		if (n < 0 || (size_t)n >= room - len)
 			goto unknown;
 		len += (size_t)n;
