@@ -7,7 +7,6 @@
 #ifndef ST_TESTS_UNIT_CTFBUILD_H
 #define ST_TESTS_UNIT_CTFBUILD_H
 
-#include <check.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "tests/unit/run.h"
 
 /* The layout `shimtrace record` writes: a compact event header (a 1-byte
  * id and the clock's low 24 bits) or an extended one (255, a 32-bit id,

@@ -10,7 +10,6 @@
 #ifndef ST_TEST_HARNESS_H
 #define ST_TEST_HARNESS_H
 
-#include <check.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -18,6 +17,7 @@
 
 #include "core/internal.h"
 #include "ctl/common/fdpass.h"
+#include "tests/unit/run.h"
 
 static inline int harness_daemon(void)
 {

@@ -6,9 +6,10 @@
 #ifndef ST_TEST_INPUTS_H
 #define ST_TEST_INPUTS_H
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tests/unit/run.h"
 
 /* A block of exactly n bytes (1 when n is 0), to free. */
 static inline unsigned char *st_test_block(size_t n)
