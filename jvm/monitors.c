@@ -30,6 +30,12 @@ bool st__jvm_can_held, st__jvm_can_bytecodes;
  * not seen, the tracing began in between). */
 static __thread __attribute__((tls_model("global-dynamic"))) uint64_t enter_ts, wait_ts;
 
+/* The thread every JVMTI call here asks about: the current one (JVMTI
+ * sends the monitor events in the thread itself, and the native hook runs
+ * in the thread that waits), as NULL, which spares each call the lookup
+ * of a jthread in the JVM's list of threads (a scan of it, in HotSpot 17). */
+#define CURRENT NULL
+
 /* A Java site: the method and bytecode index of a frame, after the
  * method's statedump went to the sessions of mask. */
 struct site {
@@ -49,7 +55,7 @@ static struct site site_of(jvmtiEnv *jvmti, jmethodID method, jlocation loc, uin
 /* The site of the frame at depth (enter: the frame blocks at a monitor
  * entry), from the thread's stack trace frames[0..n) when it is there
  * (its top frame's location already that of the entry). */
-static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool enter, uint32_t mask,
+static struct site site_at(jvmtiEnv *jvmti, jint depth, bool enter, uint32_t mask,
 			   const jvmtiFrameInfo *frames, jint n)
 {
 	jmethodID method = NULL;
@@ -59,18 +65,12 @@ static struct site site_at(jvmtiEnv *jvmti, jthread thread, jint depth, bool ent
 		return (struct site){ 0, -1 };
 	if (depth < n)
 		return site_of(jvmti, frames[depth].method, frames[depth].location, mask);
-	if ((*jvmti)->GetFrameLocation(jvmti, thread, depth, &method, &loc) != JVMTI_ERROR_NONE)
+	if ((*jvmti)->GetFrameLocation(jvmti, CURRENT, depth, &method, &loc) != JVMTI_ERROR_NONE)
 		return (struct site){ 0, -1 };
 	return site_of(jvmti, method, enter ? st__jvm_enter_location(jvmti, method, loc) : loc, mask);
 }
 
 #define SITE(s) ST_JVM_SITE((s).method, (s).bci)
-
-/* The thread the JVMTI calls of a monitor callback ask about: the current
- * one (JVMTI sends the monitor events in the thread itself), as NULL,
- * which spares each call the lookup of a jthread in the JVM's list of
- * threads (a scan of it, in HotSpot 17). */
-#define CURRENT NULL
 
 /* Object's wait methods (wait(), wait(long), wait(long, int), and wait0
  * where a JDK has it), found at VMInit: the site of a wait is the first
@@ -116,11 +116,11 @@ static bool is_wait(jmethodID m)
  * the thread's top frames, read into frames[0..*n) (WAIT_FRAMES). */
 #define WAIT_FRAMES 4
 
-static jint waiter_depth(jvmtiEnv *jvmti, jthread thread, jvmtiFrameInfo *frames, jint *n)
+static jint waiter_depth(jvmtiEnv *jvmti, jvmtiFrameInfo *frames, jint *n)
 {
 	jint d = 0;
 
-	if ((*jvmti)->GetStackTrace(jvmti, thread, 0, WAIT_FRAMES, frames, n) != JVMTI_ERROR_NONE)
+	if ((*jvmti)->GetStackTrace(jvmti, CURRENT, 0, WAIT_FRAMES, frames, n) != JVMTI_ERROR_NONE)
 		*n = 0;
 	while (d < *n && is_wait(frames[d].method))
 		d++;
@@ -128,20 +128,21 @@ static jint waiter_depth(jvmtiEnv *jvmti, jthread thread, jvmtiFrameInfo *frames
 }
 
 /* One monitor_held per monitor the thread owns. */
-void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask,
-		  const jvmtiFrameInfo *frames, jint n)
+void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t mask, const jvmtiFrameInfo *frames,
+		  jint n)
 {
 	jvmtiMonitorStackDepthInfo *info = NULL;
 	jint owned = 0;
 
 	if (!st__jvm_can_held ||
-	    (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, thread, &owned, &info) != JVMTI_ERROR_NONE)
+	    (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, CURRENT, &owned, &info) !=
+		    JVMTI_ERROR_NONE)
 		return;
 	for (jint i = 0; i < owned; i++) {
 		uint64_t monitor = st__jvm_tag(jvmti, info[i].monitor);
 		/* (depth -1: entered with JNI MonitorEnter, no frame; 0: the
 		 * frame that now blocks at a monitorenter) */
-		struct site s = site_at(jvmti, thread, info[i].stack_depth,
+		struct site s = site_at(jvmti, info[i].stack_depth,
 					info[i].stack_depth == 0, mask, frames, n);
 		uint32_t class_no = st__jvm_class_of(jvmti, jni, info[i].monitor, mask);
 
@@ -211,14 +212,14 @@ void st__jvm_monitors_thread_end(JNIEnv *jni)
 	last_monitor.object = NULL;
 }
 
-static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, bool waiting,
-		  uint32_t mask, struct about *a)
+static bool about(jvmtiEnv *jvmti, JNIEnv *jni, jobject object, bool waiting, uint32_t mask,
+		  struct about *a)
 {
 	jvmtiFrameInfo frames[WAIT_FRAMES];
-	jint n = 0, depth = waiting ? waiter_depth(jvmti, thread, frames, &n) : 0;
+	jint n = 0, depth = waiting ? waiter_depth(jvmti, frames, &n) : 0;
 
 	monitor_of(jvmti, jni, object, mask, a);
-	a->site = site_at(jvmti, thread, depth, !waiting, mask, frames, n);
+	a->site = site_at(jvmti, depth, !waiting, mask, frames, n);
 	return a->monitor != 0;
 }
 
@@ -269,7 +270,7 @@ void JNICALL st__jvm_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
 	if (h && st__jvm_can_held &&
 	    !(n < ENTER_FRAMES &&
 	      st__jvm_owns_nothing(jvmti, jni, frames, n, raw, pending.jvm_lock)))
-		st__jvm_held(jvmti, jni, CURRENT, h, frames, n);
+		st__jvm_held(jvmti, jni, h, frames, n);
 	if (!(m | e))
 		return;
 	pending.site = n > 0 ? site_of(jvmti, frames[0].method, top, m | e) : (struct site){ 0, -1 };
@@ -305,7 +306,7 @@ void JNICALL st__jvm_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread 
 	 * monitor is told at the cost of the lookups, once) */
 	if (paired)
 		st_jvm_emit(monitor_contended_entered, m, ABOUT(pending), wait_ns);
-	else if (about(jvmti, jni, CURRENT, object, false, m, &a))
+	else if (about(jvmti, jni, object, false, m, &a))
 		st_jvm_emit(monitor_contended_entered, m, ABOUT(a), wait_ns);
 }
 
@@ -322,7 +323,7 @@ void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
 	wait_ts = 0;
 	if (!(m | w) || st__jvm_dead())
 		return;
-	if (about(jvmti, jni, CURRENT, object, true, m | w, &pending_wait)) {
+	if (about(jvmti, jni, object, true, m | w, &pending_wait)) {
 		if (m)
 			st_jvm_emit(monitor_wait, m, ABOUT(pending_wait), (int64_t)timeout);
 		wait_ts = st_clock_read();
@@ -344,6 +345,6 @@ void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
 		return;
 	if (paired)
 		st_jvm_emit(monitor_waited, m, ABOUT(pending_wait), (uint8_t)(timed_out != 0), wait_ns);
-	else if (about(jvmti, jni, CURRENT, object, true, m, &a))
+	else if (about(jvmti, jni, object, true, m, &a))
 		st_jvm_emit(monitor_waited, m, ABOUT(a), (uint8_t)(timed_out != 0), wait_ns);
 }

@@ -17,12 +17,12 @@ void JNICALL st__jvm_on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
 void JNICALL st__jvm_on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
 			       jboolean timed_out);
 
-/* One jvm:monitor_held, for the sessions of mask, per monitor that
- * thread (NULL: this one) owns, at the frame that owns it; the sites of
+/* One jvm:monitor_held, for the sessions of mask, per monitor the
+ * calling thread owns, at the frame that owns it; the sites of
  * frames[0..n) are taken from there (the thread's stack trace, its top
  * frame's location that of its monitor entry; NULL, 0: none). */
-void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, uint32_t mask,
-		  const jvmtiFrameInfo *frames, jint n);
+void st__jvm_held(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t mask, const jvmtiFrameInfo *frames,
+		  jint n);
 
 /* At a thread's end (in it): what it kept of its last monitor. */
 void st__jvm_monitors_thread_end(JNIEnv *jni);

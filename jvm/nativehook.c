@@ -161,7 +161,7 @@ static void hook(const void *site)
 	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK && jni) {
 		memcpy(&state, (char *)jni - env_offset + state_offset, sizeof(state));
 		if (state == THREAD_IN_NATIVE)
-			st__jvm_held(env_jvmti, jni, NULL, mask, NULL, 0);
+			st__jvm_held(env_jvmti, jni, mask, NULL, 0);
 	}
 	in_hook = 0;
 	errno = saved;
